@@ -1,0 +1,195 @@
+/*
+ * pool.c: the CPU executor's threads.  Each thread is bound to its own core
+ * with hwloc, skipping `reserve` cores so that the thread feeding the GPU is
+ * never starved.  Work comes as numbered jobs taken dynamically; the caller
+ * starts a batch and later waits for it, so it can drive the GPU meanwhile.
+ */
+#include <errno.h>
+#include <hwloc.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+struct worker {
+    struct hfft__pool *pool;
+    int index;
+    pthread_t tid;
+};
+
+struct hfft__pool {
+    int nthreads;
+    struct worker *workers;
+    pthread_mutex_t mu;
+    pthread_cond_t wake, done;
+    uint64_t generation;
+    int running; /* workers still busy in this generation */
+    int quit;
+    hfft__job_fn fn;
+    void *ctx;
+    int64_t njobs;
+    _Atomic int64_t next;
+    hwloc_topology_t topo;
+    int topo_ok;
+    int reserve;
+};
+
+static pthread_once_t cores_once = PTHREAD_ONCE_INIT;
+static int cores_count = 1;
+
+static void cores_init(void) {
+    hwloc_topology_t t;
+    if (hwloc_topology_init(&t) == 0) {
+        if (hwloc_topology_load(t) == 0) {
+            int n = hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_CORE);
+            if (n > 0)
+                cores_count = n;
+        }
+        hwloc_topology_destroy(t);
+    }
+    if (cores_count <= 1) {
+        long n = sysconf(_SC_NPROCESSORS_ONLN);
+        cores_count = n > 0 ? (int)n : 1;
+    }
+}
+
+int hfft__cores(void) {
+    pthread_once(&cores_once, cores_init);
+    return cores_count;
+}
+
+static void bind_self(struct hfft__pool *p, int index) {
+    if (!p->topo_ok)
+        return;
+    int ncores = hwloc_get_nbobjs_by_type(p->topo, HWLOC_OBJ_CORE);
+    if (ncores <= 0)
+        return;
+    int usable = ncores - p->reserve;
+    if (usable <= 0)
+        usable = ncores;
+    /* Reserved cores are the first ones; the feeder thread is not moved. */
+    int core = ncores - usable + index % usable;
+    hwloc_obj_t obj = hwloc_get_obj_by_type(p->topo, HWLOC_OBJ_CORE, (unsigned)core);
+    if (!obj || !obj->cpuset)
+        return;
+    hwloc_bitmap_t set = hwloc_bitmap_dup(obj->cpuset);
+    if (set) {
+        hwloc_bitmap_singlify(set);
+        /* Placement is an optimisation: a refusal (containers, cgroups) is not an error. */
+        (void)hwloc_set_cpubind(p->topo, set, HWLOC_CPUBIND_THREAD);
+        hwloc_bitmap_free(set);
+    }
+}
+
+static void *worker_main(void *arg) {
+    struct worker *w = arg;
+    struct hfft__pool *p = w->pool;
+    bind_self(p, w->index);
+    uint64_t seen = 0;
+    pthread_mutex_lock(&p->mu);
+    for (;;) {
+        while (!p->quit && p->generation == seen)
+            pthread_cond_wait(&p->wake, &p->mu);
+        if (p->quit)
+            break;
+        seen = p->generation;
+        hfft__job_fn fn = p->fn;
+        void *ctx = p->ctx;
+        int64_t njobs = p->njobs;
+        pthread_mutex_unlock(&p->mu);
+        for (;;) {
+            int64_t j = atomic_fetch_add(&p->next, 1);
+            if (j >= njobs)
+                break;
+            fn(ctx, j, w->index);
+        }
+        pthread_mutex_lock(&p->mu);
+        if (--p->running == 0)
+            pthread_cond_broadcast(&p->done);
+    }
+    pthread_mutex_unlock(&p->mu);
+    return NULL;
+}
+
+int hfft__pool_create(int threads, int reserve, hfft__pool **out) {
+    *out = NULL;
+    if (threads <= 0)
+        return hfft__fail(HFFT_ERR_INVALID_ARGUMENT, "thread pool: %d threads", threads);
+    hfft__pool *p = calloc(1, sizeof *p);
+    if (!p)
+        return hfft__fail(HFFT_ERR_HOST_MEMORY, "thread pool: out of memory");
+    p->workers = calloc((size_t)threads, sizeof *p->workers);
+    if (!p->workers) {
+        free(p);
+        return hfft__fail(HFFT_ERR_HOST_MEMORY, "thread pool: out of memory");
+    }
+    pthread_mutex_init(&p->mu, NULL);
+    pthread_cond_init(&p->wake, NULL);
+    pthread_cond_init(&p->done, NULL);
+    p->reserve = reserve;
+    if (hwloc_topology_init(&p->topo) == 0) {
+        if (hwloc_topology_load(p->topo) == 0)
+            p->topo_ok = 1;
+        else
+            hwloc_topology_destroy(p->topo);
+    }
+    for (int i = 0; i < threads; i++) {
+        p->workers[i].pool = p;
+        p->workers[i].index = i;
+        int rc = hfft__fault_hit("thread")
+                     ? EAGAIN
+                     : pthread_create(&p->workers[i].tid, NULL, worker_main, &p->workers[i]);
+        if (rc != 0) {
+            p->nthreads = i;
+            hfft__pool_destroy(p);
+            return hfft__fail(HFFT_ERR_THREAD, "pthread_create failed for CPU thread %d of %d: %s",
+                              i + 1, threads, strerror(rc));
+        }
+    }
+    p->nthreads = threads;
+    *out = p;
+    return 0;
+}
+
+void hfft__pool_destroy(hfft__pool *p) {
+    if (!p)
+        return;
+    pthread_mutex_lock(&p->mu);
+    p->quit = 1;
+    pthread_cond_broadcast(&p->wake);
+    pthread_mutex_unlock(&p->mu);
+    for (int i = 0; i < p->nthreads; i++)
+        pthread_join(p->workers[i].tid, NULL);
+    if (p->topo_ok)
+        hwloc_topology_destroy(p->topo);
+    pthread_mutex_destroy(&p->mu);
+    pthread_cond_destroy(&p->wake);
+    pthread_cond_destroy(&p->done);
+    free(p->workers);
+    free(p);
+}
+
+int hfft__pool_size(const hfft__pool *p) { return p ? p->nthreads : 0; }
+
+int hfft__pool_start(hfft__pool *p, int64_t njobs, hfft__job_fn fn, void *ctx) {
+    pthread_mutex_lock(&p->mu);
+    p->fn = fn;
+    p->ctx = ctx;
+    p->njobs = njobs;
+    atomic_store(&p->next, 0);
+    p->running = p->nthreads;
+    p->generation++;
+    pthread_cond_broadcast(&p->wake);
+    pthread_mutex_unlock(&p->mu);
+    return 0;
+}
+
+void hfft__pool_wait(hfft__pool *p) {
+    pthread_mutex_lock(&p->mu);
+    while (p->running > 0)
+        pthread_cond_wait(&p->done, &p->mu);
+    pthread_mutex_unlock(&p->mu);
+}

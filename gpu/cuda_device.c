@@ -1,0 +1,388 @@
+/*
+ * cuda_device.c: the CUDA backend of the device interface: budgeted device
+ * memory, streams and events, pinned 2D copies, cuFFT plans with work areas
+ * we allocate (so the budget counts them) and launches of our kernels.  Every
+ * CUDA and cuFFT failure becomes an hfft status whose message names the call.
+ */
+#include <cuda_runtime_api.h>
+#include <cufft.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../src/internal.h"
+#include "kernels.h"
+
+#define MAX_ALLOCS 64
+#define MIB (1024.0 * 1024.0)
+
+struct hfft__dev {
+    int device;
+    int64_t budget, used;
+    char name[96];
+    struct {
+        void *p;
+        size_t bytes;
+    } allocs[MAX_ALLOCS];
+};
+
+typedef struct cuda_plan {
+    cufftHandle h;
+    int prec, sign;
+    int64_t held; /* device bytes cuFFT kept for the plan itself */
+} cuda_plan;
+
+static int cuda_fail(cudaError_t e, const char *call) {
+    int st = e == cudaErrorMemoryAllocation ? HFFT_ERR_DEVICE_MEMORY
+             : (e == cudaErrorNoDevice || e == cudaErrorInsufficientDriver)
+                 ? HFFT_ERR_NO_DEVICE
+                 : HFFT_ERR_CUDA;
+    return hfft__fail(st, "%s failed: %s", call, cudaGetErrorString(e));
+}
+
+#define CU(call)                                  \
+    do {                                          \
+        cudaError_t e_ = (call);                  \
+        if (e_ != cudaSuccess)                    \
+            return cuda_fail(e_, #call);          \
+    } while (0)
+
+static const char *cufft_text(cufftResult r) {
+    switch (r) {
+    case CUFFT_SUCCESS: return "success";
+    case CUFFT_INVALID_PLAN: return "invalid plan";
+    case CUFFT_ALLOC_FAILED: return "allocation failed";
+    case CUFFT_INVALID_TYPE: return "invalid type";
+    case CUFFT_INVALID_VALUE: return "invalid value";
+    case CUFFT_INTERNAL_ERROR: return "internal error";
+    case CUFFT_EXEC_FAILED: return "execution failed";
+    case CUFFT_SETUP_FAILED: return "setup failed";
+    case CUFFT_INVALID_SIZE: return "invalid size";
+    case CUFFT_UNALIGNED_DATA: return "unaligned data";
+    case CUFFT_INVALID_DEVICE: return "invalid device";
+    case CUFFT_NO_WORKSPACE: return "no workspace";
+    case CUFFT_NOT_IMPLEMENTED: return "not implemented";
+    case CUFFT_NOT_SUPPORTED: return "not supported";
+    default: return "unknown cuFFT error";
+    }
+}
+
+static int cufft_fail(cufftResult r, const char *call) {
+    return hfft__fail(r == CUFFT_ALLOC_FAILED ? HFFT_ERR_DEVICE_MEMORY : HFFT_ERR_CUFFT,
+                      "%s failed: %s (%d)", call, cufft_text(r), (int)r);
+}
+
+#define CF(call)                                  \
+    do {                                          \
+        cufftResult r_ = (call);                  \
+        if (r_ != CUFFT_SUCCESS)                  \
+            return cufft_fail(r_, #call);         \
+    } while (0)
+
+static pthread_once_t probe_once = PTHREAD_ONCE_INIT;
+static int probe_result;
+
+static void probe(void) {
+    int n = 0;
+    probe_result = cudaGetDeviceCount(&n) == cudaSuccess && n > 0;
+    if (!probe_result)
+        (void)cudaGetLastError(); /* the failed query must not linger as a sticky error */
+}
+
+int hfft__cuda_probe(void) {
+    const char *env = getenv("HFFT_DEVICE");
+    if (env && (strcmp(env, "none") == 0 || strcmp(env, "cpu") == 0))
+        return 0;
+    pthread_once(&probe_once, probe);
+    return probe_result;
+}
+
+static int cuda_open(int64_t budget, hfft__dev **out) {
+    *out = NULL;
+    hfft__dev *d = calloc(1, sizeof *d);
+    if (!d)
+        return hfft__fail(HFFT_ERR_HOST_MEMORY, "CUDA device: out of memory");
+    int st = 0;
+    size_t free_b = 0, total_b = 0;
+    cudaError_t e = cudaGetDevice(&d->device);
+    if (e == cudaSuccess)
+        e = cudaSetDevice(d->device); /* makes this thread's context current */
+    if (e != cudaSuccess) {
+        st = cuda_fail(e, "cudaSetDevice");
+    } else if ((e = cudaMemGetInfo(&free_b, &total_b)) != cudaSuccess) {
+        st = cuda_fail(e, "cudaMemGetInfo");
+    } else {
+        struct cudaDeviceProp prop;
+        if ((e = cudaGetDeviceProperties(&prop, d->device)) != cudaSuccess) {
+            st = cuda_fail(e, "cudaGetDeviceProperties");
+        } else {
+            snprintf(d->name, sizeof d->name, "%.95s", prop.name);
+        }
+    }
+    if (st) {
+        free(d);
+        return st;
+    }
+    /* Default: free memory less 5% and 256 MiB for cuFFT, the context and others. */
+    int64_t margin = (int64_t)(free_b / 20) + (256 << 20);
+    int64_t avail = (int64_t)free_b > margin ? (int64_t)free_b - margin : 0;
+    d->budget = budget > 0 ? budget : avail;
+    if (d->budget > (int64_t)free_b - (64 << 20)) {
+        /* A budget above what is free now: the passes shrink to what can be had. */
+        d->budget = (int64_t)free_b > (64 << 20) ? (int64_t)free_b - (64 << 20) : 0;
+    }
+    *out = d;
+    return 0;
+}
+
+static void cuda_close(hfft__dev *d) { free(d); }
+static int64_t cuda_budget(hfft__dev *d) { return d->budget; }
+static int64_t cuda_used(hfft__dev *d) { return d->used; }
+static const char *cuda_describe(hfft__dev *d) { return d->name; }
+
+static int cuda_alloc(hfft__dev *d, void **p, size_t bytes) {
+    *p = NULL;
+    if (d->used + (int64_t)bytes > d->budget)
+        return hfft__fail(HFFT_ERR_DEVICE_MEMORY,
+                          "device allocation of %.1f MiB would exceed the %.1f MiB budget "
+                          "(%.1f MiB in use)",
+                          bytes / MIB, d->budget / MIB, d->used / MIB);
+    int slot = -1;
+    for (int i = 0; i < MAX_ALLOCS && slot < 0; i++)
+        if (!d->allocs[i].p)
+            slot = i;
+    if (slot < 0)
+        return hfft__fail(HFFT_ERR_INTERNAL, "CUDA device: more than %d allocations", MAX_ALLOCS);
+    if (hfft__fault_hit("alloc"))
+        return hfft__fail(HFFT_ERR_DEVICE_MEMORY, "cudaMalloc failed: injected fault");
+    CU(cudaMalloc(p, bytes));
+    /* Pass padding is read by the FFTs: start it defined. */
+    cudaError_t e = cudaMemset(*p, 0, bytes);
+    if (e != cudaSuccess) {
+        cudaFree(*p);
+        *p = NULL;
+        return cuda_fail(e, "cudaMemset");
+    }
+    d->allocs[slot].p = *p;
+    d->allocs[slot].bytes = bytes;
+    d->used += (int64_t)bytes;
+    return 0;
+}
+
+static void cuda_free(hfft__dev *d, void *p) {
+    for (int i = 0; i < MAX_ALLOCS; i++) {
+        if (d->allocs[i].p == p) {
+            d->used -= (int64_t)d->allocs[i].bytes;
+            d->allocs[i].p = NULL;
+            break;
+        }
+    }
+    cudaFree(p);
+}
+
+static int cuda_stream_create(hfft__dev *d, hfft__stream *s) {
+    (void)d;
+    CU(cudaStreamCreateWithFlags((cudaStream_t *)s, cudaStreamNonBlocking));
+    return 0;
+}
+static void cuda_stream_destroy(hfft__dev *d, hfft__stream s) {
+    (void)d;
+    cudaStreamDestroy((cudaStream_t)s);
+}
+static int cuda_event_create(hfft__dev *d, hfft__event *e) {
+    (void)d;
+    CU(cudaEventCreateWithFlags((cudaEvent_t *)e, cudaEventDisableTiming));
+    return 0;
+}
+static void cuda_event_destroy(hfft__dev *d, hfft__event e) {
+    (void)d;
+    cudaEventDestroy((cudaEvent_t)e);
+}
+static int cuda_record(hfft__dev *d, hfft__event e, hfft__stream s) {
+    (void)d;
+    CU(cudaEventRecord((cudaEvent_t)e, (cudaStream_t)s));
+    return 0;
+}
+static int cuda_wait(hfft__dev *d, hfft__stream s, hfft__event e) {
+    (void)d;
+    CU(cudaStreamWaitEvent((cudaStream_t)s, (cudaEvent_t)e, 0));
+    return 0;
+}
+static int cuda_sync(hfft__dev *d, hfft__stream s) {
+    (void)d;
+    CU(cudaStreamSynchronize((cudaStream_t)s));
+    return 0;
+}
+
+static int copy(hfft__stream s, void *dst, size_t dpitch, const void *src, size_t spitch,
+                size_t width, size_t height, enum cudaMemcpyKind kind, const char *what) {
+    if (hfft__fault_hit(what))
+        return hfft__fail(HFFT_ERR_CUDA, "%s failed: injected fault", what);
+    cudaError_t e;
+    if (height == 1 || (dpitch == width && spitch == width))
+        e = cudaMemcpyAsync(dst, src, width * height, kind, (cudaStream_t)s);
+    else
+        e = cudaMemcpy2DAsync(dst, dpitch, src, spitch, width, height, kind, (cudaStream_t)s);
+    if (e != cudaSuccess)
+        return cuda_fail(e, height == 1 ? "cudaMemcpyAsync" : "cudaMemcpy2DAsync");
+    return 0;
+}
+
+static int cuda_h2d(hfft__dev *d, hfft__stream s, void *dst, size_t dpitch, const void *src,
+                    size_t spitch, size_t width, size_t height) {
+    (void)d;
+    return copy(s, dst, dpitch, src, spitch, width, height, cudaMemcpyHostToDevice, "h2d");
+}
+
+static int cuda_d2h(hfft__dev *d, hfft__stream s, void *dst, size_t dpitch, const void *src,
+                    size_t spitch, size_t width, size_t height) {
+    (void)d;
+    return copy(s, dst, dpitch, src, spitch, width, height, cudaMemcpyDeviceToHost, "d2h");
+}
+
+static int cuda_fft_plan(hfft__dev *d, int prec, int rank, const int64_t *n, int64_t stride,
+                         int64_t dist, int64_t batch, int sign, hfft__fftplan *plan,
+                         size_t *work_bytes) {
+    *plan = NULL;
+    *work_bytes = 0;
+    if (hfft__fault_hit("fft_plan"))
+        return hfft__fail(HFFT_ERR_CUFFT, "cufftMakePlanMany64 failed: injected fault");
+    cuda_plan *cp = calloc(1, sizeof *cp);
+    if (!cp)
+        return hfft__fail(HFFT_ERR_HOST_MEMORY, "cuFFT plan: out of memory");
+    cp->prec = prec;
+    cp->sign = sign;
+    long long nn[2] = {n[0], rank == 2 ? n[1] : 1};
+    size_t free0 = 0, free1 = 0, total = 0;
+    cudaMemGetInfo(&free0, &total);
+    cufftResult r = cufftCreate(&cp->h);
+    if (r != CUFFT_SUCCESS) {
+        free(cp);
+        return cufft_fail(r, "cufftCreate");
+    }
+    r = cufftSetAutoAllocation(cp->h, 0);
+    if (r == CUFFT_SUCCESS)
+        r = cufftMakePlanMany64(cp->h, rank, nn, nn, stride, dist, nn, stride, dist,
+                                prec == 4 ? CUFFT_C2C : CUFFT_Z2Z, batch, work_bytes);
+    if (r != CUFFT_SUCCESS) {
+        cufftDestroy(cp->h);
+        free(cp);
+        return cufft_fail(r, "cufftMakePlanMany64");
+    }
+    /* What cuFFT keeps for the plan itself (twiddles, kernels) counts against the budget. */
+    if (cudaMemGetInfo(&free1, &total) == cudaSuccess && free1 < free0)
+        cp->held = (int64_t)(free0 - free1);
+    d->used += cp->held;
+    *plan = cp;
+    return 0;
+}
+
+static int cuda_fft_exec(hfft__dev *d, hfft__fftplan plan, hfft__stream s, void *data,
+                         void *work) {
+    (void)d;
+    cuda_plan *cp = plan;
+    if (hfft__fault_hit("fft_exec"))
+        return hfft__fail(HFFT_ERR_CUFFT, "cufftExecC2C failed: injected fault");
+    CF(cufftSetStream(cp->h, (cudaStream_t)s));
+    if (work)
+        CF(cufftSetWorkArea(cp->h, work));
+    /* CUFFT_FORWARD is -1 and CUFFT_INVERSE +1, as our signs. */
+    if (cp->prec == 4)
+        CF(cufftExecC2C(cp->h, data, data, cp->sign));
+    else
+        CF(cufftExecZ2Z(cp->h, data, data, cp->sign));
+    return 0;
+}
+
+static void cuda_fft_destroy(hfft__dev *d, hfft__fftplan plan) {
+    cuda_plan *cp = plan;
+    d->used -= cp->held;
+    cufftDestroy(cp->h);
+    free(cp);
+}
+
+static int launch_status(int e, const char *kernel) {
+    if (hfft__fault_hit("kernel"))
+        return hfft__fail(HFFT_ERR_CUDA, "%s launch failed: injected fault", kernel);
+    if (e != 0)
+        return hfft__fail(HFFT_ERR_CUDA, "%s launch failed: %s", kernel,
+                          cudaGetErrorString((cudaError_t)e));
+    return 0;
+}
+
+static int cuda_radix2(hfft__dev *d, int prec, hfft__stream s, void *a, void *b, int64_t rows,
+                       int64_t width, int64_t N, int64_t k0, int sign) {
+    (void)d;
+    return launch_status(hfft__cuda_radix2(prec, s, a, b, rows, width, N, k0, sign),
+                         "hfft radix-2 kernel");
+}
+
+static int cuda_radixr(hfft__dev *d, int prec, hfft__stream s, void *const *blk, int r,
+                       int64_t rows, int64_t width, int64_t L, int64_t k0, int sign) {
+    (void)d;
+    return launch_status(hfft__cuda_radixr(prec, s, blk, r, rows, width, L, k0, sign),
+                         "hfft radix-r kernel");
+}
+
+static int cuda_host_alloc(hfft__dev *d, void **p, size_t bytes) {
+    (void)d;
+    *p = NULL;
+    if (hfft__fault_hit("host_alloc"))
+        return hfft__fail(HFFT_ERR_HOST_MEMORY, "cudaMallocHost failed: injected fault");
+    CU(cudaMallocHost(p, bytes));
+    return 0;
+}
+static void cuda_host_free(hfft__dev *d, void *p) {
+    (void)d;
+    cudaFreeHost(p);
+}
+static int cuda_host_register(hfft__dev *d, void *p, size_t bytes) {
+    (void)d;
+    CU(cudaHostRegister(p, bytes, cudaHostRegisterDefault));
+    return 0;
+}
+static void cuda_host_unregister(hfft__dev *d, void *p) {
+    (void)d;
+    cudaHostUnregister(p);
+}
+static int cuda_host_is_pinned(hfft__dev *d, const void *p) {
+    (void)d;
+    struct cudaPointerAttributes a;
+    if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    return a.type == cudaMemoryTypeHost;
+}
+
+const hfft__dev_ops hfft__cuda_ops = {
+    .name = "cuda",
+    .kind = HFFT_DEVICE_CUDA,
+    .open = cuda_open,
+    .close = cuda_close,
+    .budget = cuda_budget,
+    .used = cuda_used,
+    .describe = cuda_describe,
+    .alloc = cuda_alloc,
+    .free = cuda_free,
+    .stream_create = cuda_stream_create,
+    .stream_destroy = cuda_stream_destroy,
+    .event_create = cuda_event_create,
+    .event_destroy = cuda_event_destroy,
+    .record = cuda_record,
+    .wait = cuda_wait,
+    .sync = cuda_sync,
+    .h2d = cuda_h2d,
+    .d2h = cuda_d2h,
+    .fft_plan = cuda_fft_plan,
+    .fft_exec = cuda_fft_exec,
+    .fft_destroy = cuda_fft_destroy,
+    .radix2 = cuda_radix2,
+    .radixr = cuda_radixr,
+    .host_alloc = cuda_host_alloc,
+    .host_free = cuda_host_free,
+    .host_register = cuda_host_register,
+    .host_unregister = cuda_host_unregister,
+    .host_is_pinned = cuda_host_is_pinned,
+};

@@ -1,0 +1,97 @@
+/*
+ * kernels.cu: our CUDA kernels, the radix-2 and radix-r combinations of the
+ * decimation-in-time split (phases 2 and 3).  The arithmetic is the shared
+ * code of butterfly.h; here it only gets a grid.  One thread per element of
+ * a tile row; a block row shares one twiddle, computed in double from the
+ * exact integer phase.
+ */
+#include <cuda_runtime.h>
+
+#include "butterfly.h"
+#include "kernels.h"
+
+namespace {
+
+constexpr int kThreads = 256;
+
+__device__ inline void rad2(float *a, float *b, double wr, double wi) { hfft__radix2_f(a, b, wr, wi); }
+__device__ inline void rad2(double *a, double *b, double wr, double wi) { hfft__radix2_d(a, b, wr, wi); }
+__device__ inline void radr(float *const *v, int r, int64_t k, int64_t L, int s) { hfft__radixr_f(v, r, k, L, s); }
+__device__ inline void radr(double *const *v, int r, int64_t k, int64_t L, int s) { hfft__radixr_d(v, r, k, L, s); }
+
+/* blockIdx.y walks rows (grid-stride), x walks the row's columns. */
+template <typename R>
+__global__ void radix2_kernel(R *a, R *b, int64_t rows, int64_t width, int64_t N, int64_t k0,
+                              int sign) {
+    for (int64_t row = blockIdx.y; row < rows; row += gridDim.y) {
+        double wr, wi;
+        hfft__twiddle(k0 + row, N, sign, &wr, &wi);
+        for (int64_t c = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; c < width;
+             c += (int64_t)gridDim.x * blockDim.x) {
+            int64_t i = 2 * (row * width + c);
+            rad2(a + i, b + i, wr, wi);
+        }
+    }
+}
+
+struct Tiles {
+    void *p[HFFT__RADIXR_MAX];
+};
+
+template <typename R>
+__global__ void radixr_kernel(Tiles t, int r, int64_t rows, int64_t width, int64_t L, int64_t k0,
+                              int sign) {
+    for (int64_t row = blockIdx.y; row < rows; row += gridDim.y) {
+        for (int64_t c = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; c < width;
+             c += (int64_t)gridDim.x * blockDim.x) {
+            int64_t i = 2 * (row * width + c);
+            R *v[HFFT__RADIXR_MAX];
+            for (int j = 0; j < r; j++)
+                v[j] = static_cast<R *>(t.p[j]) + i;
+            radr(v, r, k0 + row, L, sign);
+        }
+    }
+}
+
+dim3 grid_for(int64_t rows, int64_t width) {
+    int64_t gx = (width + kThreads - 1) / kThreads;
+    if (gx > 1024)
+        gx = 1024;
+    int64_t gy = rows < 65535 ? rows : 65535;
+    return dim3((unsigned)(gx > 0 ? gx : 1), (unsigned)(gy > 0 ? gy : 1));
+}
+
+} // namespace
+
+extern "C" int hfft__cuda_radix2(int prec, void *stream, void *a, void *b, int64_t rows,
+                                 int64_t width, int64_t N, int64_t k0, int sign) {
+    if (rows <= 0 || width <= 0)
+        return 0;
+    dim3 g = grid_for(rows, width);
+    cudaStream_t s = static_cast<cudaStream_t>(stream);
+    if (prec == 4)
+        radix2_kernel<float><<<g, kThreads, 0, s>>>(static_cast<float *>(a),
+                                                    static_cast<float *>(b), rows, width, N, k0,
+                                                    sign);
+    else
+        radix2_kernel<double><<<g, kThreads, 0, s>>>(static_cast<double *>(a),
+                                                     static_cast<double *>(b), rows, width, N, k0,
+                                                     sign);
+    return static_cast<int>(cudaGetLastError());
+}
+
+extern "C" int hfft__cuda_radixr(int prec, void *stream, void *const *blk, int r, int64_t rows,
+                                 int64_t width, int64_t L, int64_t k0, int sign) {
+    if (rows <= 0 || width <= 0)
+        return 0;
+    Tiles t;
+    for (int j = 0; j < r && j < HFFT__RADIXR_MAX; j++)
+        t.p[j] = blk[j];
+    dim3 g = grid_for(rows, width);
+    cudaStream_t s = static_cast<cudaStream_t>(stream);
+    if (prec == 4)
+        radixr_kernel<float><<<g, kThreads, 0, s>>>(t, r, rows, width, L, k0, sign);
+    else
+        radixr_kernel<double><<<g, kThreads, 0, s>>>(t, r, rows, width, L, k0, sign);
+    return static_cast<int>(cudaGetLastError());
+}

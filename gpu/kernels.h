@@ -1,0 +1,24 @@
+/*
+ * kernels.h: C entry points of the CUDA kernels in kernels.cu.  Each launches
+ * on the given stream and returns the launch's cudaError_t as an int.
+ */
+#ifndef HFFT_KERNELS_H
+#define HFFT_KERNELS_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* a' = a + w b, b' = a - w b, w = exp(sign 2 pi i (k0 + row) / N), rows x width tiles. */
+int hfft__cuda_radix2(int prec, void *stream, void *a, void *b, int64_t rows, int64_t width,
+                      int64_t N, int64_t k0, int sign);
+/* Radix-r DIT combination of r tiles (gpu/butterfly.h). */
+int hfft__cuda_radixr(int prec, void *stream, void *const *blk, int r, int64_t rows,
+                      int64_t width, int64_t L, int64_t k0, int sign);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

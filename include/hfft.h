@@ -1,0 +1,176 @@
+/*
+ * hfft.h: the whole public interface of hfft, a library for multi-dimensional
+ * complex FFTs of arrays in host memory that are larger than GPU memory.  The
+ * array streams through the GPU in passes while FFTW threads on the CPU take a
+ * share; a cost model decides the split.  Conventions follow FFTW: row-major,
+ * last index fastest, unnormalized, FORWARD = -1.  hfft_* is double precision,
+ * hfftf_* single; both are declared once by HFFT_DEFINE_API below.
+ */
+#ifndef HFFT_H
+#define HFFT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(HFFT_BUILDING) && defined(__GNUC__)
+#define HFFT_API __attribute__((visibility("default")))
+#else
+#define HFFT_API
+#endif
+
+#define HFFT_VERSION_MAJOR 0
+#define HFFT_VERSION_MINOR 1
+#define HFFT_VERSION_PATCH 0
+#define HFFT_VERSION_STRING "0.1.0"
+
+#define HFFT_FORWARD (-1)
+#define HFFT_BACKWARD (+1)
+
+/* Planning rigour (pick one; ESTIMATE is the default). */
+#define HFFT_ESTIMATE (1u << 0)     /* plan from the cost model and stored calibration */
+#define HFFT_MEASURE (1u << 1)      /* time candidates (bounded; see README) */
+/* Placement (pick at most one; default: automatic from the cost model). */
+#define HFFT_CPU_ONLY (1u << 4)     /* FFTW threads only; no GPU is touched */
+#define HFFT_GPU_ONLY (1u << 5)     /* the GPU engine only; an error where no GPU is usable */
+#define HFFT_HYBRID (1u << 6)       /* GPU and CPU together, even where the model disagrees */
+/* GPU schedule (pick at most one; default: chosen by the planner). */
+#define HFFT_SCHEDULE_PLAIN (1u << 8)   /* whole lines per pass, rotating streams */
+#define HFFT_SCHEDULE_RADIX2 (1u << 9)  /* four subsequences per pass, radix-2 combinations */
+
+/*
+ * Status codes: 0 is success, every failure is negative.  One table produces
+ * the enum and hfft_strerror().
+ */
+#define HFFT_STATUS_TABLE(X)                                                             \
+    X(HFFT_SUCCESS, 0, "success")                                                        \
+    X(HFFT_ERR_INVALID_ARGUMENT, -1, "invalid argument")                                 \
+    X(HFFT_ERR_HOST_MEMORY, -2, "host memory allocation failed")                         \
+    X(HFFT_ERR_DEVICE_MEMORY, -3, "device memory allocation failed")                     \
+    X(HFFT_ERR_NO_DEVICE, -4, "no usable GPU")                                           \
+    X(HFFT_ERR_CUDA, -5, "CUDA runtime call failed")                                     \
+    X(HFFT_ERR_CUFFT, -6, "cuFFT call failed")                                           \
+    X(HFFT_ERR_FFTW, -7, "FFTW planning failed")                                         \
+    X(HFFT_ERR_SETTING, -8, "malformed setting")                                         \
+    X(HFFT_ERR_BUDGET, -9, "device memory budget too small for this problem")            \
+    X(HFFT_ERR_UNSUPPORTED, -10, "problem not supported by the requested engine")        \
+    X(HFFT_ERR_THREAD, -11, "thread creation failed")                                    \
+    X(HFFT_ERR_WISDOM, -12, "corrupt or unreadable wisdom")                              \
+    X(HFFT_ERR_IO, -13, "file input/output failed")                                      \
+    X(HFFT_ERR_INTERNAL, -14, "internal error")
+
+#define HFFT_STATUS_ENUM_(name, value, text) name = value,
+typedef enum hfft_status { HFFT_STATUS_TABLE(HFFT_STATUS_ENUM_) } hfft_status;
+#undef HFFT_STATUS_ENUM_
+
+/* Backend selection for hfft_options.device (also HFFT_DEVICE=none|cuda|emulated). */
+enum hfft_device_kind {
+    HFFT_DEVICE_AUTO = 0,     /* CUDA where a GPU is usable, else none */
+    HFFT_DEVICE_NONE = 1,     /* CPU only */
+    HFFT_DEVICE_CUDA = 2,     /* the GPU */
+    HFFT_DEVICE_EMULATED = 3  /* a test double: the GPU schedule in host memory, budget enforced */
+};
+
+/*
+ * Settings that a plan reads at creation.  A field left at 0 (NULL for
+ * strings) falls back to its environment variable, then to the built-in
+ * default; a field set here wins over the environment.
+ *   device_memory  HFFT_DEVICE_MEMORY  device budget in bytes ("2GiB", "512MiB", "4096")
+ *                                      default: free device memory at plan time less 5%
+ *                                      and 256 MiB
+ *   threads        HFFT_THREADS        CPU threads; default: one per core
+ *   device         HFFT_DEVICE         enum hfft_device_kind
+ *   wisdom         HFFT_WISDOM         wisdom file written by hfft-tune
+ *   ratio          (none)              fixed GPU share of each round in (0, 1]; 0: balancer
+ *   pass_bytes     (none)              fixed pass size on the device in bytes; 0: planner
+ * Thread safety: an options struct is plain data; share it read-only freely.
+ */
+typedef struct hfft_options {
+    int64_t device_memory;
+    int threads;
+    int device;
+    const char *wisdom;
+    double ratio;
+    int64_t pass_bytes;
+} hfft_options;
+
+/* What a plan chose and what it holds; filled by hfft_plan_info/hfftf_plan_info. */
+typedef struct hfft_info {
+    int rank;                   /* 1, 2 or 3 */
+    int64_t n[3];               /* sizes, slowest first */
+    int precision;              /* 4 (single) or 8 (double): bytes of one real */
+    int device;                 /* enum hfft_device_kind actually used */
+    int placement;              /* 0 CPU only, 1 GPU only, 2 hybrid */
+    int schedule;               /* 0 none (CPU), 1 plain, 2 radix-2 */
+    int rounds;                 /* rounds of passes over the array */
+    int passes[3];              /* GPU passes per round */
+    int streams;                /* CUDA streams per pass set */
+    double ratio[3];            /* GPU share of each round's transforms, 0..1 */
+    int threads;                /* CPU threads */
+    int64_t device_budget;      /* bytes the plan may use on the device */
+    int64_t device_bytes;       /* bytes it allocated there (buffers and cuFFT work areas) */
+    int64_t host_bytes;         /* host scratch and staging it allocated */
+    int host_pinned;            /* 0 pageable staging, 1 registered, 2 hfft_malloc memory */
+    double predicted_seconds[3];/* model's time per round (0 where no model ran) */
+    char device_name[96];       /* GPU name, "emulated" or "none" */
+} hfft_info;
+
+#define HFFT_DEFINE_API(X, R)                                                                     \
+    typedef R X(complex)[2];                                                                      \
+    typedef struct X(plan_s) *X(plan);                                                            \
+    /* Plan constructors: NULL on failure (see hfft_last_error).  in == out is in-place;          \
+       out-of-place leaves in untouched.  Thread safety: safe to call from several threads. */    \
+    HFFT_API X(plan) X(plan_1d)(int n, X(complex) *in, X(complex) *out, int sign, unsigned flags);         \
+    HFFT_API X(plan) X(plan_2d)(int n0, int n1, X(complex) *in, X(complex) *out, int sign, unsigned flags); \
+    HFFT_API X(plan) X(plan_3d)(int n0, int n1, int n2, X(complex) *in, X(complex) *out, int sign,         \
+                       unsigned flags);                                                           \
+    /* rank 1..3, 64-bit sizes, and optional settings (NULL: environment and defaults). */       \
+    HFFT_API X(plan) X(plan_dft)(int rank, const int64_t *n, X(complex) *in, X(complex) *out, int sign,    \
+                        unsigned flags, const hfft_options *opts);                                \
+    /* Runs the plan on its arrays: 0 or a negative status.  After a failure an                   \
+       out-of-place input is untouched and the output undefined; an in-place array is             \
+       undefined (the message says so).  Thread safety: one execute per plan at a time;           \
+       different plans may execute concurrently. */                                               \
+    HFFT_API int X(execute)(X(plan) p);                                                                    \
+    /* As execute, on other arrays of the same size and placement (in == out iff the plan's      \
+       were). */                                                                                  \
+    HFFT_API int X(execute_dft)(X(plan) p, X(complex) *in, X(complex) *out);                               \
+    /* Accepts NULL.  Not while the plan executes. */                                             \
+    HFFT_API void X(destroy_plan)(X(plan) p);                                                              \
+    HFFT_API int X(plan_info)(X(plan) p, hfft_info *info);                                                 \
+    /* Host memory, 64-byte aligned and pinned (page-locked) where a GPU is usable, so            \
+       transfers run at full speed without staging.  NULL on failure.  Thread safe. */            \
+    HFFT_API void *X(malloc)(size_t bytes);                                                                \
+    HFFT_API X(complex) *X(alloc_complex)(size_t count);                                                   \
+    HFFT_API void X(free)(void *p);
+
+#define HFFT_NAME_D_(name) hfft_##name
+#define HFFT_NAME_F_(name) hfftf_##name
+HFFT_DEFINE_API(HFFT_NAME_D_, double)
+HFFT_DEFINE_API(HFFT_NAME_F_, float)
+#undef HFFT_NAME_D_
+#undef HFFT_NAME_F_
+
+/* Fills *opts with "unset" (environment, then defaults).  Thread safe. */
+HFFT_API void hfft_options_init(hfft_options *opts);
+
+/* Text for a status code; never NULL.  Thread safe. */
+HFFT_API const char *hfft_strerror(int status);
+/* The status of this thread's last failed call, and its message ("" when none). Thread local. */
+HFFT_API int hfft_last_error(void);
+HFFT_API const char *hfft_last_error_message(void);
+
+/* Parses a byte size as HFFT_DEVICE_MEMORY does ("2GiB", "512MiB", "64KiB", "1.5GB",
+   "4096").  0 and *bytes set, or HFFT_ERR_SETTING.  Thread safe. */
+HFFT_API int hfft_parse_bytes(const char *text, int64_t *bytes);
+
+/* The library's version string ("0.1.0"). */
+HFFT_API const char *hfft_version(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* HFFT_H */

@@ -1,0 +1,56 @@
+/*
+ * errors.c: status texts (from the one table in hfft.h) and the thread-local
+ * last error that plan constructors and every failing call leave behind.
+ * The library never prints: callers read these instead.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "internal.h"
+
+static _Thread_local int last_status;
+static _Thread_local char last_message[1024];
+
+const char *hfft_strerror(int status) {
+    switch (status) {
+#define HFFT_STATUS_CASE_(name, value, text) \
+    case value:                               \
+        return text;
+        HFFT_STATUS_TABLE(HFFT_STATUS_CASE_)
+#undef HFFT_STATUS_CASE_
+    default:
+        return "unknown status";
+    }
+}
+
+int hfft_last_error(void) { return last_status; }
+
+const char *hfft_last_error_message(void) { return last_message; }
+
+void hfft__clear_error(void) {
+    last_status = 0;
+    last_message[0] = '\0';
+}
+
+int hfft__fail(int status, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(last_message, sizeof last_message, fmt, ap);
+    va_end(ap);
+    last_status = status;
+    return status;
+}
+
+int hfft__fail_context(int status, const char *fmt, ...) {
+    char head[256], tail[sizeof last_message - sizeof head - 4];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(head, sizeof head, fmt, ap);
+    va_end(ap);
+    snprintf(tail, sizeof tail, "%s", last_message);
+    snprintf(last_message, sizeof last_message, "%s: %s", head, tail);
+    last_status = status;
+    return status;
+}
+
+const char *hfft_version(void) { return HFFT_VERSION_STRING; }

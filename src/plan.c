@@ -1,0 +1,333 @@
+/*
+ * plan.c: plan creation and execution, precision-neutral.  It checks the
+ * arguments, turns the array into rounds of 1D (or plane) transforms, decides
+ * where each round's transforms run (GPU engine, CPU executor, or both with a
+ * work ratio), pins the host arrays for the GPU, and runs the rounds with a
+ * synchronisation between them.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../balancer/balancer.h"
+#include "internal.h"
+
+#define KNOWN_FLAGS                                                                   \
+    (HFFT_ESTIMATE | HFFT_MEASURE | HFFT_CPU_ONLY | HFFT_GPU_ONLY | HFFT_HYBRID |     \
+     HFFT_SCHEDULE_PLAIN | HFFT_SCHEDULE_RADIX2)
+#define PLACEMENT_FLAGS (HFFT_CPU_ONLY | HFFT_GPU_ONLY | HFFT_HYBRID)
+
+static int popcount(unsigned v) { return __builtin_popcount(v); }
+
+static int check_args(int prec, int rank, const int64_t *n, const void *in, const void *out,
+                      int sign, unsigned flags, int64_t *total) {
+    if (rank < 1 || rank > 3)
+        return hfft__fail(HFFT_ERR_INVALID_ARGUMENT, "rank %d: must be 1, 2 or 3", rank);
+    if (!n)
+        return hfft__fail(HFFT_ERR_INVALID_ARGUMENT, "sizes: NULL");
+    int64_t t = 1;
+    for (int i = 0; i < rank; i++) {
+        if (n[i] < 1)
+            return hfft__fail(HFFT_ERR_INVALID_ARGUMENT, "n[%d] = %lld: sizes must be positive", i,
+                              (long long)n[i]);
+        if (hfft__mul_overflows(t, n[i], &t))
+            return hfft__fail(HFFT_ERR_INVALID_ARGUMENT, "element count overflows 64 bits");
+    }
+    int64_t bytes;
+    if (hfft__mul_overflows(t, 2 * (int64_t)prec, &bytes) || (uint64_t)bytes > SIZE_MAX / 2)
+        return hfft__fail(HFFT_ERR_INVALID_ARGUMENT,
+                          "%lld elements: the byte count overflows size_t", (long long)t);
+    if (!in || !out)
+        return hfft__fail(HFFT_ERR_INVALID_ARGUMENT, "%s array is NULL", !in ? "input" : "output");
+    if (in != out) {
+        uintptr_t a = (uintptr_t)in, b = (uintptr_t)out;
+        if (a < b + (uintptr_t)bytes && b < a + (uintptr_t)bytes)
+            return hfft__fail(HFFT_ERR_INVALID_ARGUMENT,
+                              "input and output overlap partially: use in == out for in-place");
+    }
+    if (sign != HFFT_FORWARD && sign != HFFT_BACKWARD)
+        return hfft__fail(HFFT_ERR_INVALID_ARGUMENT, "sign %d: use HFFT_FORWARD or HFFT_BACKWARD",
+                          sign);
+    if (flags & ~(unsigned)KNOWN_FLAGS)
+        return hfft__fail(HFFT_ERR_INVALID_ARGUMENT, "unknown flag bits 0x%x",
+                          flags & ~(unsigned)KNOWN_FLAGS);
+    if (popcount(flags & PLACEMENT_FLAGS) > 1)
+        return hfft__fail(HFFT_ERR_INVALID_ARGUMENT,
+                          "flags: at most one of HFFT_CPU_ONLY, HFFT_GPU_ONLY, HFFT_HYBRID");
+    if ((flags & HFFT_SCHEDULE_PLAIN) && (flags & HFFT_SCHEDULE_RADIX2))
+        return hfft__fail(HFFT_ERR_INVALID_ARGUMENT,
+                          "flags: HFFT_SCHEDULE_PLAIN and HFFT_SCHEDULE_RADIX2 together");
+    if ((flags & HFFT_ESTIMATE) && (flags & HFFT_MEASURE))
+        return hfft__fail(HFFT_ERR_INVALID_ARGUMENT, "flags: HFFT_ESTIMATE and HFFT_MEASURE together");
+    *total = t;
+    return 0;
+}
+
+/* Rounds for the squeezed shape; `split_planes` breaks 3D planes into two rounds. */
+static int make_rounds(int rank, const int64_t *n, int split_planes, hfft__round *r) {
+    memset(r, 0, 3 * sizeof *r);
+    for (int i = 0; i < 3; i++)
+        r[i].rank = 1;
+    if (rank == 1) {
+        r[0] = (hfft__round){1, n[0], {0, 0}, 1, 1, 1, n[0]};
+        return 1;
+    }
+    if (rank == 2) {
+        r[0] = (hfft__round){1, n[0], {0, 0}, n[1], n[1], 1, n[0] * n[1]};
+        r[1] = (hfft__round){1, n[1], {0, 0}, 1, 1, n[0], n[1]};
+        return 2;
+    }
+    int64_t plane = n[1] * n[2];
+    r[0] = (hfft__round){1, n[0], {0, 0}, plane, plane, 1, n[0] * plane};
+    if (!split_planes) {
+        r[1] = (hfft__round){2, plane, {n[1], n[2]}, 1, 1, n[0], plane};
+        return 2;
+    }
+    r[1] = (hfft__round){1, n[1], {0, 0}, n[2], n[2], n[0], plane};
+    r[2] = (hfft__round){1, n[2], {0, 0}, 1, 1, n[0] * n[1], n[2]};
+    return 3;
+}
+
+static void unpin(hfft__plan *p) {
+    for (int i = 0; i < 2; i++) {
+        if (p->registered[i])
+            p->ops->host_unregister(p->dev, p->registered[i]);
+        p->registered[i] = NULL;
+    }
+}
+
+/* Arrays from hfft_malloc are used as they are; others are registered for the
+   plan's lifetime so that every copy is a pinned DMA. */
+static int pin(hfft__plan *p) {
+    size_t bytes = (size_t)p->total * p->esize;
+    void *arr[2] = {p->in, p->out};
+    int pinned = 2;
+    for (int i = 0; i < 2; i++) {
+        if (i == 1 && p->out == p->in)
+            break;
+        if (p->ops->host_is_pinned(p->dev, arr[i]))
+            continue;
+        int st = p->ops->host_register(p->dev, arr[i], bytes);
+        if (st)
+            return hfft__fail_context(st, "pinning the %s array for the GPU",
+                                      i ? "output" : "input");
+        p->registered[i] = arr[i];
+        pinned = 1;
+    }
+    p->info.host_pinned = pinned;
+    return 0;
+}
+
+static void release_engines(hfft__plan *p) {
+    hfft__gpu_destroy(p->gpu);
+    p->gpu = NULL;
+    hfft__cpu_destroy(p->cpu);
+    p->cpu = NULL;
+    hfft__pool_destroy(p->pool);
+    p->pool = NULL;
+    if (p->dev) {
+        unpin(p);
+        p->ops->close(p->dev);
+        p->dev = NULL;
+    }
+}
+
+void hfft__plan_destroy(hfft__plan *p) {
+    if (!p)
+        return;
+    release_engines(p);
+    free(p);
+}
+
+static int make_gpu(hfft__plan *p, unsigned flags) {
+    hfft__gpu_req req;
+    memset(&req, 0, sizeof req);
+    req.prec = p->prec;
+    req.sign = p->sign;
+    req.nrounds = p->nrounds;
+    req.rounds = p->rounds;
+    for (int h = 0; h < p->nrounds; h++)
+        req.units[h] = p->cut[h];
+    req.schedule = (flags & HFFT_SCHEDULE_RADIX2) ? 2 : (flags & HFFT_SCHEDULE_PLAIN) ? 1 : 0;
+    req.pass_bytes = p->set.pass_bytes;
+    req.inplace = p->in == p->out;
+    return hfft__gpu_create(p->ops, p->dev, &req, &p->gpu);
+}
+
+static int make_cpu(hfft__plan *p, int reserve) {
+    int threads = p->set.threads > 0 ? p->set.threads : hfft__cores() - reserve;
+    if (threads < 1)
+        threads = 1;
+    int st = hfft__pool_create(threads, reserve, &p->pool);
+    if (st)
+        return st;
+    p->info.threads = threads;
+    return hfft__cpu_create(p->prec, p->sign, p->nrounds, p->rounds,
+                            (p->flags & HFFT_MEASURE) != 0, p->pool, p->in, p->out, &p->cpu);
+}
+
+/* Engines for the chosen placement; ratio in [0, 1] is the GPU share. */
+static int build(hfft__plan *p, double ratio, int split) {
+    p->nrounds = make_rounds(p->rank, p->n, split, p->rounds);
+    for (int h = 0; h < p->nrounds; h++) {
+        int64_t u = hfft__round_units(&p->rounds[h]);
+        int64_t cut = (int64_t)(ratio * (double)u + 0.5);
+        p->cut[h] = cut < 0 ? 0 : cut > u ? u : cut;
+        p->info.ratio[h] = u ? (double)p->cut[h] / (double)u : 0.0;
+    }
+    int any_gpu = 0, any_cpu = 0;
+    for (int h = 0; h < p->nrounds; h++) {
+        any_gpu |= p->cut[h] > 0;
+        any_cpu |= p->cut[h] < hfft__round_units(&p->rounds[h]);
+    }
+    int st = 0;
+    if (any_gpu)
+        st = make_gpu(p, p->flags);
+    if (!st && any_cpu)
+        st = make_cpu(p, any_gpu ? 1 : 0);
+    if (!st && any_gpu)
+        st = pin(p);
+    p->info.placement = !any_gpu ? 0 : any_cpu ? 2 : 1;
+    return st;
+}
+
+hfft__plan *hfft__plan_create(int prec, int rank, const int64_t *n_in, void *in, void *out,
+                              int sign, unsigned flags, const hfft_options *opts) {
+    int64_t total;
+    if (check_args(prec, rank, n_in, in, out, sign, flags, &total))
+        return NULL;
+    hfft__plan *p = calloc(1, sizeof *p);
+    if (!p) {
+        hfft__fail(HFFT_ERR_HOST_MEMORY, "plan: out of memory");
+        return NULL;
+    }
+    p->prec = prec;
+    p->esize = 2u * (size_t)prec;
+    p->sign = sign;
+    p->flags = flags;
+    p->in = in;
+    p->out = out;
+    p->total = total;
+    /* Dimensions of size one change nothing: drop them. */
+    for (int i = 0; i < rank; i++)
+        if (n_in[i] > 1)
+            p->n[p->rank++] = n_in[i];
+    if (p->rank == 0)
+        p->n[p->rank++] = 1;
+    p->info.rank = rank;
+    for (int i = 0; i < rank; i++)
+        p->info.n[i] = n_in[i];
+    p->info.precision = prec;
+
+    int st = hfft__settings_resolve(opts, &p->set);
+    int kind = p->set.device;
+    if (!st && (flags & HFFT_CPU_ONLY))
+        kind = HFFT_DEVICE_NONE;
+    if (!st && kind == HFFT_DEVICE_AUTO)
+        kind = hfft__cuda_usable() ? HFFT_DEVICE_CUDA : HFFT_DEVICE_NONE;
+    if (!st && kind == HFFT_DEVICE_CUDA && !hfft__cuda_usable())
+        st = hfft__fail(HFFT_ERR_NO_DEVICE,
+                        hfft__device_ops(HFFT_DEVICE_CUDA)
+                            ? "HFFT_DEVICE=cuda but no usable CUDA GPU was found"
+                            : "HFFT_DEVICE=cuda but this hfft was built without CUDA");
+    if (!st && kind == HFFT_DEVICE_NONE && (flags & (HFFT_GPU_ONLY | HFFT_HYBRID)))
+        st = hfft__fail(HFFT_ERR_NO_DEVICE, "%s requested but no usable GPU (device: %s)",
+                        (flags & HFFT_GPU_ONLY) ? "HFFT_GPU_ONLY" : "HFFT_HYBRID",
+                        p->set.device == HFFT_DEVICE_NONE ? "none" : "not found");
+    if (st) {
+        free(p);
+        return NULL;
+    }
+    p->info.device = kind;
+    snprintf(p->info.device_name, sizeof p->info.device_name, "none");
+
+    double ratio = 0.0;
+    if (kind != HFFT_DEVICE_NONE) {
+        p->ops = hfft__device_ops(kind);
+        st = p->ops->open(p->set.budget, &p->dev);
+        if (st) {
+            free(p);
+            return NULL;
+        }
+        p->info.device_budget = p->ops->budget(p->dev);
+        snprintf(p->info.device_name, sizeof p->info.device_name, "%s",
+                 p->ops->describe(p->dev));
+        ratio = hfft__balance(p, flags);
+    }
+    int explicit_gpu = (flags & (HFFT_GPU_ONLY | HFFT_HYBRID)) || p->set.ratio > 0 ||
+                       kind == HFFT_DEVICE_EMULATED || p->set.device == HFFT_DEVICE_CUDA;
+    st = build(p, ratio, 0);
+    if (st == HFFT_ERR_BUDGET && p->rank == 3) {
+        /* Planes too large for a pass: transform Y and X in rounds of their own. */
+        release_engines(p);
+        if (p->ops)
+            p->ops->open(p->set.budget, &p->dev);
+        st = build(p, ratio, 1);
+    }
+    if (st && !explicit_gpu && ratio > 0) {
+        /* Automatic placement: a problem the GPU engine cannot take goes to the CPU. */
+        release_engines(p);
+        p->ops = NULL;
+        p->info.device = HFFT_DEVICE_NONE;
+        hfft__clear_error();
+        st = build(p, 0.0, 0);
+    }
+    if (st) {
+        hfft__plan_destroy(p);
+        return NULL;
+    }
+    p->info.rounds = p->nrounds;
+    if (p->gpu)
+        hfft__gpu_fill_info(p->gpu, &p->info);
+    p->info.host_bytes += hfft__cpu_host_bytes(p->cpu);
+    hfft__clear_error();
+    return p;
+}
+
+int hfft__plan_execute(hfft__plan *p, void *in, void *out) {
+    int st = 0;
+    for (int h = 0; h < p->nrounds && !st; h++) {
+        const void *src = h == 0 ? in : out;
+        int64_t units = hfft__round_units(&p->rounds[h]);
+        int cpu_part = p->cpu && p->cut[h] < units;
+        if (cpu_part)
+            hfft__cpu_start(p->cpu, h, src, out, p->cut[h], units);
+        if (p->gpu && p->cut[h] > 0)
+            st = hfft__gpu_run(p->gpu, h, src, out);
+        if (cpu_part) {
+            int cst = hfft__cpu_finish(p->cpu);
+            if (!st)
+                st = cst;
+        }
+    }
+    if (st)
+        return hfft__fail_context(st, in == out ? "execute failed; the in-place array is undefined"
+                                                : "execute failed; the input is untouched and the "
+                                                  "output undefined");
+    return 0;
+}
+
+void *hfft__malloc(size_t bytes) {
+    /* 64 bytes before the block say how it was allocated, keeping 64-byte alignment. */
+    const hfft__dev_ops *ops =
+        hfft__cuda_usable() ? hfft__device_ops(HFFT_DEVICE_CUDA) : hfft__device_ops(HFFT_DEVICE_EMULATED);
+    if (bytes > SIZE_MAX - 64) {
+        hfft__fail(HFFT_ERR_INVALID_ARGUMENT, "hfft_malloc: %zu bytes", bytes);
+        return NULL;
+    }
+    void *m = NULL;
+    if (ops->host_alloc(NULL, &m, bytes + 64))
+        return NULL;
+    memcpy(m, &ops, sizeof ops);
+    return (char *)m + 64;
+}
+
+void hfft__free(void *ptr) {
+    if (!ptr)
+        return;
+    char *m = (char *)ptr - 64;
+    const hfft__dev_ops *ops;
+    memcpy(&ops, m, sizeof ops);
+    ops->host_free(NULL, m);
+}

@@ -1,0 +1,602 @@
+/*
+ * sched.c: the GPU engine's out-of-card schedule, written once against the
+ * device interface so that the CUDA backend and the emulated device run the
+ * same passes.  Three schedules:
+ *   plain   whole lines per pass, NSLOT buffers rotating on their own streams so
+ *           that the copy in of one pass, the FFT of another and the copy out of
+ *           a third overlap;
+ *   radix2  the 2013 library's split: four subsequences by index mod 4, each on
+ *           its own stream (copy in + L/4-point FFT), two radix-2 combinations
+ *           (phase 2) on two streams, then phase 3 in chunks of k whose copies
+ *           out overlap the later chunks' kernels; two buffer sets alternate;
+ *   long    lines longer than a pass: recursive decimation in time on the host
+ *           array (phase 1 transforms each subsequence, itself split again if
+ *           needed), then the combinations stream through in chunks of k.
+ * Every device allocation is made at plan time and stays inside the budget.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+enum { K_NONE, K_PLAIN, K_RADIX2, K_LONG };
+#define NSLOT 4     /* device buffers */
+#define NSTREAM 8   /* streams and cuFFT plans */
+#define MAX_LEVELS 48
+#define MIB (1024.0 * 1024.0)
+
+typedef struct srd {
+    hfft__round r;
+    int64_t units;                  /* GPU units [0, units) */
+    int inplace;                    /* src == dst when this round runs */
+    int kind;
+    int64_t blk;                    /* columns (strided) or lines (contiguous) per pass */
+    hfft__fftplan plan[NSTREAM];
+    int nplan;
+    /* long lines */
+    int nlev;
+    int radix[MAX_LEVELS];
+    int64_t leaf;                   /* leaf transform length */
+    int64_t wcols;                  /* columns per top-level batch */
+    int64_t ccols;                  /* combination: columns per chunk */
+} srd;
+
+struct hfft__gpu {
+    const hfft__dev_ops *ops;
+    hfft__dev *d;
+    int prec, sign, inplace;
+    size_t es;
+    size_t cap;                     /* bytes per slot buffer */
+    size_t work_bytes;
+    int nwork;
+    void *buf[NSLOT];
+    void *work[NSTREAM];
+    hfft__stream st[NSTREAM];
+    hfft__event ev[3 * NSTREAM];
+    int nrounds;
+    srd rd[3];
+    void *scratch;                  /* host, pinned: in-place long lines */
+    size_t scratch_bytes;
+    int64_t passes[3];
+};
+
+#define TRY(expr)              \
+    do {                       \
+        int st_ = (expr);      \
+        if (st_)               \
+            return st_;        \
+    } while (0)
+
+static int smallest_factor(int64_t n) {
+    if (n % 4 == 0)
+        return 4;
+    for (int64_t p = 2; p <= HFFT__MAX_RADIX && p * p <= n; p++)
+        if (n % p == 0)
+            return (int)p;
+    return n <= HFFT__MAX_RADIX ? (int)n : 0;
+}
+
+static void destroy_plans(hfft__gpu *g, srd *r) {
+    for (int i = 0; i < r->nplan; i++)
+        if (r->plan[i])
+            g->ops->fft_destroy(g->d, r->plan[i]);
+    memset(r->plan, 0, sizeof r->plan);
+    r->nplan = 0;
+}
+
+/* n plans of length L over `batch` columns of a tile with `batch` pitch (strided)
+   or `batch` contiguous lines; reports the largest work area. */
+static int make_plans(hfft__gpu *g, srd *r, int n, int64_t L, int64_t batch, size_t *work) {
+    int64_t shape[2];
+    int rank = 1;
+    int64_t stride, dist;
+    if (hfft__round_strided(&r->r)) {
+        shape[0] = L;
+        stride = batch;
+        dist = 1;
+    } else {
+        rank = r->r.rank;
+        if (rank == 1) {
+            shape[0] = L;
+        } else {
+            shape[0] = r->r.n2[0];
+            shape[1] = r->r.n2[1];
+        }
+        stride = 1;
+        dist = r->r.L;
+    }
+    *work = 0;
+    for (int i = 0; i < n; i++) {
+        size_t w = 0;
+        int st = g->ops->fft_plan(g->d, g->prec, rank, shape, stride, dist, batch, g->sign,
+                                  &r->plan[i], &w);
+        r->nplan = i + 1;
+        if (st)
+            return st;
+        if (w > *work)
+            *work = w;
+    }
+    return 0;
+}
+
+/* Sizes one round for slot capacity cap: kind, pass size and cuFFT plans. */
+static int plan_round(hfft__gpu *g, srd *r, int want, size_t cap, size_t *work, int *nwork) {
+    size_t es = g->es;
+    destroy_plans(g, r);
+    *work = 0;
+    *nwork = 0;
+    if (r->units == 0) {
+        r->kind = K_NONE;
+        return 0;
+    }
+    if (!hfft__round_strided(&r->r)) {
+        size_t line = (size_t)r->r.L * es;
+        if (line > cap)
+            return hfft__fail(HFFT_ERR_BUDGET,
+                              "a contiguous line of %lld elements (%.1f MiB) does not fit a pass "
+                              "of %.1f MiB; raise the device budget or use HFFT_CPU_ONLY",
+                              (long long)r->r.L, line / MIB, cap / MIB);
+        r->kind = K_PLAIN;
+        r->blk = (int64_t)(cap / line);
+        if (r->blk > r->units)
+            r->blk = r->units;
+        *nwork = NSLOT;
+        return make_plans(g, r, NSLOT, r->r.L, r->blk, work);
+    }
+    size_t col = (size_t)r->r.L * es;
+    if (col <= cap) {
+        int64_t w = (int64_t)(cap / col);
+        if (w > r->units)
+            w = r->units;
+        r->blk = w;
+        /* Radix-2 keeps a whole pass in two slots (quarters in halves). */
+        int radix_ok = r->r.L % 4 == 0 && (size_t)w * col <= 2 * cap;
+        if (want == 2 && radix_ok) {
+            r->kind = K_RADIX2;
+            int64_t w2 = (int64_t)(2 * cap / col);
+            r->blk = w2 > r->units ? r->units : w2;
+            *nwork = NSTREAM;
+            return make_plans(g, r, NSTREAM, r->r.L / 4, r->blk, work);
+        }
+        r->kind = K_PLAIN;
+        *nwork = NSLOT;
+        return make_plans(g, r, NSLOT, r->r.L, r->blk, work);
+    }
+    /* Lines longer than a pass: split until a leaf line fits a quarter slot. */
+    r->kind = K_LONG;
+    int64_t L = r->r.L;
+    r->nlev = 0;
+    while ((size_t)L * es > cap / 4) {
+        int f = smallest_factor(L);
+        if (f == 0 || f == L || r->nlev == MAX_LEVELS)
+            return hfft__fail(HFFT_ERR_BUDGET,
+                              "a line of %lld elements needs %.1f MiB on the device and its "
+                              "length has no factor up to %d that splits it to fit the %.1f MiB "
+                              "pass; raise the device budget or use HFFT_CPU_ONLY",
+                              (long long)r->r.L, (double)r->r.L * es / MIB, HFFT__MAX_RADIX,
+                              cap / MIB);
+        r->radix[r->nlev++] = f;
+        L /= f;
+    }
+    r->leaf = L;
+    r->blk = (int64_t)(cap / ((size_t)L * es));
+    if (r->blk > r->units)
+        r->blk = r->units;
+    /* In place, phase 1 needs a host scratch of L x wcols; bound it to a quarter
+       of the columns (at least one) so the array is never duplicated whole. */
+    r->wcols = r->units;
+    if (r->inplace)
+        r->wcols = r->units / 4 > 0 ? r->units / 4 : 1;
+    r->ccols = r->wcols;
+    *nwork = NSLOT;
+    return make_plans(g, r, NSLOT, r->leaf, r->blk, work);
+}
+
+static size_t pick_capacity(const hfft__gpu_req *req, int64_t budget, size_t es) {
+    int64_t biggest = 0;
+    for (int h = 0; h < req->nrounds; h++) {
+        const hfft__round *r = &req->rounds[h];
+        int64_t e = r->rank == 2 ? r->L * r->no : r->L * (r->ni > 1 ? r->ni : 1) * r->no;
+        if (e > biggest)
+            biggest = e;
+    }
+    size_t total = (size_t)biggest * es;
+    /* Auto: about 32 passes per round (fill and drain cost one pass each), no pass
+       under 4 MiB, and room for the buffers and as much again of work area. */
+    size_t cap = req->pass_bytes > 0 ? (size_t)req->pass_bytes : total / 32;
+    if (req->pass_bytes <= 0 && cap < (4u << 20))
+        cap = 4u << 20;
+    size_t most = (size_t)budget / (2 * NSLOT + NSTREAM);
+    if (req->pass_bytes <= 0 && cap > most * 2)
+        cap = most * 2;
+    if (cap > (size_t)budget / NSLOT)
+        cap = (size_t)budget / NSLOT;
+    return cap & ~(size_t)255;
+}
+
+static void release(hfft__gpu *g) {
+    for (int h = 0; h < g->nrounds; h++)
+        destroy_plans(g, &g->rd[h]);
+    for (int i = 0; i < NSLOT; i++)
+        if (g->buf[i])
+            g->ops->free(g->d, g->buf[i]);
+    for (int i = 0; i < NSTREAM; i++)
+        if (g->work[i])
+            g->ops->free(g->d, g->work[i]);
+    memset(g->buf, 0, sizeof g->buf);
+    memset(g->work, 0, sizeof g->work);
+}
+
+static int allocate(hfft__gpu *g) {
+    for (int i = 0; i < NSLOT; i++)
+        TRY(g->ops->alloc(g->d, &g->buf[i], g->cap));
+    for (int i = 0; i < g->nwork && g->work_bytes; i++)
+        TRY(g->ops->alloc(g->d, &g->work[i], g->work_bytes));
+    return 0;
+}
+
+int hfft__gpu_create(const hfft__dev_ops *ops, hfft__dev *dev, const hfft__gpu_req *req,
+                     hfft__gpu **out) {
+    *out = NULL;
+    hfft__gpu *g = calloc(1, sizeof *g);
+    if (!g)
+        return hfft__fail(HFFT_ERR_HOST_MEMORY, "GPU engine: out of memory");
+    g->ops = ops;
+    g->d = dev;
+    g->prec = req->prec;
+    g->es = 2u * (size_t)req->prec;
+    g->sign = req->sign;
+    g->inplace = req->inplace;
+    g->nrounds = req->nrounds;
+    int st = 0;
+    for (int i = 0; i < NSTREAM && !st; i++)
+        st = ops->stream_create(dev, &g->st[i]);
+    for (int i = 0; i < 3 * NSTREAM && !st; i++)
+        st = ops->event_create(dev, &g->ev[i]);
+    if (st) {
+        hfft__gpu_destroy(g);
+        return st;
+    }
+    for (int h = 0; h < req->nrounds; h++) {
+        g->rd[h].r = req->rounds[h];
+        g->rd[h].units = req->units[h];
+        g->rd[h].inplace = h > 0 || req->inplace;
+    }
+    /* What is left of the budget after what the device already holds (cuFFT's
+       own tables, other plans' buffers on the emulated device). */
+    int64_t budget = ops->budget(dev) - ops->used(dev);
+    size_t cap = pick_capacity(req, budget, g->es);
+    int want = req->schedule == 2 ? 2 : 1;
+    for (;;) {
+        if (cap < 256) {
+            st = hfft__fail(HFFT_ERR_BUDGET,
+                            "device budget of %lld bytes (%lld free of it) is too small for any "
+                            "pass of this problem",
+                            (long long)ops->budget(dev), (long long)budget);
+            break;
+        }
+        size_t work = 0;
+        int nwork = 0;
+        for (int h = 0; h < g->nrounds && !st; h++) {
+            size_t w;
+            int n;
+            st = plan_round(g, &g->rd[h], want, cap, &w, &n);
+            if (w > work)
+                work = w;
+            if (n > nwork)
+                nwork = n;
+        }
+        if (!st) {
+            /* cuFFT plans may hold device memory of their own: what is left counts it. */
+            int64_t left = ops->budget(dev) - ops->used(dev);
+            g->cap = cap;
+            g->work_bytes = work;
+            g->nwork = nwork;
+            if ((int64_t)(NSLOT * cap + (size_t)nwork * work) > left)
+                st = HFFT_ERR_BUDGET;
+            else
+                st = allocate(g);
+            if (!st)
+                break;
+            if (st != HFFT_ERR_DEVICE_MEMORY && st != HFFT_ERR_BUDGET)
+                break;
+        } else if (st != HFFT_ERR_DEVICE_MEMORY) {
+            break; /* a line that cannot fit any pass: shrinking will not help */
+        }
+        /* Too big, or the device refused memory: shrink the passes and try again. */
+        release(g);
+        hfft__clear_error();
+        st = 0;
+        cap = (cap * 3 / 4) & ~(size_t)255;
+    }
+    if (st) {
+        hfft__gpu_destroy(g);
+        return st;
+    }
+    /* In-place long lines need a host scratch for phase 1. */
+    for (int h = 0; h < g->nrounds; h++) {
+        srd *r = &g->rd[h];
+        if (r->kind == K_LONG && r->inplace) {
+            size_t b = (size_t)(r->r.L * r->wcols) * g->es;
+            if (b > g->scratch_bytes)
+                g->scratch_bytes = b;
+        }
+    }
+    if (g->scratch_bytes) {
+        st = ops->host_alloc(dev, &g->scratch, g->scratch_bytes);
+        if (st) {
+            hfft__gpu_destroy(g);
+            return st;
+        }
+    }
+    *out = g;
+    return 0;
+}
+
+void hfft__gpu_destroy(hfft__gpu *g) {
+    if (!g)
+        return;
+    release(g);
+    for (int i = 0; i < NSTREAM; i++)
+        if (g->st[i])
+            g->ops->stream_destroy(g->d, g->st[i]);
+    for (int i = 0; i < 3 * NSTREAM; i++)
+        if (g->ev[i])
+            g->ops->event_destroy(g->d, g->ev[i]);
+    if (g->scratch)
+        g->ops->host_free(g->d, g->scratch);
+    free(g);
+}
+
+/* ---- plain passes ---- */
+
+typedef struct view {
+    const char *src;
+    int64_t ss; /* elements between rows of the source */
+    char *dst;
+    int64_t ds;
+} view;
+
+static int sync_all(hfft__gpu *g) {
+    for (int i = 0; i < NSTREAM; i++)
+        TRY(g->ops->sync(g->d, g->st[i]));
+    return 0;
+}
+
+/* Strided: columns [0, cols) of lines of length L with row pitches ss and ds. */
+static int plain_strided(hfft__gpu *g, srd *r, view v, int64_t L, int64_t cols, int64_t *pass) {
+    const hfft__dev_ops *o = g->ops;
+    size_t es = g->es;
+    for (int64_t c0 = 0; c0 < cols; c0 += r->blk) {
+        int64_t w = cols - c0 < r->blk ? cols - c0 : r->blk;
+        int s = (int)(*pass % NSLOT);
+        (*pass)++;
+        hfft__stream q = g->st[s];
+        TRY(o->h2d(g->d, q, g->buf[s], (size_t)r->blk * es, v.src + c0 * es, (size_t)v.ss * es,
+                   (size_t)w * es, (size_t)L));
+        TRY(o->fft_exec(g->d, r->plan[s], q, g->buf[s], g->work[s]));
+        TRY(o->d2h(g->d, q, v.dst + c0 * es, (size_t)v.ds * es, g->buf[s], (size_t)r->blk * es,
+                   (size_t)w * es, (size_t)L));
+    }
+    return 0;
+}
+
+static int plain_contig(hfft__gpu *g, srd *r, const char *src, char *dst, int64_t lines,
+                        int64_t *pass) {
+    const hfft__dev_ops *o = g->ops;
+    size_t line = (size_t)r->r.dout * g->es;
+    for (int64_t l0 = 0; l0 < lines; l0 += r->blk) {
+        int64_t n = lines - l0 < r->blk ? lines - l0 : r->blk;
+        int s = (int)(*pass % NSLOT);
+        (*pass)++;
+        hfft__stream q = g->st[s];
+        size_t bytes = (size_t)n * line;
+        TRY(o->h2d(g->d, q, g->buf[s], bytes, src + l0 * line, bytes, bytes, 1));
+        TRY(o->fft_exec(g->d, r->plan[s], q, g->buf[s], g->work[s]));
+        TRY(o->d2h(g->d, q, dst + l0 * line, bytes, g->buf[s], bytes, bytes, 1));
+    }
+    return 0;
+}
+
+/* ---- radix-2 passes (the 2013 split inside a pass) ---- */
+
+static int radix2_strided(hfft__gpu *g, srd *r, view v, int64_t cols, int64_t *pass) {
+    const hfft__dev_ops *o = g->ops;
+    hfft__dev *d = g->d;
+    size_t es = g->es;
+    int64_t L = r->r.L, L4 = L / 4, blk = r->blk;
+    size_t quarter = (size_t)(L4 * blk) * es;
+    static const int out_quarter[4] = {0, 2, 1, 3}; /* tile j holds T(k + out_quarter[j] L/4) */
+    for (int64_t c0 = 0; c0 < cols; c0 += blk) {
+        int64_t w = cols - c0 < blk ? cols - c0 : blk;
+        int b = (int)(*pass % 2);
+        hfft__stream *S = &g->st[4 * b];
+        hfft__event *ev1 = &g->ev[4 * b], *ev2 = &g->ev[NSTREAM + 4 * b],
+                    *end = &g->ev[2 * NSTREAM + 4 * b];
+        char *t[4];
+        for (int j = 0; j < 4; j++)
+            t[j] = (char *)g->buf[2 * b + (j >> 1)] + (j & 1) * quarter;
+        if (*pass >= 2) {
+            /* The set's previous pass: every phase-3 chunk touched every quarter. */
+            for (int j = 0; j < 4; j++)
+                for (int c = 0; c < 4; c++)
+                    if (c != j)
+                        TRY(o->wait(d, S[j], end[c]));
+        }
+        (*pass)++;
+        /* Phase 1: subsequence j = rows 4m + j, its own stream, copy in then FFT. */
+        for (int j = 0; j < 4; j++) {
+            TRY(o->h2d(d, S[j], t[j], (size_t)blk * es, v.src + (j * v.ss + c0) * es,
+                       (size_t)(4 * v.ss) * es, (size_t)w * es, (size_t)L4));
+            TRY(o->fft_exec(d, r->plan[4 * b + j], S[j], t[j], g->work[4 * b + j]));
+            TRY(o->record(d, ev1[j], S[j]));
+        }
+        /* Phase 2: G1 from (F00, F01) = tiles (0, 2), G2 from (F10, F11) = tiles (1, 3). */
+        TRY(o->wait(d, S[0], ev1[2]));
+        TRY(o->radix2(d, g->prec, S[0], t[0], t[2], L4, blk, L / 2, 0, g->sign));
+        TRY(o->record(d, ev2[0], S[0]));
+        TRY(o->wait(d, S[1], ev1[3]));
+        TRY(o->radix2(d, g->prec, S[1], t[1], t[3], L4, blk, L / 2, 0, g->sign));
+        TRY(o->record(d, ev2[1], S[1]));
+        /* Phase 3 in four chunks of k, each copied out on its stream as soon as done. */
+        for (int c = 0; c < 4; c++) {
+            int64_t k0 = L4 * c / 4, k1 = L4 * (c + 1) / 4, rows = k1 - k0;
+            hfft__stream q = S[c];
+            TRY(o->wait(d, q, ev2[0]));
+            TRY(o->wait(d, q, ev2[1]));
+            if (rows > 0) {
+                size_t off = (size_t)(k0 * blk) * es;
+                TRY(o->radix2(d, g->prec, q, t[0] + off, t[1] + off, rows, blk, L, k0, g->sign));
+                TRY(o->radix2(d, g->prec, q, t[2] + off, t[3] + off, rows, blk, L, k0 + L4,
+                              g->sign));
+                for (int j = 0; j < 4; j++) {
+                    int64_t row = out_quarter[j] * L4 + k0;
+                    TRY(o->d2h(d, q, v.dst + (row * v.ds + c0) * es, (size_t)v.ds * es, t[j] + off,
+                               (size_t)blk * es, (size_t)w * es, (size_t)rows));
+                }
+            }
+            TRY(o->record(d, end[c], q));
+        }
+    }
+    return 0;
+}
+
+/* ---- long lines ---- */
+
+/* Combination of r blocks of a line set: reads rows j*Lr + k of mid (pitch ms),
+   writes T(k + q Lr) to rows q*Lr + k of fin (pitch fs), in chunks of k. */
+static int long_combine(hfft__gpu *g, int radix, int64_t L, const char *mid, int64_t ms,
+                        char *fin, int64_t fs, int64_t cols, int64_t *pass) {
+    const hfft__dev_ops *o = g->ops;
+    hfft__dev *d = g->d;
+    size_t es = g->es;
+    int64_t Lr = L / radix;
+    int64_t cb = cols;
+    int64_t rows = (int64_t)(g->cap / ((size_t)radix * cb * es));
+    while (rows < 1 && cb > 1) {
+        cb = (cb + 1) / 2;
+        rows = (int64_t)(g->cap / ((size_t)radix * cb * es));
+    }
+    if (rows > Lr)
+        rows = Lr;
+    static const int out4[4] = {0, 2, 1, 3};
+    for (int64_t c0 = 0; c0 < cols; c0 += cb) {
+        int64_t w = cols - c0 < cb ? cols - c0 : cb;
+        for (int64_t k0 = 0; k0 < Lr; k0 += rows) {
+            int64_t n = Lr - k0 < rows ? Lr - k0 : rows;
+            int s = (int)(*pass % NSLOT);
+            (*pass)++;
+            hfft__stream q = g->st[s];
+            size_t tile = (size_t)(n * cb) * es;
+            void *t[HFFT__MAX_RADIX];
+            for (int j = 0; j < radix; j++) {
+                t[j] = (char *)g->buf[s] + j * tile;
+                TRY(o->h2d(d, q, t[j], (size_t)cb * es, mid + ((j * Lr + k0) * ms + c0) * es,
+                           (size_t)ms * es, (size_t)w * es, (size_t)n));
+            }
+            const int *order = NULL;
+            if (radix == 4) {
+                TRY(o->radix2(d, g->prec, q, t[0], t[2], n, cb, L / 2, k0, g->sign));
+                TRY(o->radix2(d, g->prec, q, t[1], t[3], n, cb, L / 2, k0, g->sign));
+                TRY(o->radix2(d, g->prec, q, t[0], t[1], n, cb, L, k0, g->sign));
+                TRY(o->radix2(d, g->prec, q, t[2], t[3], n, cb, L, k0 + Lr, g->sign));
+                order = out4;
+            } else if (radix == 2) {
+                TRY(o->radix2(d, g->prec, q, t[0], t[1], n, cb, L, k0, g->sign));
+            } else {
+                TRY(o->radixr(d, g->prec, q, t, radix, n, cb, L, k0, g->sign));
+            }
+            for (int j = 0; j < radix; j++) {
+                int64_t qq = order ? order[j] : j;
+                TRY(o->d2h(d, q, fin + ((qq * Lr + k0) * fs + c0) * es, (size_t)fs * es, t[j],
+                           (size_t)cb * es, (size_t)w * es, (size_t)n));
+            }
+        }
+    }
+    return 0;
+}
+
+/* Transforms lines of length L (level lev of the split) from src (pitch ss) into
+   fin (pitch fs), with phase-1 results in mid (pitch ms). */
+static int long_rec(hfft__gpu *g, srd *r, int lev, int64_t L, const char *src, int64_t ss,
+                    char *mid, int64_t ms, char *fin, int64_t fs, int64_t cols, int64_t *pass) {
+    if (lev == r->nlev) {
+        view v = {src, ss, fin, fs};
+        return plain_strided(g, r, v, L, cols, pass);
+    }
+    int radix = r->radix[lev];
+    int64_t Lr = L / radix;
+    size_t es = g->es;
+    for (int j = 0; j < radix; j++) {
+        char *blk = mid + (size_t)(j * Lr * ms) * es;
+        TRY(long_rec(g, r, lev + 1, Lr, src + (size_t)(j * ss) * es, radix * ss, blk, ms, blk, ms,
+                     cols, pass));
+    }
+    /* The combination reads what phase 1 wrote: all of it must have landed. */
+    TRY(sync_all(g));
+    TRY(long_combine(g, radix, L, mid, ms, fin, fs, cols, pass));
+    return sync_all(g);
+}
+
+int hfft__gpu_run(hfft__gpu *g, int h, const void *src_, void *dst_) {
+    srd *r = &g->rd[h];
+    const char *src = src_;
+    char *dst = dst_;
+    size_t es = g->es;
+    int64_t pass = 0;
+    int inplace = src_ == dst_;
+    switch (r->kind) {
+    case K_NONE:
+        return 0;
+    case K_PLAIN:
+        if (!hfft__round_strided(&r->r)) {
+            TRY(plain_contig(g, r, src, dst, r->units, &pass));
+        } else {
+            for (int64_t o = 0; o < r->r.no; o++) {
+                size_t off = (size_t)(o * r->r.dout) * es;
+                view v = {src + off, r->r.s, dst + off, r->r.s};
+                TRY(plain_strided(g, r, v, r->r.L, r->units, &pass));
+            }
+        }
+        break;
+    case K_RADIX2:
+        for (int64_t o = 0; o < r->r.no; o++) {
+            size_t off = (size_t)(o * r->r.dout) * es;
+            view v = {src + off, r->r.s, dst + off, r->r.s};
+            TRY(radix2_strided(g, r, v, r->units, &pass));
+        }
+        break;
+    case K_LONG:
+        for (int64_t o = 0; o < r->r.no; o++) {
+            for (int64_t c0 = 0; c0 < r->units; c0 += r->wcols) {
+                int64_t w = r->units - c0 < r->wcols ? r->units - c0 : r->wcols;
+                size_t off = (size_t)(o * r->r.dout + c0) * es;
+                char *fin = dst + off;
+                char *mid = inplace ? g->scratch : fin;
+                int64_t ms = inplace ? w : r->r.s;
+                TRY(long_rec(g, r, 0, r->r.L, src + off, r->r.s, mid, ms, fin, r->r.s, w, &pass));
+            }
+        }
+        break;
+    }
+    g->passes[h] = pass;
+    return sync_all(g);
+}
+
+void hfft__gpu_fill_info(const hfft__gpu *g, hfft_info *info) {
+    int sched = 0;
+    for (int h = 0; h < g->nrounds; h++) {
+        const srd *r = &g->rd[h];
+        int64_t units = r->units, per = r->blk > 0 ? r->blk : 1;
+        int64_t outer = hfft__round_strided(&r->r) ? r->r.no : 1;
+        info->passes[h] = r->kind == K_NONE ? 0 : (int)(outer * ((units + per - 1) / per));
+        if (r->kind == K_RADIX2)
+            sched = 2;
+        else if (r->kind != K_NONE && sched == 0)
+            sched = 1;
+    }
+    info->schedule = sched;
+    info->streams = sched == 2 ? NSTREAM : NSLOT;
+    info->device_bytes = g->ops->used(g->d);
+    info->host_bytes += (int64_t)g->scratch_bytes;
+}
