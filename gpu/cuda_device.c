@@ -325,6 +325,13 @@ static int cuda_radixr(hfft__dev *d, int prec, hfft__stream s, void *const *blk,
                          "hfft radix-r kernel");
 }
 
+static int cuda_transpose(hfft__dev *d, int prec, hfft__stream s, void *dst, const void *src,
+                          int64_t rows, int64_t cols) {
+    (void)d;
+    return launch_status(hfft__cuda_transpose(prec, s, dst, src, rows, cols),
+                         "hfft transpose kernel");
+}
+
 static int cuda_host_alloc(hfft__dev *d, void **p, size_t bytes) {
     (void)d;
     *p = NULL;
@@ -380,6 +387,7 @@ const hfft__dev_ops hfft__cuda_ops = {
     .fft_destroy = cuda_fft_destroy,
     .radix2 = cuda_radix2,
     .radixr = cuda_radixr,
+    .transpose = cuda_transpose,
     .host_alloc = cuda_host_alloc,
     .host_free = cuda_host_free,
     .host_register = cuda_host_register,

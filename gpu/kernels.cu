@@ -53,6 +53,33 @@ __global__ void radixr_kernel(Tiles t, int r, int64_t rows, int64_t width, int64
     }
 }
 
+/* 32 x 32 tiles through shared memory (padded against bank conflicts), so that
+   both the reads and the writes are coalesced; complex elements move whole. */
+constexpr int kTile = 32, kRows = 8;
+
+template <typename V>
+__global__ void transpose_kernel(V *dst, const V *src, int64_t rows, int64_t cols) {
+    __shared__ V tile[kTile][kTile + 1];
+    for (int64_t by = blockIdx.y; by * kTile < rows; by += gridDim.y) {
+        for (int64_t bx = blockIdx.x; bx * kTile < cols; bx += gridDim.x) {
+            int64_t c = bx * kTile + threadIdx.x;
+            for (int k = threadIdx.y; k < kTile; k += kRows) {
+                int64_t r = by * kTile + k;
+                if (r < rows && c < cols)
+                    tile[k][threadIdx.x] = src[r * cols + c];
+            }
+            __syncthreads();
+            int64_t r = by * kTile + threadIdx.x;
+            for (int k = threadIdx.y; k < kTile; k += kRows) {
+                int64_t cc = bx * kTile + k;
+                if (r < rows && cc < cols)
+                    dst[cc * rows + r] = tile[threadIdx.x][k];
+            }
+            __syncthreads();
+        }
+    }
+}
+
 dim3 grid_for(int64_t rows, int64_t width) {
     int64_t gx = (width + kThreads - 1) / kThreads;
     if (gx > 1024)
@@ -93,5 +120,24 @@ extern "C" int hfft__cuda_radixr(int prec, void *stream, void *const *blk, int r
         radixr_kernel<float><<<g, kThreads, 0, s>>>(t, r, rows, width, L, k0, sign);
     else
         radixr_kernel<double><<<g, kThreads, 0, s>>>(t, r, rows, width, L, k0, sign);
+    return static_cast<int>(cudaGetLastError());
+}
+
+extern "C" int hfft__cuda_transpose(int prec, void *stream, void *dst, const void *src,
+                                    int64_t rows, int64_t cols) {
+    if (rows <= 0 || cols <= 0)
+        return 0;
+    int64_t gx = (cols + kTile - 1) / kTile, gy = (rows + kTile - 1) / kTile;
+    dim3 grid((unsigned)(gx < 65535 ? gx : 65535), (unsigned)(gy < 65535 ? gy : 65535));
+    dim3 block(kTile, kRows);
+    cudaStream_t s = static_cast<cudaStream_t>(stream);
+    if (prec == 4)
+        transpose_kernel<float2><<<grid, block, 0, s>>>(static_cast<float2 *>(dst),
+                                                        static_cast<const float2 *>(src), rows,
+                                                        cols);
+    else
+        transpose_kernel<double2><<<grid, block, 0, s>>>(static_cast<double2 *>(dst),
+                                                         static_cast<const double2 *>(src), rows,
+                                                         cols);
     return static_cast<int>(cudaGetLastError());
 }

@@ -86,6 +86,7 @@ enum hfft_device_kind {
  *   wisdom         HFFT_WISDOM         wisdom file written by hfft-tune
  *   ratio          (none)              fixed GPU share of each round in (0, 1]; 0: balancer
  *   pass_bytes     (none)              fixed pass size on the device in bytes; 0: planner
+ *   slots          (none)              pass buffers in flight, 3..8; 0: planner
  * Thread safety: an options struct is plain data; share it read-only freely.
  */
 typedef struct hfft_options {
@@ -95,6 +96,7 @@ typedef struct hfft_options {
     const char *wisdom;
     double ratio;
     int64_t pass_bytes;
+    int slots;
 } hfft_options;
 
 /* What a plan chose and what it holds; filled by hfft_plan_info/hfftf_plan_info. */
@@ -107,7 +109,8 @@ typedef struct hfft_info {
     int schedule;               /* 0 none (CPU), 1 plain, 2 radix-2 */
     int rounds;                 /* rounds of passes over the array */
     int passes[3];              /* GPU passes per round */
-    int streams;                /* CUDA streams per pass set */
+    int streams;                /* pass buffers in flight (plain) or streams (radix-2) */
+    int transposed;             /* 1 where long strided lines are computed transposed */
     double ratio[3];            /* GPU share of each round's transforms, 0..1 */
     int threads;                /* CPU threads */
     int64_t device_budget;      /* bytes the plan may use on the device */
@@ -115,6 +118,7 @@ typedef struct hfft_info {
     int64_t host_bytes;         /* host scratch and staging it allocated */
     int host_pinned;            /* 0 pageable staging, 1 registered, 2 hfft_malloc memory */
     double predicted_seconds[3];/* model's time per round (0 where no model ran) */
+    double measured_seconds[3]; /* each round's time in the last execute */
     char device_name[96];       /* GPU name, "emulated" or "none" */
 } hfft_info;
 

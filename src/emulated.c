@@ -221,6 +221,21 @@ static int emu_radixr(hfft__dev *d, int prec, hfft__stream s, void *const *blk, 
     return 0;
 }
 
+static int emu_transpose(hfft__dev *d, int prec, hfft__stream s, void *dst, const void *src,
+                         int64_t rows, int64_t cols) {
+    (void)d;
+    (void)s;
+    int st = fault("kernel");
+    if (st)
+        return st;
+    size_t es = 2u * (size_t)prec;
+    for (int64_t r = 0; r < rows; r++)
+        for (int64_t c = 0; c < cols; c++)
+            memcpy((char *)dst + (size_t)(c * rows + r) * es, (const char *)src + (size_t)(r * cols + c) * es,
+                   es);
+    return 0;
+}
+
 static int emu_host_alloc(hfft__dev *d, void **p, size_t bytes) {
     *p = NULL;
     (void)d;
@@ -273,6 +288,7 @@ const hfft__dev_ops hfft__emulated_ops = {
     .fft_destroy = emu_fft_destroy,
     .radix2 = emu_radix2,
     .radixr = emu_radixr,
+    .transpose = emu_transpose,
     .host_alloc = emu_host_alloc,
     .host_free = emu_host_free,
     .host_register = emu_host_register,

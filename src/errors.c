@@ -5,6 +5,7 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "internal.h"
 
@@ -47,10 +48,18 @@ int hfft__fail_context(int status, const char *fmt, ...) {
     va_start(ap, fmt);
     vsnprintf(head, sizeof head, fmt, ap);
     va_end(ap);
-    snprintf(tail, sizeof tail, "%s", last_message);
+    size_t n = strnlen(last_message, sizeof tail - 1);
+    memcpy(tail, last_message, n);
+    tail[n] = '\0';
     snprintf(last_message, sizeof last_message, "%s: %s", head, tail);
     last_status = status;
     return status;
 }
 
 const char *hfft_version(void) { return HFFT_VERSION_STRING; }
+
+double hfft__now(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}

@@ -31,6 +31,8 @@ int hfft__fail_context(int status, const char *fmt, ...)
 #endif
     ;
 void hfft__clear_error(void);
+/* Seconds on a monotonic clock. */
+double hfft__now(void);
 
 /* Fault injection for tests (src/fault.c): HFFT_FAULT=op:N makes the N-th call
    of op fail (counted from when the variable last changed).  Ops: alloc, h2d,
@@ -46,6 +48,7 @@ typedef struct hfft__settings {
     char wisdom[1024];  /* "" : none */
     double ratio;       /* < 0: balancer decides */
     int64_t pass_bytes; /* 0: planner decides */
+    int slots;          /* 0: planner decides */
 } hfft__settings;
 
 int hfft__settings_resolve(const hfft_options *opts, hfft__settings *out);
@@ -118,6 +121,9 @@ typedef struct hfft__dev_ops {
     /* a' = a + w b, b' = a - w b with w = exp(sign 2 pi i (k0 + row) / N), on rows x w tiles. */
     int (*radix2)(hfft__dev *d, int prec, hfft__stream s, void *a, void *b, int64_t rows,
                   int64_t width, int64_t N, int64_t k0, int sign);
+    /* dst (cols x rows) = transpose of src (rows x cols), complex elements. */
+    int (*transpose)(hfft__dev *d, int prec, hfft__stream s, void *dst, const void *src,
+                     int64_t rows, int64_t cols);
     /* Radix-r DIT combination of r tiles (see gpu/butterfly.h). */
     int (*radixr)(hfft__dev *d, int prec, hfft__stream s, void *const *blk, int r, int64_t rows,
                   int64_t width, int64_t L, int64_t k0, int sign);
@@ -184,6 +190,7 @@ typedef struct hfft__gpu_req {
     int64_t units[3];   /* units each round gives the GPU: [0, units) */
     int schedule;       /* 0 auto, 1 plain, 2 radix-2 */
     int64_t pass_bytes; /* 0 auto */
+    int slots;          /* pass buffers in flight; 0 auto */
     int inplace;
 } hfft__gpu_req;
 int hfft__gpu_create(const hfft__dev_ops *ops, hfft__dev *dev, const hfft__gpu_req *req,

@@ -151,6 +151,7 @@ static int make_gpu(hfft__plan *p, unsigned flags) {
         req.units[h] = p->cut[h];
     req.schedule = (flags & HFFT_SCHEDULE_RADIX2) ? 2 : (flags & HFFT_SCHEDULE_PLAIN) ? 1 : 0;
     req.pass_bytes = p->set.pass_bytes;
+    req.slots = p->set.slots;
     req.inplace = p->in == p->out;
     return hfft__gpu_create(p->ops, p->dev, &req, &p->gpu);
 }
@@ -288,6 +289,7 @@ hfft__plan *hfft__plan_create(int prec, int rank, const int64_t *n_in, void *in,
 int hfft__plan_execute(hfft__plan *p, void *in, void *out) {
     int st = 0;
     for (int h = 0; h < p->nrounds && !st; h++) {
+        double t0 = hfft__now();
         const void *src = h == 0 ? in : out;
         int64_t units = hfft__round_units(&p->rounds[h]);
         int cpu_part = p->cpu && p->cut[h] < units;
@@ -300,6 +302,7 @@ int hfft__plan_execute(hfft__plan *p, void *in, void *out) {
             if (!st)
                 st = cst;
         }
+        p->info.measured_seconds[h] = hfft__now() - t0;
     }
     if (st)
         return hfft__fail_context(st, in == out ? "execute failed; the in-place array is undefined"

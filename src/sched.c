@@ -20,7 +20,8 @@
 #include "internal.h"
 
 enum { K_NONE, K_PLAIN, K_RADIX2, K_LONG };
-#define NSLOT 4     /* device buffers */
+#define NSLOT 8     /* device buffers at most */
+#define DEFAULT_SLOTS 4
 #define NSTREAM 8   /* streams and cuFFT plans */
 #define MAX_LEVELS 48
 #define MIB (1024.0 * 1024.0)
@@ -30,6 +31,7 @@ typedef struct srd {
     int64_t units;                  /* GPU units [0, units) */
     int inplace;                    /* src == dst when this round runs */
     int kind;
+    int transpose;                  /* strided passes computed as contiguous lines */
     int64_t blk;                    /* columns (strided) or lines (contiguous) per pass */
     hfft__fftplan plan[NSTREAM];
     int nplan;
@@ -49,10 +51,12 @@ struct hfft__gpu {
     size_t cap;                     /* bytes per slot buffer */
     size_t work_bytes;
     int nwork;
+    int nslot;                      /* pass buffers in flight */
     void *buf[NSLOT];
     void *work[NSTREAM];
-    hfft__stream st[NSTREAM];
+    hfft__stream st[NSTREAM + 1];   /* the last one runs transposed compute */
     hfft__event ev[3 * NSTREAM];
+    void *tbuf;                     /* transposed-compute scratch, one pass */
     int nrounds;
     srd rd[3];
     void *scratch;                  /* host, pinned: in-place long lines */
@@ -90,7 +94,11 @@ static int make_plans(hfft__gpu *g, srd *r, int n, int64_t L, int64_t batch, siz
     int64_t shape[2];
     int rank = 1;
     int64_t stride, dist;
-    if (hfft__round_strided(&r->r)) {
+    if (hfft__round_strided(&r->r) && r->transpose) {
+        shape[0] = L;
+        stride = 1;
+        dist = L;
+    } else if (hfft__round_strided(&r->r)) {
         shape[0] = L;
         stride = batch;
         dist = 1;
@@ -119,6 +127,22 @@ static int make_plans(hfft__gpu *g, srd *r, int n, int64_t L, int64_t batch, siz
     return 0;
 }
 
+/*
+ * cuFFT's strided transforms of long lines (a column pass of a 2D array) run
+ * at a fraction of its contiguous speed and, on a fast link, become the
+ * bottleneck.  Such passes are computed transposed: one kernel turns the
+ * L x w tile into w contiguous lines, cuFFT transforms them, another kernel
+ * turns them back.  All of it runs on one compute stream, so one scratch of a
+ * pass serves every slot.
+ */
+#define TRANSPOSE_MIN_L 4096
+
+static int plain_plans(hfft__gpu *g, srd *r, int64_t L, size_t *work, int *nwork) {
+    r->transpose = hfft__round_strided(&r->r) && L >= TRANSPOSE_MIN_L && r->blk > 1;
+    *nwork = r->transpose ? 1 : g->nslot;
+    return make_plans(g, r, *nwork, L, r->blk, work);
+}
+
 /* Sizes one round for slot capacity cap: kind, pass size and cuFFT plans. */
 static int plan_round(hfft__gpu *g, srd *r, int want, size_t cap, size_t *work, int *nwork) {
     size_t es = g->es;
@@ -140,8 +164,8 @@ static int plan_round(hfft__gpu *g, srd *r, int want, size_t cap, size_t *work, 
         r->blk = (int64_t)(cap / line);
         if (r->blk > r->units)
             r->blk = r->units;
-        *nwork = NSLOT;
-        return make_plans(g, r, NSLOT, r->r.L, r->blk, work);
+        *nwork = g->nslot;
+        return make_plans(g, r, g->nslot, r->r.L, r->blk, work);
     }
     size_t col = (size_t)r->r.L * es;
     if (col <= cap) {
@@ -159,8 +183,7 @@ static int plan_round(hfft__gpu *g, srd *r, int want, size_t cap, size_t *work, 
             return make_plans(g, r, NSTREAM, r->r.L / 4, r->blk, work);
         }
         r->kind = K_PLAIN;
-        *nwork = NSLOT;
-        return make_plans(g, r, NSLOT, r->r.L, r->blk, work);
+        return plain_plans(g, r, r->r.L, work, nwork);
     }
     /* Lines longer than a pass: split until a leaf line fits a quarter slot. */
     r->kind = K_LONG;
@@ -188,11 +211,10 @@ static int plan_round(hfft__gpu *g, srd *r, int want, size_t cap, size_t *work, 
     if (r->inplace)
         r->wcols = r->units / 4 > 0 ? r->units / 4 : 1;
     r->ccols = r->wcols;
-    *nwork = NSLOT;
-    return make_plans(g, r, NSLOT, r->leaf, r->blk, work);
+    return plain_plans(g, r, r->leaf, work, nwork);
 }
 
-static size_t pick_capacity(const hfft__gpu_req *req, int64_t budget, size_t es) {
+static size_t pick_capacity(const hfft__gpu_req *req, int64_t budget, size_t es, int nslot) {
     int64_t biggest = 0;
     for (int h = 0; h < req->nrounds; h++) {
         const hfft__round *r = &req->rounds[h];
@@ -206,11 +228,11 @@ static size_t pick_capacity(const hfft__gpu_req *req, int64_t budget, size_t es)
     size_t cap = req->pass_bytes > 0 ? (size_t)req->pass_bytes : total / 32;
     if (req->pass_bytes <= 0 && cap < (4u << 20))
         cap = 4u << 20;
-    size_t most = (size_t)budget / (2 * NSLOT + NSTREAM);
+    size_t most = (size_t)budget / (2 * (size_t)nslot + NSTREAM);
     if (req->pass_bytes <= 0 && cap > most * 2)
         cap = most * 2;
-    if (cap > (size_t)budget / NSLOT)
-        cap = (size_t)budget / NSLOT;
+    if (cap > (size_t)budget / (size_t)nslot)
+        cap = (size_t)budget / (size_t)nslot;
     return cap & ~(size_t)255;
 }
 
@@ -223,13 +245,25 @@ static void release(hfft__gpu *g) {
     for (int i = 0; i < NSTREAM; i++)
         if (g->work[i])
             g->ops->free(g->d, g->work[i]);
+    if (g->tbuf)
+        g->ops->free(g->d, g->tbuf);
+    g->tbuf = NULL;
     memset(g->buf, 0, sizeof g->buf);
     memset(g->work, 0, sizeof g->work);
 }
 
+static int any_transpose(const hfft__gpu *g) {
+    for (int h = 0; h < g->nrounds; h++)
+        if (g->rd[h].kind != K_NONE && g->rd[h].transpose)
+            return 1;
+    return 0;
+}
+
 static int allocate(hfft__gpu *g) {
-    for (int i = 0; i < NSLOT; i++)
+    for (int i = 0; i < g->nslot; i++)
         TRY(g->ops->alloc(g->d, &g->buf[i], g->cap));
+    if (any_transpose(g))
+        TRY(g->ops->alloc(g->d, &g->tbuf, g->cap));
     for (int i = 0; i < g->nwork && g->work_bytes; i++)
         TRY(g->ops->alloc(g->d, &g->work[i], g->work_bytes));
     return 0;
@@ -249,7 +283,7 @@ int hfft__gpu_create(const hfft__dev_ops *ops, hfft__dev *dev, const hfft__gpu_r
     g->inplace = req->inplace;
     g->nrounds = req->nrounds;
     int st = 0;
-    for (int i = 0; i < NSTREAM && !st; i++)
+    for (int i = 0; i < NSTREAM + 1 && !st; i++)
         st = ops->stream_create(dev, &g->st[i]);
     for (int i = 0; i < 3 * NSTREAM && !st; i++)
         st = ops->event_create(dev, &g->ev[i]);
@@ -265,8 +299,15 @@ int hfft__gpu_create(const hfft__dev_ops *ops, hfft__dev *dev, const hfft__gpu_r
     /* What is left of the budget after what the device already holds (cuFFT's
        own tables, other plans' buffers on the emulated device). */
     int64_t budget = ops->budget(dev) - ops->used(dev);
-    size_t cap = pick_capacity(req, budget, g->es);
     int want = req->schedule == 2 ? 2 : 1;
+    g->nslot = req->slots > 0 ? req->slots : DEFAULT_SLOTS;
+    if (g->nslot < 3)
+        g->nslot = 3;
+    if (g->nslot > NSLOT)
+        g->nslot = NSLOT;
+    if (want == 2 && g->nslot < 4)
+        g->nslot = 4; /* two buffer sets of two halves */
+    size_t cap = pick_capacity(req, budget, g->es, g->nslot);
     for (;;) {
         if (cap < 256) {
             st = hfft__fail(HFFT_ERR_BUDGET,
@@ -292,7 +333,8 @@ int hfft__gpu_create(const hfft__dev_ops *ops, hfft__dev *dev, const hfft__gpu_r
             g->cap = cap;
             g->work_bytes = work;
             g->nwork = nwork;
-            if ((int64_t)(NSLOT * cap + (size_t)nwork * work) > left)
+            size_t bufs = (size_t)(g->nslot + any_transpose(g)) * cap;
+            if ((int64_t)(bufs + (size_t)nwork * work) > left)
                 st = HFFT_ERR_BUDGET;
             else
                 st = allocate(g);
@@ -337,7 +379,7 @@ void hfft__gpu_destroy(hfft__gpu *g) {
     if (!g)
         return;
     release(g);
-    for (int i = 0; i < NSTREAM; i++)
+    for (int i = 0; i < NSTREAM + 1; i++)
         if (g->st[i])
             g->ops->stream_destroy(g->d, g->st[i]);
     for (int i = 0; i < 3 * NSTREAM; i++)
@@ -358,23 +400,77 @@ typedef struct view {
 } view;
 
 static int sync_all(hfft__gpu *g) {
-    for (int i = 0; i < NSTREAM; i++)
+    for (int i = 0; i < NSTREAM + 1; i++)
         TRY(g->ops->sync(g->d, g->st[i]));
     return 0;
+}
+
+/*
+ * Pass boundaries over `units` in blocks of at most `blk`.  A round's first copy
+ * in and last copy out run with the other direction idle, so the first passes
+ * ramp up (blk/16, /8, /4, /2) and the last ramp down: the idle time shrinks to
+ * a sixteenth of a pass.  Short passes still run the full-size FFT plan on the
+ * tile; the columns or lines beyond them are never copied back.
+ */
+#define RAMP 4
+static int64_t next_pass(int64_t at, int64_t units, int64_t blk) {
+    int64_t ramp = 0;
+    for (int i = 0; i < RAMP; i++)
+        ramp += blk >> (RAMP - i) > 0 ? blk >> (RAMP - i) : 1;
+    int64_t left = units - at;
+    if (units < 2 * ramp + 2 * blk)
+        return left < blk ? left : blk;
+    /* head ramp */
+    int64_t edge = 0;
+    for (int i = 0; i < RAMP; i++) {
+        int64_t sz = blk >> (RAMP - i) > 0 ? blk >> (RAMP - i) : 1;
+        if (at == edge)
+            return sz;
+        edge += sz;
+    }
+    /* tail ramp: the last passes mirror the head */
+    if (left <= ramp) {
+        int64_t tail = ramp;
+        for (int i = RAMP - 1; i >= 0; i--) {
+            int64_t sz = blk >> (RAMP - i) > 0 ? blk >> (RAMP - i) : 1;
+            if (left == tail)
+                return sz;
+            tail -= sz;
+        }
+        return left;
+    }
+    /* middle: equal blocks of at most blk ending where the tail ramp starts */
+    int64_t middle = left - ramp;
+    int64_t nblk = (middle + blk - 1) / blk;
+    return (middle + nblk - 1) / nblk;
 }
 
 /* Strided: columns [0, cols) of lines of length L with row pitches ss and ds. */
 static int plain_strided(hfft__gpu *g, srd *r, view v, int64_t L, int64_t cols, int64_t *pass) {
     const hfft__dev_ops *o = g->ops;
     size_t es = g->es;
-    for (int64_t c0 = 0; c0 < cols; c0 += r->blk) {
-        int64_t w = cols - c0 < r->blk ? cols - c0 : r->blk;
-        int s = (int)(*pass % NSLOT);
+    for (int64_t c0 = 0, w; c0 < cols; c0 += w) {
+        w = next_pass(c0, cols, r->blk);
+        int s = (int)(*pass % g->nslot);
         (*pass)++;
         hfft__stream q = g->st[s];
         TRY(o->h2d(g->d, q, g->buf[s], (size_t)r->blk * es, v.src + c0 * es, (size_t)v.ss * es,
                    (size_t)w * es, (size_t)L));
-        TRY(o->fft_exec(g->d, r->plan[s], q, g->buf[s], g->work[s]));
+        if (r->transpose) {
+            /* The compute stream takes the tile once it has landed; the copy out
+               waits for the compute stream. */
+            hfft__stream c = g->st[NSTREAM];
+            hfft__event in = g->ev[s], done = g->ev[NSTREAM + s];
+            TRY(o->record(g->d, in, q));
+            TRY(o->wait(g->d, c, in));
+            TRY(o->transpose(g->d, g->prec, c, g->tbuf, g->buf[s], L, r->blk));
+            TRY(o->fft_exec(g->d, r->plan[0], c, g->tbuf, g->work[0]));
+            TRY(o->transpose(g->d, g->prec, c, g->buf[s], g->tbuf, r->blk, L));
+            TRY(o->record(g->d, done, c));
+            TRY(o->wait(g->d, q, done));
+        } else {
+            TRY(o->fft_exec(g->d, r->plan[s], q, g->buf[s], g->work[s]));
+        }
         TRY(o->d2h(g->d, q, v.dst + c0 * es, (size_t)v.ds * es, g->buf[s], (size_t)r->blk * es,
                    (size_t)w * es, (size_t)L));
     }
@@ -385,9 +481,9 @@ static int plain_contig(hfft__gpu *g, srd *r, const char *src, char *dst, int64_
                         int64_t *pass) {
     const hfft__dev_ops *o = g->ops;
     size_t line = (size_t)r->r.dout * g->es;
-    for (int64_t l0 = 0; l0 < lines; l0 += r->blk) {
-        int64_t n = lines - l0 < r->blk ? lines - l0 : r->blk;
-        int s = (int)(*pass % NSLOT);
+    for (int64_t l0 = 0, n; l0 < lines; l0 += n) {
+        n = next_pass(l0, lines, r->blk);
+        int s = (int)(*pass % g->nslot);
         (*pass)++;
         hfft__stream q = g->st[s];
         size_t bytes = (size_t)n * line;
@@ -484,7 +580,7 @@ static int long_combine(hfft__gpu *g, int radix, int64_t L, const char *mid, int
         int64_t w = cols - c0 < cb ? cols - c0 : cb;
         for (int64_t k0 = 0; k0 < Lr; k0 += rows) {
             int64_t n = Lr - k0 < rows ? Lr - k0 : rows;
-            int s = (int)(*pass % NSLOT);
+            int s = (int)(*pass % g->nslot);
             (*pass)++;
             hfft__stream q = g->st[s];
             size_t tile = (size_t)(n * cb) * es;
@@ -596,7 +692,8 @@ void hfft__gpu_fill_info(const hfft__gpu *g, hfft_info *info) {
             sched = 1;
     }
     info->schedule = sched;
-    info->streams = sched == 2 ? NSTREAM : NSLOT;
+    info->transposed = any_transpose(g);
+    info->streams = sched == 2 ? NSTREAM : g->nslot;
     info->device_bytes = g->ops->used(g->d);
     info->host_bytes += (int64_t)g->scratch_bytes;
 }
