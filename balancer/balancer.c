@@ -1,16 +1,116 @@
 /*
- * balancer.c: chooses the GPU share of each round.  An explicit ratio or a
- * placement flag wins; otherwise the cost model decides (GPU-only until a
- * calibration says the CPU would shorten the round).
+ * balancer.c: chooses where each round's transforms run.  In order: the
+ * caller's explicit shares and placement flags; tuned wisdom for this exact
+ * problem on this configuration; a probe at plan time under HFFT_MEASURE
+ * (plan.c runs it, hfft__balance_fit reads it); otherwise GPU-only, since
+ * without a measurement of the CPU the model cannot promise a gain, and a
+ * hybrid is chosen only where it is predicted faster by more than 3%.
  */
 #include "balancer.h"
 
-double hfft__balance(const hfft__plan *p, unsigned flags) {
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../src/wisdom.h"
+
+#define HYBRID_MARGIN 0.03
+
+static int read_wisdom(const hfft__plan *p, hfft__choice *c) {
+    char path[1024];
+    const char *w = p->set.wisdom;
+    if (strcmp(w, "none") == 0)
+        return 0;
+    if (!*w) {
+        if (hfft__wisdom_default_path(path, sizeof path) != 0)
+            return 0;
+        w = path;
+    }
+    hfft__wisdom *wd = malloc(sizeof *wd);
+    if (!wd)
+        return hfft__fail(HFFT_ERR_HOST_MEMORY, "wisdom: out of memory");
+    int st = hfft__wisdom_read(w, wd);
+    if (st == 1 || (st && !p->set.wisdom[0])) {
+        /* No file; or the default file is unreadable: planning goes on without it. */
+        free(wd);
+        hfft__clear_error();
+        return 0;
+    }
+    if (st) {
+        free(wd);
+        return st;
+    }
+    char here[512], what[160];
+    int threads = p->set.threads > 0 ? p->set.threads : hfft__cores();
+    hfft__signature(p->ops, p->dev, threads, here, sizeof here);
+    if (hfft__signature_diff(wd->signature, here, what, sizeof what)) {
+        c->wisdom = -1;
+        snprintf(c->note, sizeof c->note, "wisdom ignored (%.100s)", what);
+        free(wd);
+        return 0;
+    }
+    if (wd->have_link) {
+        c->link = wd->link;
+        c->have_link = 1;
+    }
+    const hfft__wisdom_problem *q =
+        hfft__wisdom_find(wd, p->prec, p->info.rank, p->info.n, p->in == p->out, p->set.budget);
+    if (q) {
+        c->wisdom = 1;
+        for (int h = 0; h < 3; h++) {
+            if (!c->fixed[h])
+                c->ratio[h] = q->ratio[h];
+            c->predicted[h] = q->predicted[h];
+        }
+        c->slots = q->slots;
+        c->pass_bytes = q->pass_bytes;
+        c->schedule = q->schedule;
+    }
+    free(wd);
+    return 0;
+}
+
+int hfft__balance(const hfft__plan *p, unsigned flags, hfft__choice *c) {
+    memset(c, 0, sizeof *c);
+    c->slots = p->set.slots;
+    c->pass_bytes = p->set.pass_bytes;
+    c->schedule = (flags & HFFT_SCHEDULE_RADIX2) ? 2 : (flags & HFFT_SCHEDULE_PLAIN) ? 1 : 0;
     if (flags & HFFT_CPU_ONLY)
-        return 0.0;
-    if (p->set.ratio > 0)
-        return p->set.ratio;
-    if (flags & HFFT_HYBRID)
-        return 0.97;
-    return 1.0;
+        return 0;
+    int all_fixed = 1;
+    for (int h = 0; h < 3; h++) {
+        if (flags & HFFT_GPU_ONLY) {
+            c->ratio[h] = 1.0;
+            c->fixed[h] = 1;
+        } else if (p->set.ratio[h] > 0) {
+            c->ratio[h] = p->set.ratio[h];
+            c->fixed[h] = 1;
+        } else {
+            c->ratio[h] = (flags & HFFT_HYBRID) ? HFFT__PROBE_SHARE : 1.0;
+            all_fixed = 0;
+        }
+    }
+    int st = read_wisdom(p, c);
+    if (st)
+        return st;
+    int explicit_schedule = (flags & (HFFT_SCHEDULE_PLAIN | HFFT_SCHEDULE_RADIX2)) != 0;
+    if (explicit_schedule)
+        c->schedule = (flags & HFFT_SCHEDULE_RADIX2) ? 2 : 1;
+    if (p->set.slots)
+        c->slots = p->set.slots;
+    if (p->set.pass_bytes)
+        c->pass_bytes = p->set.pass_bytes;
+    c->measure = !all_fixed && c->wisdom != 1 && (flags & HFFT_MEASURE);
+    return 0;
+}
+
+double hfft__balance_fit(const hfft__choice *c, double bytes, double t1, double f, double tg,
+                         double tc, hfft__round_model *m, double *predicted) {
+    memset(m, 0, sizeof *m);
+    m->bytes = bytes;
+    hfft__model_fit(m, t1, 0.0, f, tg, tc);
+    hfft__link none;
+    memset(&none, 0, sizeof none);
+    const hfft__link *l = c->have_link ? &c->link : &none;
+    return hfft__model_best_share(l, m, HYBRID_MARGIN, predicted);
 }

@@ -141,4 +141,5 @@ void hfft__lines_destroy(hfft__lines *l) {
 unsigned hfft__fftw_estimate(void) { return FFTW_ESTIMATE; }
 unsigned hfft__fftw_measure(void) { return FFTW_MEASURE; }
 unsigned hfft__fftw_unaligned(void) { return FFTW_UNALIGNED; }
+const char *hfft__fftw_version(void) { return fftw_version; }
 #endif

@@ -35,6 +35,7 @@ struct hfft__pool {
     hwloc_topology_t topo;
     int topo_ok;
     int reserve;
+    double done_at;
 };
 
 static pthread_once_t cores_once = PTHREAD_ONCE_INIT;
@@ -107,8 +108,10 @@ static void *worker_main(void *arg) {
             fn(ctx, j, w->index);
         }
         pthread_mutex_lock(&p->mu);
-        if (--p->running == 0)
+        if (--p->running == 0) {
+            p->done_at = hfft__now();
             pthread_cond_broadcast(&p->done);
+        }
     }
     pthread_mutex_unlock(&p->mu);
     return NULL;
@@ -192,4 +195,11 @@ void hfft__pool_wait(hfft__pool *p) {
     while (p->running > 0)
         pthread_cond_wait(&p->done, &p->mu);
     pthread_mutex_unlock(&p->mu);
+}
+
+double hfft__pool_done_at(hfft__pool *p) {
+    pthread_mutex_lock(&p->mu);
+    double t = p->done_at;
+    pthread_mutex_unlock(&p->mu);
+    return t;
 }

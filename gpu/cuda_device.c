@@ -141,6 +141,14 @@ static int64_t cuda_budget(hfft__dev *d) { return d->budget; }
 static int64_t cuda_used(hfft__dev *d) { return d->used; }
 static const char *cuda_describe(hfft__dev *d) { return d->name; }
 
+static void cuda_signature(hfft__dev *d, char *buf, size_t n) {
+    int drv = 0, rt = 0, fft = 0;
+    cudaDriverGetVersion(&drv);
+    cudaRuntimeGetVersion(&rt);
+    cufftGetVersion(&fft);
+    snprintf(buf, n, "gpu=%s;driver=%d;cuda=%d;cufft=%d", d->name, drv, rt, fft);
+}
+
 static int cuda_alloc(hfft__dev *d, void **p, size_t bytes) {
     *p = NULL;
     if (d->used + (int64_t)bytes > d->budget)
@@ -371,6 +379,7 @@ const hfft__dev_ops hfft__cuda_ops = {
     .budget = cuda_budget,
     .used = cuda_used,
     .describe = cuda_describe,
+    .signature = cuda_signature,
     .alloc = cuda_alloc,
     .free = cuda_free,
     .stream_create = cuda_stream_create,

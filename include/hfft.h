@@ -84,7 +84,10 @@ enum hfft_device_kind {
  *   threads        HFFT_THREADS        CPU threads; default: one per core
  *   device         HFFT_DEVICE         enum hfft_device_kind
  *   wisdom         HFFT_WISDOM         wisdom file written by hfft-tune
- *   ratio          (none)              fixed GPU share of each round in (0, 1]; 0: balancer
+ *   ratio          (none)              fixed GPU share of every round in (0, 1]; 0: balancer
+ *   round_ratio    (none)              fixed GPU share per round (overrides ratio where > 0).
+ *                                      Round 1 is the strided one (columns in 2D, Z lines in
+ *                                      3D), round 2 the rows (2D) or XY planes (3D)
  *   pass_bytes     (none)              fixed pass size on the device in bytes; 0: planner
  *   slots          (none)              pass buffers in flight, 3..8; 0: planner
  * Thread safety: an options struct is plain data; share it read-only freely.
@@ -95,6 +98,7 @@ typedef struct hfft_options {
     int device;
     const char *wisdom;
     double ratio;
+    double round_ratio[3];
     int64_t pass_bytes;
     int slots;
 } hfft_options;
@@ -119,6 +123,10 @@ typedef struct hfft_info {
     int host_pinned;            /* 0 pageable staging, 1 registered, 2 hfft_malloc memory */
     double predicted_seconds[3];/* model's time per round (0 where no model ran) */
     double measured_seconds[3]; /* each round's time in the last execute */
+    double measured_gpu[3];     /* of which the GPU side (hybrid rounds run both at once) */
+    double measured_cpu[3];     /* and the CPU side */
+    int wisdom;                 /* 1 the plan came from wisdom, -1 wisdom ignored (see note) */
+    char wisdom_note[160];      /* why wisdom was ignored, or "" */
     char device_name[96];       /* GPU name, "emulated" or "none" */
 } hfft_info;
 

@@ -9,6 +9,7 @@
  * Faults injected through HFFT_FAULT (src/fault.c) fail its calls as they
  * would fail on the GPU.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -45,6 +46,11 @@ static int64_t emu_used(hfft__dev *d) { return d->used; }
 static const char *emu_describe(hfft__dev *d) {
     (void)d;
     return "emulated";
+}
+
+static void emu_signature(hfft__dev *d, char *buf, size_t n) {
+    (void)d;
+    snprintf(buf, n, "gpu=emulated;driver=0;cuda=0;cufft=0");
 }
 
 static int emu_alloc(hfft__dev *d, void **p, size_t bytes) {
@@ -272,6 +278,7 @@ const hfft__dev_ops hfft__emulated_ops = {
     .budget = emu_budget,
     .used = emu_used,
     .describe = emu_describe,
+    .signature = emu_signature,
     .alloc = emu_alloc,
     .free = emu_free,
     .stream_create = emu_stream_create,

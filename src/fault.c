@@ -17,8 +17,15 @@ static long fault_count;
 
 int hfft__fault_hit(const char *op) {
     const char *env = getenv("HFFT_FAULT");
-    if (!env || !*env)
+    if (!env || !*env) {
+        if (fault_spec[0]) {
+            /* Unset: the next value, even the same one, counts afresh. */
+            pthread_mutex_lock(&fault_mu);
+            fault_spec[0] = '\0';
+            pthread_mutex_unlock(&fault_mu);
+        }
         return 0;
+    }
     int hit = 0;
     pthread_mutex_lock(&fault_mu);
     if (strncmp(env, fault_spec, sizeof fault_spec) != 0) {

@@ -46,7 +46,7 @@ typedef struct hfft__settings {
     int threads;        /* 0: automatic */
     int device;         /* enum hfft_device_kind */
     char wisdom[1024];  /* "" : none */
-    double ratio;       /* < 0: balancer decides */
+    double ratio[3];    /* per round; < 0: balancer decides */
     int64_t pass_bytes; /* 0: planner decides */
     int slots;          /* 0: planner decides */
 } hfft__settings;
@@ -97,6 +97,8 @@ typedef struct hfft__dev_ops {
     int64_t (*budget)(hfft__dev *d);
     int64_t (*used)(hfft__dev *d);
     const char *(*describe)(hfft__dev *d);
+    /* "gpu=NAME;driver=V;cuda=V;cufft=V" for wisdom signatures. */
+    void (*signature)(hfft__dev *d, char *buf, size_t n);
     int (*alloc)(hfft__dev *d, void **p, size_t bytes);
     void (*free)(hfft__dev *d, void *p);
     int (*stream_create)(hfft__dev *d, hfft__stream *s);
@@ -151,6 +153,8 @@ typedef void (*hfft__job_fn)(void *ctx, int64_t job, int thread);
 /* Starts njobs jobs; returns at once.  hfft__pool_wait blocks until all ran. */
 int hfft__pool_start(hfft__pool *p, int64_t njobs, hfft__job_fn fn, void *ctx);
 void hfft__pool_wait(hfft__pool *p);
+/* When the last job of the last batch finished (hfft__now's clock). */
+double hfft__pool_done_at(hfft__pool *p);
 int hfft__cores(void);
 
 /* Batched FFTW transforms on host memory, by precision (cpu/lines.c). */
@@ -170,6 +174,7 @@ void hfft__lines_destroy(hfft__lines *l);
 unsigned hfft__fftw_estimate(void);
 unsigned hfft__fftw_measure(void);
 unsigned hfft__fftw_unaligned(void);
+const char *hfft__fftw_version(void);
 
 /* The CPU round executor (cpu/exec.c). */
 typedef struct hfft__cpu hfft__cpu;

@@ -103,6 +103,8 @@ static int pin(hfft__plan *p) {
     size_t bytes = (size_t)p->total * p->esize;
     void *arr[2] = {p->in, p->out};
     int pinned = 2;
+    if (p->registered[0] || p->registered[1])
+        return 0; /* pinned by an earlier build of this plan */
     for (int i = 0; i < 2; i++) {
         if (i == 1 && p->out == p->in)
             break;
@@ -140,7 +142,7 @@ void hfft__plan_destroy(hfft__plan *p) {
     free(p);
 }
 
-static int make_gpu(hfft__plan *p, unsigned flags) {
+static int make_gpu(hfft__plan *p, const hfft__choice *c) {
     hfft__gpu_req req;
     memset(&req, 0, sizeof req);
     req.prec = p->prec;
@@ -149,9 +151,9 @@ static int make_gpu(hfft__plan *p, unsigned flags) {
     req.rounds = p->rounds;
     for (int h = 0; h < p->nrounds; h++)
         req.units[h] = p->cut[h];
-    req.schedule = (flags & HFFT_SCHEDULE_RADIX2) ? 2 : (flags & HFFT_SCHEDULE_PLAIN) ? 1 : 0;
-    req.pass_bytes = p->set.pass_bytes;
-    req.slots = p->set.slots;
+    req.schedule = c->schedule;
+    req.pass_bytes = c->pass_bytes;
+    req.slots = c->slots;
     req.inplace = p->in == p->out;
     return hfft__gpu_create(p->ops, p->dev, &req, &p->gpu);
 }
@@ -168,12 +170,12 @@ static int make_cpu(hfft__plan *p, int reserve) {
                             (p->flags & HFFT_MEASURE) != 0, p->pool, p->in, p->out, &p->cpu);
 }
 
-/* Engines for the chosen placement; ratio in [0, 1] is the GPU share. */
-static int build(hfft__plan *p, double ratio, int split) {
+/* Engines for the chosen placement: c->ratio[h] in [0, 1] is round h's GPU share. */
+static int build(hfft__plan *p, const hfft__choice *c, int split) {
     p->nrounds = make_rounds(p->rank, p->n, split, p->rounds);
     for (int h = 0; h < p->nrounds; h++) {
         int64_t u = hfft__round_units(&p->rounds[h]);
-        int64_t cut = (int64_t)(ratio * (double)u + 0.5);
+        int64_t cut = p->dev ? (int64_t)(c->ratio[h] * (double)u + 0.5) : 0;
         p->cut[h] = cut < 0 ? 0 : cut > u ? u : cut;
         p->info.ratio[h] = u ? (double)p->cut[h] / (double)u : 0.0;
     }
@@ -184,13 +186,75 @@ static int build(hfft__plan *p, double ratio, int split) {
     }
     int st = 0;
     if (any_gpu)
-        st = make_gpu(p, p->flags);
+        st = make_gpu(p, c);
     if (!st && any_cpu)
         st = make_cpu(p, any_gpu ? 1 : 0);
     if (!st && any_gpu)
         st = pin(p);
     p->info.placement = !any_gpu ? 0 : any_cpu ? 2 : 1;
     return st;
+}
+
+static void release_keep_device(hfft__plan *p) {
+    hfft__gpu_destroy(p->gpu);
+    p->gpu = NULL;
+    hfft__cpu_destroy(p->cpu);
+    p->cpu = NULL;
+    hfft__pool_destroy(p->pool);
+    p->pool = NULL;
+}
+
+/* Builds for c, splitting 3D planes into rounds of their own where a plane
+   cannot fit a pass. */
+static int build_any(hfft__plan *p, const hfft__choice *c) {
+    int st = build(p, c, 0);
+    if (st == HFFT_ERR_BUDGET && p->rank == 3) {
+        release_keep_device(p);
+        hfft__clear_error();
+        st = build(p, c, 1);
+    }
+    return st;
+}
+
+/*
+ * HFFT_MEASURE with nothing known: run the transform GPU-only, then with the
+ * probe share, and read each round's GPU and CPU sides; the model turns that
+ * into the share per round.  Three executions on the plan's arrays, which it
+ * overwrites, as FFTW_MEASURE does.
+ */
+static int measure(hfft__plan *p, hfft__choice *c) {
+    hfft__choice probe = *c;
+    double t1[3] = {0}, tg[3] = {0}, tc[3] = {0};
+    for (int h = 0; h < 3; h++)
+        probe.ratio[h] = c->fixed[h] ? c->ratio[h] : 1.0;
+    int st = build_any(p, &probe);
+    for (int rep = 0; !st && rep < 2; rep++)
+        st = hfft__plan_execute(p, p->in, p->out);
+    for (int h = 0; !st && h < p->nrounds; h++)
+        t1[h] = p->info.measured_seconds[h];
+    release_keep_device(p);
+    for (int h = 0; h < 3; h++)
+        probe.ratio[h] = c->fixed[h] ? c->ratio[h] : HFFT__PROBE_SHARE;
+    if (!st)
+        st = build_any(p, &probe);
+    if (!st)
+        st = hfft__plan_execute(p, p->in, p->out);
+    for (int h = 0; !st && h < p->nrounds; h++) {
+        tg[h] = p->info.measured_gpu[h];
+        tc[h] = p->info.measured_cpu[h];
+    }
+    release_keep_device(p);
+    if (st)
+        return hfft__fail_context(st, "HFFT_MEASURE probe");
+    double bytes = (double)p->total * (double)p->esize;
+    for (int h = 0; h < p->nrounds; h++) {
+        if (c->fixed[h])
+            continue;
+        hfft__round_model m;
+        c->ratio[h] = hfft__balance_fit(c, bytes, t1[h], probe.ratio[h], tg[h], tc[h], &m,
+                                        &c->predicted[h]);
+    }
+    return 0;
 }
 
 hfft__plan *hfft__plan_create(int prec, int rank, const int64_t *n_in, void *in, void *out,
@@ -243,7 +307,8 @@ hfft__plan *hfft__plan_create(int prec, int rank, const int64_t *n_in, void *in,
     p->info.device = kind;
     snprintf(p->info.device_name, sizeof p->info.device_name, "none");
 
-    double ratio = 0.0;
+    hfft__choice c;
+    memset(&c, 0, sizeof c);
     if (kind != HFFT_DEVICE_NONE) {
         p->ops = hfft__device_ops(kind);
         st = p->ops->open(p->set.budget, &p->dev);
@@ -254,30 +319,31 @@ hfft__plan *hfft__plan_create(int prec, int rank, const int64_t *n_in, void *in,
         p->info.device_budget = p->ops->budget(p->dev);
         snprintf(p->info.device_name, sizeof p->info.device_name, "%s",
                  p->ops->describe(p->dev));
-        ratio = hfft__balance(p, flags);
+        st = hfft__balance(p, flags, &c);
+        if (!st && c.measure)
+            st = measure(p, &c);
+        p->info.wisdom = c.wisdom;
+        snprintf(p->info.wisdom_note, sizeof p->info.wisdom_note, "%s", c.note);
     }
-    int explicit_gpu = (flags & (HFFT_GPU_ONLY | HFFT_HYBRID)) || p->set.ratio > 0 ||
+    int explicit_gpu = (flags & (HFFT_GPU_ONLY | HFFT_HYBRID)) || c.fixed[0] ||
                        kind == HFFT_DEVICE_EMULATED || p->set.device == HFFT_DEVICE_CUDA;
-    st = build(p, ratio, 0);
-    if (st == HFFT_ERR_BUDGET && p->rank == 3) {
-        /* Planes too large for a pass: transform Y and X in rounds of their own. */
-        release_engines(p);
-        if (p->ops)
-            p->ops->open(p->set.budget, &p->dev);
-        st = build(p, ratio, 1);
-    }
-    if (st && !explicit_gpu && ratio > 0) {
+    if (!st)
+        st = build_any(p, &c);
+    if (st && st != HFFT_ERR_WISDOM && !explicit_gpu && p->dev) {
         /* Automatic placement: a problem the GPU engine cannot take goes to the CPU. */
         release_engines(p);
         p->ops = NULL;
         p->info.device = HFFT_DEVICE_NONE;
         hfft__clear_error();
-        st = build(p, 0.0, 0);
+        memset(&c, 0, sizeof c);
+        st = build(p, &c, 0);
     }
     if (st) {
         hfft__plan_destroy(p);
         return NULL;
     }
+    for (int h = 0; h < 3; h++)
+        p->info.predicted_seconds[h] = c.predicted[h];
     p->info.rounds = p->nrounds;
     if (p->gpu)
         hfft__gpu_fill_info(p->gpu, &p->info);
@@ -295,12 +361,16 @@ int hfft__plan_execute(hfft__plan *p, void *in, void *out) {
         int cpu_part = p->cpu && p->cut[h] < units;
         if (cpu_part)
             hfft__cpu_start(p->cpu, h, src, out, p->cut[h], units);
-        if (p->gpu && p->cut[h] > 0)
+        p->info.measured_gpu[h] = p->info.measured_cpu[h] = 0.0;
+        if (p->gpu && p->cut[h] > 0) {
             st = hfft__gpu_run(p->gpu, h, src, out);
+            p->info.measured_gpu[h] = hfft__now() - t0;
+        }
         if (cpu_part) {
             int cst = hfft__cpu_finish(p->cpu);
             if (!st)
                 st = cst;
+            p->info.measured_cpu[h] = hfft__pool_done_at(p->pool) - t0;
         }
         p->info.measured_seconds[h] = hfft__now() - t0;
     }

@@ -107,7 +107,8 @@ static int parse_device(const char *text, int *out) {
 
 int hfft__settings_resolve(const hfft_options *o, hfft__settings *s) {
     memset(s, 0, sizeof *s);
-    s->ratio = -1.0;
+    for (int h = 0; h < 3; h++)
+        s->ratio[h] = -1.0;
     const char *env;
 
     if (o && o->device_memory < 0)
@@ -153,7 +154,16 @@ int hfft__settings_resolve(const hfft_options *o, hfft__settings *s) {
     if (o && o->ratio != 0.0) {
         if (!(o->ratio > 0.0 && o->ratio <= 1.0))
             return hfft__fail(HFFT_ERR_SETTING, "options.ratio %g: must be in (0, 1]", o->ratio);
-        s->ratio = o->ratio;
+        for (int h = 0; h < 3; h++)
+            s->ratio[h] = o->ratio;
+    }
+    for (int h = 0; o && h < 3; h++) {
+        if (o->round_ratio[h] == 0.0)
+            continue;
+        if (!(o->round_ratio[h] > 0.0 && o->round_ratio[h] <= 1.0))
+            return hfft__fail(HFFT_ERR_SETTING, "options.round_ratio[%d] %g: must be in (0, 1]", h,
+                              o->round_ratio[h]);
+        s->ratio[h] = o->round_ratio[h];
     }
     if (o && o->pass_bytes < 0)
         return hfft__fail(HFFT_ERR_SETTING, "options.pass_bytes is negative");

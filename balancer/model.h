@@ -1,0 +1,55 @@
+/*
+ * model.h: the cost model of a round split between GPU and CPU, after the
+ * 2013 library: per round, Time = max(GPU, CPU), T_total = sum over rounds.
+ * The GPU side is the link (copies in and out overlapped with the kernels:
+ * Tlap_in + Tg_comb + Tlap_out collapse to the slower copy direction when
+ * passes pipeline), the CPU side the FFTW executor's rate, both measured
+ * while the other side runs, since they compete for host memory.
+ * Pure functions of measured rates: unit-tested with synthetic ones.
+ */
+#ifndef HFFT_MODEL_H
+#define HFFT_MODEL_H
+
+#include <stdint.h>
+
+/* The machine: link rates and the 2D-copy efficiency against row width. */
+typedef struct hfft__link {
+    double h2d, d2h;      /* bytes/s, one direction alone, large pinned copies */
+    double duplex;        /* bytes/s per direction with both busy */
+    int nrow;
+    double row_bytes[12]; /* ascending */
+    double row_eff[12];   /* duplex 2D rate / duplex contiguous rate */
+} hfft__link;
+
+/* One round of a problem, as the model sees it. */
+typedef struct hfft__round_model {
+    double bytes;      /* S: the array's bytes (every round moves all of them) */
+    double row_bytes;  /* DMA row width of a strided pass; 0 for contiguous passes */
+    double pass_bytes; /* bytes per pass */
+    double gpu_rate;   /* bytes/s the GPU engine achieves on this round (0: from the link) */
+    double cpu_rate;   /* bytes/s the CPU executor achieves alone (0: unknown) */
+    double gpu_slow;   /* GPU slowdown while the CPU works (>= 1) */
+    double cpu_slow;   /* CPU slowdown while the link runs (>= 1) */
+} hfft__round_model;
+
+/* 2D-copy efficiency for rows of `row_bytes` (1 for contiguous). */
+double hfft__link_efficiency(const hfft__link *l, double row_bytes);
+/* GPU engine throughput of a round from the link alone. */
+double hfft__model_gpu_rate(const hfft__link *l, const hfft__round_model *r);
+/* Seconds for the GPU to do share f (0..1) of the round, and the CPU the rest. */
+double hfft__model_gpu_time(const hfft__link *l, const hfft__round_model *r, double f);
+double hfft__model_cpu_time(const hfft__round_model *r, double f);
+/* max(GPU, CPU) for share f. */
+double hfft__model_round_time(const hfft__link *l, const hfft__round_model *r, double f);
+/* The share that minimises the round's time, with that time in *t.  A hybrid
+   split is returned only where it beats GPU-only by more than `margin`
+   (0.03: never risk more than 3% against the better single device). */
+double hfft__model_best_share(const hfft__link *l, const hfft__round_model *r, double margin,
+                              double *t);
+
+/* From one measured hybrid probe (share f, GPU side tg, CPU side tc) and the
+   GPU-only and CPU-only round times, the rates and slowdowns of the model. */
+void hfft__model_fit(hfft__round_model *r, double t_gpu_only, double t_cpu_only, double f,
+                     double tg, double tc);
+
+#endif

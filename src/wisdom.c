@@ -1,0 +1,390 @@
+/*
+ * wisdom.c: what hfft-tune learned, kept as text.  The first lines sign the
+ * configuration (library version, GPU, driver, CUDA, cuFFT, FFTW, threads);
+ * wisdom signed by another configuration is ignored and the plan says why.
+ * Then the link's rates, the CPU executor's rates, and tuned problems:
+ *
+ *   hfft-wisdom 1
+ *   signature version=0.1.0;gpu=NVIDIA H200;driver=13000;...;threads=16
+ *   link h2d=5.5e10 d2h=5.5e10 duplex=5.07e10 rows=2048:0.65,8192:0.9
+ *   problem prec=4 n=32768x32768 inplace=1 budget=2147483648 ratio=1,0.72 slots=4
+ *           pass=268435456 schedule=1 predicted=0.19,0.13 measured=0.19,0.135
+ *           cpu=1.1e9,2.4e10 cpuslow=1.2,1.3 gpuslow=1.0,1.05      (one line)
+ *
+ * A line that does not parse makes the file corrupt: HFFT_ERR_WISDOM naming
+ * the line, never a crash and never a guess.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "wisdom.h"
+
+int hfft__wisdom_default_path(char *buf, size_t n) {
+    const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
+    int k;
+    if (xdg && *xdg)
+        k = snprintf(buf, n, "%s/hfft/wisdom", xdg);
+    else if (home && *home)
+        k = snprintf(buf, n, "%s/.config/hfft/wisdom", home);
+    else
+        return -1;
+    return k > 0 && (size_t)k < n ? 0 : -1;
+}
+
+static int parse_list(const char *v, double *out, int max, int *count) {
+    int k = 0;
+    const char *p = v;
+    while (*p) {
+        if (k == max)
+            return -1;
+        char *end;
+        errno = 0;
+        out[k] = strtod(p, &end);
+        if (end == p || errno)
+            return -1;
+        k++;
+        p = end;
+        if (*p == ',')
+            p++;
+        else if (*p)
+            return -1;
+    }
+    *count = k;
+    return k > 0 ? 0 : -1;
+}
+
+static int parse_i64(const char *v, int64_t *out) {
+    char *end;
+    errno = 0;
+    long long x = strtoll(v, &end, 10);
+    if (end == v || *end || errno)
+        return -1;
+    *out = x;
+    return 0;
+}
+
+static int parse_shape(const char *v, int *rank, int64_t *n) {
+    int r = 0;
+    const char *p = v;
+    while (*p && r < 3) {
+        char *end;
+        errno = 0;
+        long long x = strtoll(p, &end, 10);
+        if (end == p || errno || x < 1)
+            return -1;
+        n[r++] = x;
+        p = end;
+        if (*p == 'x')
+            p++;
+        else if (*p)
+            return -1;
+    }
+    if (*p || r == 0)
+        return -1;
+    *rank = r;
+    return 0;
+}
+
+static int parse_link(char *rest, hfft__link *l) {
+    char *save = NULL;
+    for (char *tok = strtok_r(rest, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save)) {
+        char *eq = strchr(tok, '=');
+        if (!eq)
+            return -1;
+        *eq = '\0';
+        const char *k = tok, *v = eq + 1;
+        int cnt;
+        if (strcmp(k, "h2d") == 0 && parse_list(v, &l->h2d, 1, &cnt) == 0)
+            continue;
+        if (strcmp(k, "d2h") == 0 && parse_list(v, &l->d2h, 1, &cnt) == 0)
+            continue;
+        if (strcmp(k, "duplex") == 0 && parse_list(v, &l->duplex, 1, &cnt) == 0)
+            continue;
+        if (strcmp(k, "rows") == 0) {
+            int n = 0;
+            const char *p = v;
+            while (*p && n < 12) {
+                char *end;
+                double b = strtod(p, &end);
+                if (end == p || *end != ':')
+                    return -1;
+                p = end + 1;
+                double e = strtod(p, &end);
+                if (end == p)
+                    return -1;
+                l->row_bytes[n] = b;
+                l->row_eff[n] = e;
+                n++;
+                p = end;
+                if (*p == ',')
+                    p++;
+                else if (*p)
+                    return -1;
+            }
+            l->nrow = n;
+            continue;
+        }
+        return -1;
+    }
+    return l->duplex > 0 ? 0 : -1;
+}
+
+static int parse_problem(char *rest, hfft__wisdom_problem *q) {
+    memset(q, 0, sizeof *q);
+    char *save = NULL;
+    int cnt, have_n = 0, have_prec = 0;
+    for (char *tok = strtok_r(rest, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save)) {
+        char *eq = strchr(tok, '=');
+        if (!eq)
+            return -1;
+        *eq = '\0';
+        const char *k = tok, *v = eq + 1;
+        int64_t x;
+        if (strcmp(k, "prec") == 0 && parse_i64(v, &x) == 0 && (x == 4 || x == 8)) {
+            q->prec = (int)x;
+            have_prec = 1;
+        } else if (strcmp(k, "n") == 0 && parse_shape(v, &q->rank, q->n) == 0) {
+            have_n = 1;
+        } else if (strcmp(k, "inplace") == 0 && parse_i64(v, &x) == 0 && (x == 0 || x == 1)) {
+            q->inplace = (int)x;
+        } else if (strcmp(k, "budget") == 0 && parse_i64(v, &x) == 0 && x >= 0) {
+            q->budget = x;
+        } else if (strcmp(k, "ratio") == 0 && parse_list(v, q->ratio, 3, &cnt) == 0) {
+            for (int i = 0; i < cnt; i++)
+                if (!(q->ratio[i] >= 0 && q->ratio[i] <= 1))
+                    return -1;
+        } else if (strcmp(k, "slots") == 0 && parse_i64(v, &x) == 0 && x >= 0 && x <= 8) {
+            q->slots = (int)x;
+        } else if (strcmp(k, "pass") == 0 && parse_i64(v, &x) == 0 && x >= 0) {
+            q->pass_bytes = x;
+        } else if (strcmp(k, "schedule") == 0 && parse_i64(v, &x) == 0 && x >= 0 && x <= 2) {
+            q->schedule = (int)x;
+        } else if (strcmp(k, "predicted") == 0 && parse_list(v, q->predicted, 3, &cnt) == 0) {
+        } else if (strcmp(k, "measured") == 0 && parse_list(v, q->measured, 3, &cnt) == 0) {
+        } else if (strcmp(k, "cpu") == 0 && parse_list(v, q->cpu_rate, 3, &cnt) == 0) {
+        } else if (strcmp(k, "cpuslow") == 0 && parse_list(v, q->cpu_slow, 3, &cnt) == 0) {
+        } else if (strcmp(k, "gpuslow") == 0 && parse_list(v, q->gpu_slow, 3, &cnt) == 0) {
+        } else if (strcmp(k, "gpu") == 0 && parse_list(v, q->gpu_rate, 3, &cnt) == 0) {
+        } else {
+            return -1;
+        }
+    }
+    return have_n && have_prec ? 0 : -1;
+}
+
+int hfft__wisdom_parse(const char *text, const char *where, hfft__wisdom *w) {
+    memset(w, 0, sizeof *w);
+    int lineno = 0, header = 0;
+    const char *p = text;
+    char line[2048];
+    while (*p) {
+        const char *nl = strchr(p, '\n');
+        size_t len = nl ? (size_t)(nl - p) : strlen(p);
+        lineno++;
+        if (len >= sizeof line)
+            return hfft__fail(HFFT_ERR_WISDOM, "wisdom %s:%d: line too long", where, lineno);
+        memcpy(line, p, len);
+        line[len] = '\0';
+        p += len + (nl ? 1 : 0);
+        if (len && line[len - 1] == '\r')
+            line[--len] = '\0';
+        char *s = line;
+        while (*s == ' ' || *s == '\t')
+            s++;
+        if (*s == '\0' || *s == '#')
+            continue;
+        char *rest = strpbrk(s, " \t");
+        if (rest)
+            *rest++ = '\0';
+        else
+            rest = s + strlen(s);
+        int bad = 0;
+        if (!header) {
+            bad = strcmp(s, "hfft-wisdom") != 0 || strcmp(rest, "1") != 0;
+            header = !bad;
+        } else if (strcmp(s, "signature") == 0) {
+            while (*rest == ' ')
+                rest++;
+            bad = strlen(rest) >= sizeof w->signature || w->signature[0];
+            if (!bad)
+                strcpy(w->signature, rest);
+        } else if (strcmp(s, "link") == 0) {
+            bad = parse_link(rest, &w->link);
+            w->have_link = !bad;
+        } else if (strcmp(s, "problem") == 0) {
+            if (w->nprob == HFFT__WISDOM_MAX)
+                return hfft__fail(HFFT_ERR_WISDOM, "wisdom %s:%d: more than %d problems", where,
+                                  lineno, HFFT__WISDOM_MAX);
+            bad = parse_problem(rest, &w->prob[w->nprob]);
+            if (!bad)
+                w->nprob++;
+        } else {
+            bad = 1;
+        }
+        if (bad)
+            return hfft__fail(HFFT_ERR_WISDOM, "wisdom %s:%d: cannot parse this line", where,
+                              lineno);
+    }
+    if (!header)
+        return hfft__fail(HFFT_ERR_WISDOM, "wisdom %s: no 'hfft-wisdom 1' header", where);
+    if (!w->signature[0])
+        return hfft__fail(HFFT_ERR_WISDOM, "wisdom %s: no signature line", where);
+    return 0;
+}
+
+int hfft__wisdom_read(const char *path, hfft__wisdom *w) {
+    memset(w, 0, sizeof *w);
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return errno == ENOENT ? 1 : hfft__fail(HFFT_ERR_IO, "wisdom %s: %s", path, strerror(errno));
+    char *buf = NULL;
+    size_t len = 0, cap = 0;
+    for (;;) {
+        if (len + 4096 + 1 > cap) {
+            if (cap > (16u << 20)) {
+                free(buf);
+                fclose(f);
+                return hfft__fail(HFFT_ERR_WISDOM, "wisdom %s: larger than 16 MiB", path);
+            }
+            cap = cap ? 2 * cap : 65536;
+            char *nb = realloc(buf, cap);
+            if (!nb) {
+                free(buf);
+                fclose(f);
+                return hfft__fail(HFFT_ERR_HOST_MEMORY, "wisdom %s: out of memory", path);
+            }
+            buf = nb;
+        }
+        size_t got = fread(buf + len, 1, 4096, f);
+        len += got;
+        if (got < 4096)
+            break;
+    }
+    int err = ferror(f);
+    fclose(f);
+    if (err) {
+        free(buf);
+        return hfft__fail(HFFT_ERR_IO, "wisdom %s: read error", path);
+    }
+    buf[len] = '\0';
+    if (memchr(buf, '\0', len)) {
+        free(buf);
+        return hfft__fail(HFFT_ERR_WISDOM, "wisdom %s: binary data", path);
+    }
+    int st = hfft__wisdom_parse(buf, path, w);
+    free(buf);
+    return st;
+}
+
+static void put_list(FILE *f, const char *key, const double *v, int n) {
+    fprintf(f, " %s=", key);
+    for (int i = 0; i < n; i++)
+        fprintf(f, "%s%.6g", i ? "," : "", v[i]);
+}
+
+int hfft__wisdom_write(const char *path, const hfft__wisdom *w) {
+    char tmp[1100];
+    if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp)
+        return hfft__fail(HFFT_ERR_IO, "wisdom path too long");
+    FILE *f = fopen(tmp, "w");
+    if (!f)
+        return hfft__fail(HFFT_ERR_IO, "wisdom %s: %s", tmp, strerror(errno));
+    fprintf(f, "# hfft wisdom, written by hfft-tune; lines: signature, link, problem\n");
+    fprintf(f, "hfft-wisdom 1\nsignature %s\n", w->signature);
+    if (w->have_link) {
+        fprintf(f, "link h2d=%.6g d2h=%.6g duplex=%.6g", w->link.h2d, w->link.d2h, w->link.duplex);
+        if (w->link.nrow) {
+            fprintf(f, " rows=");
+            for (int i = 0; i < w->link.nrow; i++)
+                fprintf(f, "%s%.0f:%.4f", i ? "," : "", w->link.row_bytes[i], w->link.row_eff[i]);
+        }
+        fprintf(f, "\n");
+    }
+    for (int i = 0; i < w->nprob; i++) {
+        const hfft__wisdom_problem *q = &w->prob[i];
+        int nr = q->rank == 3 ? 2 : q->rank;
+        fprintf(f, "problem prec=%d n=", q->prec);
+        for (int k = 0; k < q->rank; k++)
+            fprintf(f, "%s%lld", k ? "x" : "", (long long)q->n[k]);
+        fprintf(f, " inplace=%d budget=%lld", q->inplace, (long long)q->budget);
+        put_list(f, "ratio", q->ratio, nr);
+        fprintf(f, " slots=%d pass=%lld schedule=%d", q->slots, (long long)q->pass_bytes,
+                q->schedule);
+        put_list(f, "predicted", q->predicted, nr);
+        put_list(f, "measured", q->measured, nr);
+        put_list(f, "gpu", q->gpu_rate, nr);
+        put_list(f, "cpu", q->cpu_rate, nr);
+        put_list(f, "gpuslow", q->gpu_slow, nr);
+        put_list(f, "cpuslow", q->cpu_slow, nr);
+        fprintf(f, "\n");
+    }
+    int bad = ferror(f);
+    if (fclose(f) != 0 || bad) {
+        remove(tmp);
+        return hfft__fail(HFFT_ERR_IO, "wisdom %s: write failed", tmp);
+    }
+    if (rename(tmp, path) != 0) {
+        remove(tmp);
+        return hfft__fail(HFFT_ERR_IO, "wisdom %s: %s", path, strerror(errno));
+    }
+    return 0;
+}
+
+static int same_problem(const hfft__wisdom_problem *q, int prec, int rank, const int64_t *n,
+                        int inplace, int64_t budget) {
+    if (q->prec != prec || q->rank != rank || q->inplace != inplace || q->budget != budget)
+        return 0;
+    for (int k = 0; k < rank; k++)
+        if (q->n[k] != n[k])
+            return 0;
+    return 1;
+}
+
+const hfft__wisdom_problem *hfft__wisdom_find(const hfft__wisdom *w, int prec, int rank,
+                                              const int64_t *n, int inplace, int64_t budget) {
+    for (int i = 0; i < w->nprob; i++)
+        if (same_problem(&w->prob[i], prec, rank, n, inplace, budget))
+            return &w->prob[i];
+    return NULL;
+}
+
+int hfft__wisdom_add(hfft__wisdom *w, const hfft__wisdom_problem *q) {
+    for (int i = 0; i < w->nprob; i++) {
+        if (same_problem(&w->prob[i], q->prec, q->rank, q->n, q->inplace, q->budget)) {
+            w->prob[i] = *q;
+            return 0;
+        }
+    }
+    if (w->nprob == HFFT__WISDOM_MAX)
+        return hfft__fail(HFFT_ERR_WISDOM, "wisdom holds %d problems already", HFFT__WISDOM_MAX);
+    w->prob[w->nprob++] = *q;
+    return 0;
+}
+
+/* First differing field of two signatures, for the plan's note. */
+int hfft__signature_diff(const char *a, const char *b, char *what, size_t n) {
+    if (strcmp(a, b) == 0)
+        return 0;
+    const char *pa = a, *pb = b;
+    while (*pa && *pb) {
+        size_t la = strcspn(pa, ";"), lb = strcspn(pb, ";");
+        if (la != lb || strncmp(pa, pb, la) != 0) {
+            snprintf(what, n, "%.*s here, %.*s in the file", (int)lb, pb, (int)la, pa);
+            return 1;
+        }
+        pa += la + (pa[la] == ';');
+        pb += lb + (pb[lb] == ';');
+    }
+    snprintf(what, n, "signatures differ");
+    return 1;
+}
+
+void hfft__signature(const hfft__dev_ops *ops, hfft__dev *dev, int threads, char *buf, size_t n) {
+    char d[256] = "gpu=none;driver=0;cuda=0;cufft=0";
+    if (ops && dev)
+        ops->signature(dev, d, sizeof d);
+    snprintf(buf, n, "version=%s;%s;fftw=%s;threads=%d", HFFT_VERSION_STRING, d,
+             hfft__fftw_version(), threads);
+}

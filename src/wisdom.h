@@ -1,0 +1,46 @@
+/*
+ * wisdom.h: reading and writing wisdom (see wisdom.c for the format).
+ */
+#ifndef HFFT_WISDOM_H
+#define HFFT_WISDOM_H
+
+#include "../balancer/model.h"
+#include "internal.h"
+
+#define HFFT__WISDOM_MAX 256
+
+typedef struct hfft__wisdom_problem {
+    int prec, rank;
+    int64_t n[3];
+    int inplace;
+    int64_t budget;       /* the budget setting it was tuned for (0: automatic) */
+    double ratio[3];      /* GPU share per round */
+    int slots;
+    int64_t pass_bytes;
+    int schedule;
+    double predicted[3], measured[3];
+    double gpu_rate[3], cpu_rate[3], gpu_slow[3], cpu_slow[3];
+} hfft__wisdom_problem;
+
+typedef struct hfft__wisdom {
+    char signature[512];
+    int have_link;
+    hfft__link link;
+    int nprob;
+    hfft__wisdom_problem prob[HFFT__WISDOM_MAX];
+} hfft__wisdom;
+
+/* 0 and *w filled; 1 when the file does not exist; a negative status otherwise. */
+int hfft__wisdom_read(const char *path, hfft__wisdom *w);
+int hfft__wisdom_parse(const char *text, const char *where, hfft__wisdom *w);
+int hfft__wisdom_write(const char *path, const hfft__wisdom *w);
+int hfft__wisdom_default_path(char *buf, size_t n);
+const hfft__wisdom_problem *hfft__wisdom_find(const hfft__wisdom *w, int prec, int rank,
+                                              const int64_t *n, int inplace, int64_t budget);
+int hfft__wisdom_add(hfft__wisdom *w, const hfft__wisdom_problem *q);
+/* The configuration's signature: version, device (name, driver, CUDA, cuFFT), FFTW, threads. */
+void hfft__signature(const hfft__dev_ops *ops, hfft__dev *dev, int threads, char *buf, size_t n);
+/* 0 when equal; else 1 and a note naming the first difference. */
+int hfft__signature_diff(const char *file, const char *here, char *what, size_t n);
+
+#endif
