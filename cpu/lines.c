@@ -24,6 +24,7 @@ typedef double R;
 #endif
 
 extern pthread_mutex_t hfft__fftw_mutex;
+void hfft__fftw_threads_once(void);
 
 struct hfft__lines {
     int prec;
@@ -74,8 +75,14 @@ int XI(lines_plan)(const hfft__lines_desc *d, hfft__lines **out) {
         if (b != a)
             memset(b, 0, bytes_o);
     }
+    /* Our plans run one per pool thread: single-threaded, whatever thread count
+       the application gave FFTW's planner for its own plans. */
+    hfft__fftw_threads_once();
     pthread_mutex_lock(&hfft__fftw_mutex);
+    int nthreads = FFTW(planner_nthreads)();
+    FFTW(plan_with_nthreads)(1);
     FFTW(plan) p = FFTW(plan_guru64_dft)(rank, dims, 1, &howmany, a, b, d->sign, d->fftw_flags);
+    FFTW(plan_with_nthreads)(nthreads);
     pthread_mutex_unlock(&hfft__fftw_mutex);
     if (own) {
         FFTW(free)(a);
@@ -113,6 +120,13 @@ void XI(lines_destroy)(hfft__lines *l) {
 #ifndef HFFT_SINGLE
 /* The precision-neutral entry points, compiled once (with the double build). */
 pthread_mutex_t hfft__fftw_mutex = PTHREAD_MUTEX_INITIALIZER;
+
+static pthread_once_t threads_once = PTHREAD_ONCE_INIT;
+static void threads_init(void) {
+    fftw_init_threads();
+    fftwf_init_threads();
+}
+void hfft__fftw_threads_once(void) { pthread_once(&threads_once, threads_init); }
 
 int hfft__f_lines_plan(const hfft__lines_desc *d, hfft__lines **out);
 void hfft__f_lines_exec(hfft__lines *l, void *in, void *out);

@@ -30,7 +30,6 @@ struct hfft__dev {
 typedef struct cuda_plan {
     cufftHandle h;
     int prec, sign;
-    int64_t held; /* device bytes cuFFT kept for the plan itself */
 } cuda_plan;
 
 static int cuda_fail(cudaError_t e, const char *call) {
@@ -139,6 +138,11 @@ static int cuda_open(int64_t budget, hfft__dev **out) {
 static void cuda_close(hfft__dev *d) { free(d); }
 static int64_t cuda_budget(hfft__dev *d) { return d->budget; }
 static int64_t cuda_used(hfft__dev *d) { return d->used; }
+/* cuFFT keeps twiddle tables and kernels per plan outside our work areas: an
+   eighth of the budget, at most 64 MiB, is left to it. */
+static int64_t cuda_reserve(hfft__dev *d) {
+    return d->budget / 8 < (64 << 20) ? d->budget / 8 : (64 << 20);
+}
 static const char *cuda_describe(hfft__dev *d) { return d->name; }
 
 static void cuda_signature(hfft__dev *d, char *buf, size_t n) {
@@ -165,8 +169,12 @@ static int cuda_alloc(hfft__dev *d, void **p, size_t bytes) {
     if (hfft__fault_hit("alloc"))
         return hfft__fail(HFFT_ERR_DEVICE_MEMORY, "cudaMalloc failed: injected fault");
     CU(cudaMalloc(p, bytes));
-    /* Pass padding is read by the FFTs: start it defined. */
+    /* Pass padding is read by the FFTs: start it defined.  The plan's streams do
+       not wait for the legacy stream, so the zeroing must be over before any of
+       them copies in. */
     cudaError_t e = cudaMemset(*p, 0, bytes);
+    if (e == cudaSuccess)
+        e = cudaStreamSynchronize(0);
     if (e != cudaSuccess) {
         cudaFree(*p);
         *p = NULL;
@@ -252,6 +260,7 @@ static int cuda_d2h(hfft__dev *d, hfft__stream s, void *dst, size_t dpitch, cons
 static int cuda_fft_plan(hfft__dev *d, int prec, int rank, const int64_t *n, int64_t stride,
                          int64_t dist, int64_t batch, int sign, hfft__fftplan *plan,
                          size_t *work_bytes) {
+    (void)d;
     *plan = NULL;
     *work_bytes = 0;
     if (hfft__fault_hit("fft_plan"))
@@ -262,8 +271,6 @@ static int cuda_fft_plan(hfft__dev *d, int prec, int rank, const int64_t *n, int
     cp->prec = prec;
     cp->sign = sign;
     long long nn[2] = {n[0], rank == 2 ? n[1] : 1};
-    size_t free0 = 0, free1 = 0, total = 0;
-    cudaMemGetInfo(&free0, &total);
     cufftResult r = cufftCreate(&cp->h);
     if (r != CUFFT_SUCCESS) {
         free(cp);
@@ -278,10 +285,6 @@ static int cuda_fft_plan(hfft__dev *d, int prec, int rank, const int64_t *n, int
         free(cp);
         return cufft_fail(r, "cufftMakePlanMany64");
     }
-    /* What cuFFT keeps for the plan itself (twiddles, kernels) counts against the budget. */
-    if (cudaMemGetInfo(&free1, &total) == cudaSuccess && free1 < free0)
-        cp->held = (int64_t)(free0 - free1);
-    d->used += cp->held;
     *plan = cp;
     return 0;
 }
@@ -304,8 +307,8 @@ static int cuda_fft_exec(hfft__dev *d, hfft__fftplan plan, hfft__stream s, void 
 }
 
 static void cuda_fft_destroy(hfft__dev *d, hfft__fftplan plan) {
+    (void)d;
     cuda_plan *cp = plan;
-    d->used -= cp->held;
     cufftDestroy(cp->h);
     free(cp);
 }
@@ -378,6 +381,7 @@ const hfft__dev_ops hfft__cuda_ops = {
     .close = cuda_close,
     .budget = cuda_budget,
     .used = cuda_used,
+    .reserve = cuda_reserve,
     .describe = cuda_describe,
     .signature = cuda_signature,
     .alloc = cuda_alloc,

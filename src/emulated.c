@@ -43,6 +43,10 @@ static int emu_open(int64_t budget, hfft__dev **out) {
 static void emu_close(hfft__dev *d) { free(d); }
 static int64_t emu_budget(hfft__dev *d) { return d->budget; }
 static int64_t emu_used(hfft__dev *d) { return d->used; }
+static int64_t emu_reserve(hfft__dev *d) {
+    (void)d;
+    return 0; /* FFTW plans live in host memory */
+}
 static const char *emu_describe(hfft__dev *d) {
     (void)d;
     return "emulated";
@@ -277,6 +281,7 @@ const hfft__dev_ops hfft__emulated_ops = {
     .close = emu_close,
     .budget = emu_budget,
     .used = emu_used,
+    .reserve = emu_reserve,
     .describe = emu_describe,
     .signature = emu_signature,
     .alloc = emu_alloc,

@@ -96,6 +96,8 @@ typedef struct hfft__dev_ops {
     void (*close)(hfft__dev *d);
     int64_t (*budget)(hfft__dev *d);
     int64_t (*used)(hfft__dev *d);
+    /* Budget bytes to leave to the backend's own plan data (cuFFT's tables). */
+    int64_t (*reserve)(hfft__dev *d);
     const char *(*describe)(hfft__dev *d);
     /* "gpu=NAME;driver=V;cuda=V;cufft=V" for wisdom signatures. */
     void (*signature)(hfft__dev *d, char *buf, size_t n);

@@ -5,6 +5,7 @@
  * work ratio), pins the host arrays for the GPU, and runs the rounds with a
  * synchronisation between them.
  */
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -89,9 +90,64 @@ static int make_rounds(int rank, const int64_t *n, int split_planes, hfft__round
     return 3;
 }
 
+/*
+ * Host ranges this library registered, counted: several plans may share an
+ * array, and the range stays registered until the last of them is destroyed.
+ */
+#define MAX_PINS 256
+static pthread_mutex_t pins_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct {
+    void *ptr;
+    size_t bytes;
+    int refs;
+} pins[MAX_PINS];
+
+/* 1 when [ptr, ptr + bytes) was registered by us (and counts one more user). */
+static int pin_ref(void *ptr, size_t bytes) {
+    int found = 0;
+    pthread_mutex_lock(&pins_mu);
+    for (int i = 0; i < MAX_PINS && !found; i++) {
+        if (pins[i].refs && pins[i].ptr == ptr && pins[i].bytes >= bytes) {
+            pins[i].refs++;
+            found = 1;
+        }
+    }
+    pthread_mutex_unlock(&pins_mu);
+    return found;
+}
+
+static int pin_add(void *ptr, size_t bytes) {
+    int ok = 0;
+    pthread_mutex_lock(&pins_mu);
+    for (int i = 0; i < MAX_PINS && !ok; i++) {
+        if (!pins[i].refs) {
+            pins[i].ptr = ptr;
+            pins[i].bytes = bytes;
+            pins[i].refs = 1;
+            ok = 1;
+        }
+    }
+    pthread_mutex_unlock(&pins_mu);
+    return ok;
+}
+
+/* 1 when the last user let go: the caller unregisters. */
+static int pin_release(void *ptr) {
+    int last = 0;
+    pthread_mutex_lock(&pins_mu);
+    for (int i = 0; i < MAX_PINS; i++) {
+        if (pins[i].refs && pins[i].ptr == ptr) {
+            last = --pins[i].refs == 0;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&pins_mu);
+    return last;
+}
+
 static void unpin(hfft__plan *p) {
     for (int i = 0; i < 2; i++) {
-        if (p->registered[i])
+        if (p->registered[i] && pin_release(p->registered[i]))
             p->ops->host_unregister(p->dev, p->registered[i]);
         p->registered[i] = NULL;
     }
@@ -108,12 +164,21 @@ static int pin(hfft__plan *p) {
     for (int i = 0; i < 2; i++) {
         if (i == 1 && p->out == p->in)
             break;
-        if (p->ops->host_is_pinned(p->dev, arr[i]))
+        if (pin_ref(arr[i], bytes)) {
+            p->registered[i] = arr[i];
+            pinned = 1;
             continue;
+        }
+        if (p->ops->host_is_pinned(p->dev, arr[i]))
+            continue; /* hfft_malloc memory, or registered by the caller */
         int st = p->ops->host_register(p->dev, arr[i], bytes);
         if (st)
             return hfft__fail_context(st, "pinning the %s array for the GPU",
                                       i ? "output" : "input");
+        if (!pin_add(arr[i], bytes)) {
+            p->ops->host_unregister(p->dev, arr[i]);
+            return hfft__fail(HFFT_ERR_INTERNAL, "more than %d pinned arrays", MAX_PINS);
+        }
         p->registered[i] = arr[i];
         pinned = 1;
     }
@@ -177,6 +242,13 @@ static int build(hfft__plan *p, const hfft__choice *c, int split) {
         int64_t u = hfft__round_units(&p->rounds[h]);
         int64_t cut = p->dev ? (int64_t)(c->ratio[h] * (double)u + 0.5) : 0;
         p->cut[h] = cut < 0 ? 0 : cut > u ? u : cut;
+        /* HFFT_HYBRID means both sides work, however few the units. */
+        if ((p->flags & HFFT_HYBRID) && p->dev && u >= 2 && !c->fixed[h]) {
+            if (p->cut[h] == u)
+                p->cut[h] = u - 1;
+            if (p->cut[h] == 0)
+                p->cut[h] = 1;
+        }
         p->info.ratio[h] = u ? (double)p->cut[h] / (double)u : 0.0;
     }
     int any_gpu = 0, any_cpu = 0;
@@ -329,11 +401,16 @@ hfft__plan *hfft__plan_create(int prec, int rank, const int64_t *n_in, void *in,
                        kind == HFFT_DEVICE_EMULATED || p->set.device == HFFT_DEVICE_CUDA;
     if (!st)
         st = build_any(p, &c);
-    if (st && st != HFFT_ERR_WISDOM && !explicit_gpu && p->dev) {
+    int engine_refused = st == HFFT_ERR_BUDGET || st == HFFT_ERR_DEVICE_MEMORY ||
+                         st == HFFT_ERR_UNSUPPORTED || st == HFFT_ERR_CUDA ||
+                         st == HFFT_ERR_CUFFT;
+    if (st && engine_refused && !explicit_gpu && p->dev) {
         /* Automatic placement: a problem the GPU engine cannot take goes to the CPU. */
         release_engines(p);
         p->ops = NULL;
         p->info.device = HFFT_DEVICE_NONE;
+        p->info.device_budget = 0;
+        snprintf(p->info.device_name, sizeof p->info.device_name, "none");
         hfft__clear_error();
         memset(&c, 0, sizeof c);
         st = build(p, &c, 0);

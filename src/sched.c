@@ -157,9 +157,9 @@ static int plan_round(hfft__gpu *g, srd *r, int want, size_t cap, size_t *work, 
         size_t line = (size_t)r->r.L * es;
         if (line > cap)
             return hfft__fail(HFFT_ERR_BUDGET,
-                              "a contiguous line of %lld elements (%.1f MiB) does not fit a pass "
-                              "of %.1f MiB; raise the device budget or use HFFT_CPU_ONLY",
-                              (long long)r->r.L, line / MIB, cap / MIB);
+                              "a contiguous line of %lld elements (%zu bytes) does not fit a pass "
+                              "of %zu bytes; raise the device budget or use HFFT_CPU_ONLY",
+                              (long long)r->r.L, line, cap);
         r->kind = K_PLAIN;
         r->blk = (int64_t)(cap / line);
         if (r->blk > r->units)
@@ -296,9 +296,9 @@ int hfft__gpu_create(const hfft__dev_ops *ops, hfft__dev *dev, const hfft__gpu_r
         g->rd[h].units = req->units[h];
         g->rd[h].inplace = h > 0 || req->inplace;
     }
-    /* What is left of the budget after what the device already holds (cuFFT's
-       own tables, other plans' buffers on the emulated device). */
-    int64_t budget = ops->budget(dev) - ops->used(dev);
+    /* What is left of the budget after what the device already holds and what
+       the backend keeps for its own plan data. */
+    int64_t budget = ops->budget(dev) - ops->used(dev) - ops->reserve(dev);
     int want = req->schedule == 2 ? 2 : 1;
     g->nslot = req->slots > 0 ? req->slots : DEFAULT_SLOTS;
     if (g->nslot < 3)
@@ -328,8 +328,7 @@ int hfft__gpu_create(const hfft__dev_ops *ops, hfft__dev *dev, const hfft__gpu_r
                 nwork = n;
         }
         if (!st) {
-            /* cuFFT plans may hold device memory of their own: what is left counts it. */
-            int64_t left = ops->budget(dev) - ops->used(dev);
+            int64_t left = budget;
             g->cap = cap;
             g->work_bytes = work;
             g->nwork = nwork;
@@ -634,7 +633,20 @@ static int long_rec(hfft__gpu *g, srd *r, int lev, int64_t L, const char *src, i
     return sync_all(g);
 }
 
+static int run_round(hfft__gpu *g, int h, const void *src_, void *dst_);
+
 int hfft__gpu_run(hfft__gpu *g, int h, const void *src_, void *dst_) {
+    int st = run_round(g, h, src_, dst_);
+    if (st) {
+        /* Let what was already queued finish, so that nothing of this execute
+           is still in flight when the caller (or the next execute) goes on. */
+        for (int i = 0; i < NSTREAM + 1; i++)
+            (void)g->ops->sync(g->d, g->st[i]);
+    }
+    return st;
+}
+
+static int run_round(hfft__gpu *g, int h, const void *src_, void *dst_) {
     srd *r = &g->rd[h];
     const char *src = src_;
     char *dst = dst_;

@@ -1,0 +1,307 @@
+/*
+ * cuda_baselines.c: what hfft-bench measures on the GPU without hfft: the
+ * link bandwidth with pinned buffers (each direction alone, then both at once
+ * on two streams), and cuFFT on the whole array, in card and as a plain
+ * copy-transform-copy.  C against the CUDA runtime and cuFFT; no kernels.
+ */
+#include "cuda_baselines.h"
+
+#include <cuda_runtime.h>
+#include <cufft.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static void die_cuda(cudaError_t e, const char *call, int line) {
+    fprintf(stderr, "hfft-bench: %s failed: %s (%s) [cuda_baselines.c:%d]\n", call,
+            cudaGetErrorString(e), cudaGetErrorName(e), line);
+    exit(1);
+}
+
+static const char *cufft_text(cufftResult r) {
+    switch (r) {
+    case CUFFT_SUCCESS: return "success";
+    case CUFFT_INVALID_PLAN: return "invalid plan";
+    case CUFFT_ALLOC_FAILED: return "allocation failed";
+    case CUFFT_INVALID_TYPE: return "invalid type";
+    case CUFFT_INVALID_VALUE: return "invalid value";
+    case CUFFT_INTERNAL_ERROR: return "internal error";
+    case CUFFT_EXEC_FAILED: return "exec failed";
+    case CUFFT_SETUP_FAILED: return "setup failed";
+    case CUFFT_INVALID_SIZE: return "invalid size";
+    case CUFFT_UNALIGNED_DATA: return "unaligned data";
+    case CUFFT_INVALID_DEVICE: return "invalid device";
+    case CUFFT_NO_WORKSPACE: return "no workspace";
+    case CUFFT_NOT_IMPLEMENTED: return "not implemented";
+    case CUFFT_NOT_SUPPORTED: return "not supported";
+    default: return "unknown cuFFT error";
+    }
+}
+
+static void die_cufft(cufftResult r, const char *call, int line) {
+    fprintf(stderr, "hfft-bench: %s failed: %s (cufftResult %d) [cuda_baselines.c:%d]\n", call,
+            cufft_text(r), (int)r, line);
+    exit(1);
+}
+
+#define CK(call)                           \
+    do {                                   \
+        cudaError_t e_ = (call);           \
+        if (e_ != cudaSuccess)             \
+            die_cuda(e_, #call, __LINE__); \
+    } while (0)
+#define CKF(call)                           \
+    do {                                    \
+        cufftResult r_ = (call);            \
+        if (r_ != CUFFT_SUCCESS)            \
+            die_cufft(r_, #call, __LINE__); \
+    } while (0)
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *v, int n) {
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+static double now(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+int bench_gpu_probe(bench_gpu *g) {
+    memset(g, 0, sizeof *g);
+    int count = 0;
+    cudaError_t e = cudaGetDeviceCount(&count);
+    if (e != cudaSuccess || count < 1) {
+        snprintf(g->name, sizeof g->name, "no GPU (cudaGetDeviceCount: %s)",
+                 e != cudaSuccess ? cudaGetErrorString(e) : "no CUDA device");
+        cudaGetLastError(); /* a missing driver is an answer here, not an error to keep */
+        return 0;
+    }
+    int dev = 0;
+    CK(cudaGetDevice(&dev));
+    struct cudaDeviceProp prop;
+    CK(cudaGetDeviceProperties(&prop, dev));
+    snprintf(g->name, sizeof g->name, "%s", prop.name);
+    CK(cudaMemGetInfo(&g->free_bytes, &g->total_bytes));
+    g->present = 1;
+    return 1;
+}
+
+int bench_cuda_host_pinned(const void *p) {
+    struct cudaPointerAttributes a;
+    cudaError_t e = cudaPointerGetAttributes(&a, p);
+    if (e != cudaSuccess) {
+        cudaGetLastError();
+        return 0;
+    }
+    return a.type == cudaMemoryTypeHost;
+}
+
+void bench_link_measure(size_t bytes, int reps, bench_link *l) {
+    memset(l, 0, sizeof *l);
+    void *h[2], *d[2];
+    for (int i = 0; i < 2; i++) {
+        CK(cudaMallocHost(&h[i], bytes));
+        CK(cudaMalloc(&d[i], bytes));
+        memset(h[i], i + 1, bytes);
+        CK(cudaMemset(d[i], 0, bytes));
+    }
+    cudaStream_t s[2];
+    cudaEvent_t e0, e1, e2;
+    CK(cudaStreamCreateWithFlags(&s[0], cudaStreamNonBlocking));
+    CK(cudaStreamCreateWithFlags(&s[1], cudaStreamNonBlocking));
+    CK(cudaEventCreate(&e0));
+    CK(cudaEventCreate(&e1));
+    CK(cudaEventCreate(&e2));
+    double *t = calloc(3 * (size_t)reps, sizeof *t);
+    if (!t) {
+        fprintf(stderr, "hfft-bench: out of memory\n");
+        exit(1);
+    }
+    /* One untimed round of each first: the first copies pay for mappings. */
+    for (int r = -1; r < reps; r++) {
+        float ms;
+        CK(cudaEventRecord(e0, s[0]));
+        CK(cudaMemcpyAsync(d[0], h[0], bytes, cudaMemcpyHostToDevice, s[0]));
+        CK(cudaEventRecord(e1, s[0]));
+        CK(cudaEventSynchronize(e1));
+        CK(cudaEventElapsedTime(&ms, e0, e1));
+        if (r >= 0)
+            t[r] = ms * 1e-3;
+
+        CK(cudaEventRecord(e0, s[1]));
+        CK(cudaMemcpyAsync(h[1], d[1], bytes, cudaMemcpyDeviceToHost, s[1]));
+        CK(cudaEventRecord(e1, s[1]));
+        CK(cudaEventSynchronize(e1));
+        CK(cudaEventElapsedTime(&ms, e0, e1));
+        if (r >= 0)
+            t[reps + r] = ms * 1e-3;
+
+        /* Both at once: s[1] starts when s[0] does; the stop event on s[0] waits
+           for s[1]'s copy, so the interval covers both directions. */
+        CK(cudaEventRecord(e0, s[0]));
+        CK(cudaStreamWaitEvent(s[1], e0, 0));
+        CK(cudaMemcpyAsync(d[0], h[0], bytes, cudaMemcpyHostToDevice, s[0]));
+        CK(cudaMemcpyAsync(h[1], d[1], bytes, cudaMemcpyDeviceToHost, s[1]));
+        CK(cudaEventRecord(e2, s[1]));
+        CK(cudaStreamWaitEvent(s[0], e2, 0));
+        CK(cudaEventRecord(e1, s[0]));
+        CK(cudaEventSynchronize(e1));
+        CK(cudaEventElapsedTime(&ms, e0, e1));
+        if (r >= 0)
+            t[2 * reps + r] = ms * 1e-3;
+    }
+    double th = median(t, reps), td = median(t + reps, reps), tb = median(t + 2 * reps, reps);
+    l->measured = 1;
+    l->bytes = bytes;
+    l->reps = reps;
+    l->h2d = (double)bytes / th;
+    l->d2h = (double)bytes / td;
+    l->duplex_h2d = (double)bytes / tb;
+    l->duplex_d2h = (double)bytes / tb;
+    free(t);
+    CK(cudaEventDestroy(e0));
+    CK(cudaEventDestroy(e1));
+    CK(cudaEventDestroy(e2));
+    CK(cudaStreamDestroy(s[0]));
+    CK(cudaStreamDestroy(s[1]));
+    for (int i = 0; i < 2; i++) {
+        CK(cudaFreeHost(h[i]));
+        CK(cudaFree(d[i]));
+    }
+}
+
+struct bench_cufft {
+    int prec;
+    size_t bytes;
+    cufftHandle plan;
+    void *d, *work;
+    cudaStream_t s;
+    cudaEvent_t e0, e1;
+};
+
+static const size_t MARGIN = (size_t)64 << 20; /* context growth, cuFFT's own tables */
+
+int bench_cufft_open(int prec, int rank, const int64_t *n, bench_cufft **out, double *plan_s,
+                     char *note, size_t note_len) {
+    *out = NULL;
+    long long nn[3];
+    size_t total = 1;
+    for (int k = 0; k < rank; k++) {
+        nn[k] = (long long)n[k];
+        total *= (size_t)n[k];
+    }
+    size_t bytes = total * 2 * (size_t)prec;
+    size_t free_b = 0, total_b = 0;
+    CK(cudaMemGetInfo(&free_b, &total_b));
+    if (bytes + MARGIN > free_b) {
+        snprintf(note, note_len, "does not fit: array %.2f GiB, %.2f GiB free of %.2f GiB",
+                 bytes / 1073741824.0, free_b / 1073741824.0, total_b / 1073741824.0);
+        return 1;
+    }
+    bench_cufft *c = calloc(1, sizeof *c);
+    if (!c) {
+        fprintf(stderr, "hfft-bench: out of memory\n");
+        exit(1);
+    }
+    c->prec = prec;
+    c->bytes = bytes;
+    double t0 = now();
+    CKF(cufftCreate(&c->plan));
+    /* The work area is ours to allocate, so that "fits" is decided before it is. */
+    CKF(cufftSetAutoAllocation(c->plan, 0));
+    size_t ws = 0;
+    cufftResult r = cufftMakePlanMany64(c->plan, rank, nn, NULL, 1, 0, NULL, 1, 0,
+                                        prec == 4 ? CUFFT_C2C : CUFFT_Z2Z, 1, &ws);
+    *plan_s = now() - t0;
+    if (r == CUFFT_INVALID_SIZE || r == CUFFT_ALLOC_FAILED || r == CUFFT_NOT_SUPPORTED) {
+        snprintf(note, note_len, "cuFFT cannot plan it: cufftMakePlanMany64: %s", cufft_text(r));
+        CKF(cufftDestroy(c->plan));
+        free(c);
+        return 1;
+    }
+    if (r != CUFFT_SUCCESS)
+        die_cufft(r, "cufftMakePlanMany64", __LINE__);
+    CK(cudaMemGetInfo(&free_b, &total_b));
+    if (bytes + ws + MARGIN > free_b) {
+        snprintf(note, note_len,
+                 "does not fit: array %.2f GiB + work %.2f GiB, %.2f GiB free of %.2f GiB",
+                 bytes / 1073741824.0, ws / 1073741824.0, free_b / 1073741824.0,
+                 total_b / 1073741824.0);
+        CKF(cufftDestroy(c->plan));
+        free(c);
+        return 1;
+    }
+    CK(cudaMalloc(&c->d, bytes));
+    if (ws) {
+        CK(cudaMalloc(&c->work, ws));
+        CKF(cufftSetWorkArea(c->plan, c->work));
+    }
+    CK(cudaStreamCreateWithFlags(&c->s, cudaStreamNonBlocking));
+    CKF(cufftSetStream(c->plan, c->s));
+    CK(cudaEventCreate(&c->e0));
+    CK(cudaEventCreate(&c->e1));
+    snprintf(note, note_len, "device %.2f GiB (work %.2f GiB)", (bytes + ws) / 1073741824.0,
+             ws / 1073741824.0);
+    *out = c;
+    return 0;
+}
+
+static void exec(bench_cufft *c) {
+    if (c->prec == 4)
+        CKF(cufftExecC2C(c->plan, c->d, c->d, CUFFT_FORWARD));
+    else
+        CKF(cufftExecZ2Z(c->plan, c->d, c->d, CUFFT_FORWARD));
+}
+
+void bench_cufft_incard(bench_cufft *c, const void *a, void *b, int reps, double *times) {
+    CK(cudaMemcpyAsync(c->d, a, c->bytes, cudaMemcpyHostToDevice, c->s));
+    exec(c);
+    CK(cudaMemcpyAsync(b, c->d, c->bytes, cudaMemcpyDeviceToHost, c->s));
+    CK(cudaStreamSynchronize(c->s));
+    for (int r = 0; r < reps; r++) {
+        float ms;
+        CK(cudaMemcpyAsync(c->d, a, c->bytes, cudaMemcpyHostToDevice, c->s));
+        CK(cudaEventRecord(c->e0, c->s));
+        exec(c);
+        CK(cudaEventRecord(c->e1, c->s));
+        CK(cudaEventSynchronize(c->e1));
+        CK(cudaEventElapsedTime(&ms, c->e0, c->e1));
+        times[r] = ms * 1e-3;
+    }
+}
+
+void bench_cufft_chunked(bench_cufft *c, const void *a, void *b, int reps, double *times) {
+    for (int r = -1; r < reps; r++) {
+        float ms;
+        CK(cudaEventRecord(c->e0, c->s));
+        CK(cudaMemcpyAsync(c->d, a, c->bytes, cudaMemcpyHostToDevice, c->s));
+        exec(c);
+        CK(cudaMemcpyAsync(b, c->d, c->bytes, cudaMemcpyDeviceToHost, c->s));
+        CK(cudaEventRecord(c->e1, c->s));
+        CK(cudaEventSynchronize(c->e1));
+        CK(cudaEventElapsedTime(&ms, c->e0, c->e1));
+        if (r >= 0)
+            times[r] = ms * 1e-3;
+    }
+}
+
+void bench_cufft_close(bench_cufft *c) {
+    if (!c)
+        return;
+    CK(cudaEventDestroy(c->e0));
+    CK(cudaEventDestroy(c->e1));
+    CK(cudaStreamDestroy(c->s));
+    CKF(cufftDestroy(c->plan));
+    CK(cudaFree(c->d));
+    if (c->work)
+        CK(cudaFree(c->work));
+    free(c);
+}

@@ -1,0 +1,59 @@
+/*
+ * cuda_baselines.h: the GPU side of hfft-bench, built only with CUDA: probing
+ * for a GPU, measuring the host<->device link (each direction alone and both
+ * at once), and the cuFFT baselines (in-card exec, and a whole-array
+ * copy-transform-copy).  Every CUDA and cuFFT call is checked; a failure
+ * prints the call and its error and exits with status 1.
+ */
+#ifndef HFFT_BENCH_CUDA_BASELINES_H
+#define HFFT_BENCH_CUDA_BASELINES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct bench_gpu {
+    int present;       /* 1: a CUDA device is usable */
+    char name[256];    /* its name, or why there is none */
+    size_t free_bytes; /* device memory free at probe time */
+    size_t total_bytes;
+} bench_gpu;
+
+/* Link bandwidth in bytes per second; medians over the repetitions. */
+typedef struct bench_link {
+    int measured;
+    size_t bytes; /* bytes per copy */
+    int reps;
+    double h2d, d2h;   /* each direction alone */
+    double duplex_h2d; /* both at once: each direction's bytes over the common time */
+    double duplex_d2h;
+} bench_link;
+
+typedef struct bench_cufft bench_cufft;
+
+/* Fills *g; returns g->present.  Never exits: no GPU is a normal answer. */
+int bench_gpu_probe(bench_gpu *g);
+
+/* Pinned host buffers (cudaMallocHost) and device buffers of `bytes` each. */
+void bench_link_measure(size_t bytes, int reps, bench_link *out);
+
+/* Plans an in-place C2C (prec 4) or Z2Z (prec 8) forward transform of the
+   whole array and allocates it on the device.  Returns 0 when it fits, 1 with
+   `note` saying why not (too little free memory, a size cuFFT refuses). */
+int bench_cufft_open(int prec, int rank, const int64_t *n, bench_cufft **out, double *plan_s,
+                     char *note, size_t note_len);
+
+/* Data already on the device: one untimed exec whose result lands in `b`
+   (so b = FFT(a)), then `reps` timed execs (the array restored from `a`
+   before each, untimed).  times[reps] in seconds. */
+void bench_cufft_incard(bench_cufft *c, const void *a, void *b, int reps, double *times);
+
+/* Copy in, exec, copy out, timed end to end: one warm-up, then `reps` timed
+   runs; b = FFT(a) afterwards. */
+void bench_cufft_chunked(bench_cufft *c, const void *a, void *b, int reps, double *times);
+
+void bench_cufft_close(bench_cufft *c);
+
+/* 1 when `p` is page-locked host memory known to CUDA. */
+int bench_cuda_host_pinned(const void *p);
+
+#endif

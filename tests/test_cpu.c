@@ -1,0 +1,259 @@
+/*
+ * test_cpu.c: accuracy of the CPU path (FFTW threads, no device touched) in
+ * 1D, 2D and 3D, both precisions, in and out of place, both directions, on
+ * shapes with primes, ones and odd sizes; round trips; MEASURE planning that
+ * must not touch the arrays; execute_dft on other arrays; unaligned arrays;
+ * and strided columns too long for the gather buffer.
+ */
+#include <criterion/criterion.h>
+#include <criterion/parameterized.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "ref.h"
+#include "util.h"
+
+TestSuite(cpu, .init = tu_setup, .fini = tu_env_clear);
+
+struct shape {
+    int rank;
+    int64_t n[3];
+};
+
+static void check_cpu_info(const hfft_info *info, const tu_case *c) {
+    cr_assert_eq(info->rank, c->rank);
+    for (int i = 0; i < c->rank; i++)
+        cr_assert_eq(info->n[i], c->n[i], "info.n[%d] = %lld", i, (long long)info->n[i]);
+    cr_assert_eq(info->precision, c->prec);
+    cr_assert_eq(info->device, HFFT_DEVICE_NONE);
+    cr_assert_eq(info->placement, 0);
+    cr_assert_eq(info->schedule, 0);
+    cr_assert_eq(info->device_bytes, 0);
+    cr_assert_geq(info->threads, 1);
+    cr_assert_str_eq(info->device_name, "none");
+}
+
+/* Every precision, placement and direction of one shape, through both entry
+   points (CPU_ONLY flag with plan_1d/2d/3d; options.device = NONE with plan_dft)
+   and with 1 to 3 threads. */
+static void all_variants(const struct shape *s, unsigned extra_flags) {
+    int k = 0;
+    for (int prec = 4; prec <= 8; prec += 4)
+        for (int inplace = 0; inplace < 2; inplace++)
+            for (int sgn = 0; sgn < 2; sgn++, k++) {
+                hfft_options o;
+                hfft_options_init(&o);
+                o.device = HFFT_DEVICE_NONE;
+                o.threads = 1 + k % 3;
+                tu_case c = {prec, s->rank, {s->n[0], s->n[1], s->n[2]}, inplace,
+                             sgn ? HFFT_BACKWARD : HFFT_FORWARD, extra_flags, NULL, 0};
+                if (k % 2 == 0) {
+                    c.flags |= HFFT_CPU_ONLY;
+                    c.use_nd = extra_flags == 0;
+                } else {
+                    c.opts = &o;
+                }
+                hfft_info info;
+                run_case(&c, &info);
+                check_cpu_info(&info, &c);
+                if (c.opts)
+                    cr_assert_eq(info.threads, o.threads);
+            }
+}
+
+ParameterizedTestParameters(cpu, accuracy) {
+    static struct shape shapes[] = {
+        {1, {1}},           {1, {2}},           {1, {3}},           {1, {17}},
+        {1, {97}},          {1, {1000}},        {1, {4096}},        {1, {8191}},
+        {1, {30030}},       {2, {1, 1}},        {2, {1, 17}},       {2, {17, 1}},
+        {2, {2, 2}},        {2, {7, 13}},       {2, {64, 48}},      {2, {97, 101}},
+        {2, {1000, 301}},   {2, {997, 64}},     {2, {256, 1024}},   {3, {1, 1, 1}},
+        {3, {1, 1, 7}},     {3, {1, 13, 1}},    {3, {4, 1, 1}},     {3, {17, 1, 3}},
+        {3, {5, 7, 11}},    {3, {12, 10, 14}},  {3, {2, 3, 257}},   {3, {32, 32, 32}},
+    };
+    return cr_make_param_array(struct shape, shapes, sizeof shapes / sizeof shapes[0]);
+}
+
+ParameterizedTest(struct shape *s, cpu, accuracy) { all_variants(s, 0); }
+
+/* MEASURE times candidates on scratch: the arrays (filled before planning) must
+   come through planning untouched, in place too (run_case checks it). */
+ParameterizedTestParameters(cpu, measure) {
+    static struct shape shapes[] = {
+        {1, {256}}, {2, {48, 40}}, {2, {13, 64}}, {3, {6, 8, 10}},
+    };
+    return cr_make_param_array(struct shape, shapes, sizeof shapes / sizeof shapes[0]);
+}
+
+ParameterizedTest(struct shape *s, cpu, measure) { all_variants(s, HFFT_MEASURE); }
+
+/* Strided columns longer than half the 8 MiB gather buffer are transformed
+   where they lie, one column per job. */
+Test(cpu, long_strided_columns) {
+    struct shape s4 = {2, {540000, 3}}, s8 = {2, {270001, 2}};
+    for (int inplace = 0; inplace < 2; inplace++) {
+        tu_case c4 = {4, 2, {s4.n[0], s4.n[1]}, inplace, HFFT_FORWARD, HFFT_CPU_ONLY, NULL, 0};
+        run_case(&c4, NULL);
+        tu_case c8 = {8, 2, {s8.n[0], s8.n[1]}, inplace, HFFT_BACKWARD, HFFT_CPU_ONLY, NULL, 0};
+        run_case(&c8, NULL);
+    }
+}
+
+/* Forward then backward gives N x. */
+Test(cpu, round_trip) {
+    static const struct shape shapes[] = {
+        {1, {1}}, {1, {1009}}, {2, {7, 13}}, {2, {64, 48}}, {3, {5, 7, 11}}, {3, {2, 3, 257}},
+    };
+    for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; si++) {
+        const struct shape *s = &shapes[si];
+        for (int prec = 4; prec <= 8; prec += 4) {
+            for (int inplace = 0; inplace < 2; inplace++) {
+                int64_t total = tu_total(s->rank, s->n);
+                size_t bytes = (size_t)total * tu_esize(prec);
+                uint64_t seed = tu_seed();
+                void *x = tu_alloc(bytes), *a = tu_alloc(bytes);
+                void *b = inplace ? a : tu_alloc(bytes);
+                hfft_ref_fill(prec, x, total, seed);
+                memcpy(a, x, bytes);
+                if (!inplace)
+                    tu_poison(b, bytes);
+                tplan f = tp_dft(prec, s->rank, s->n, a, b, HFFT_FORWARD, HFFT_CPU_ONLY, NULL);
+                tplan g = tp_dft(prec, s->rank, s->n, b, b, HFFT_BACKWARD, HFFT_CPU_ONLY, NULL);
+                cr_assert(f.p && g.p, "round trip plans: %s", hfft_last_error_message());
+                cr_assert_eq(tp_execute(f), 0);
+                cr_assert_eq(tp_execute(g), 0);
+                /* Scale x by N, in the test's own precision. */
+                void *nx = tu_alloc(bytes);
+                for (int64_t i = 0; i < 2 * total; i++) {
+                    if (prec == 4)
+                        ((float *)nx)[i] = (float)((double)((float *)x)[i] * (double)total);
+                    else
+                        ((double *)nx)[i] = ((double *)x)[i] * (double)total;
+                }
+                double err = tu_rel_rms(prec, b, nx, total);
+                char shape[64];
+                cr_assert(err < tu_tol(prec), "%s round trip %s: error %.3g (seed %llu)",
+                          tu_shape(shape, sizeof shape, prec, s->rank, s->n),
+                          inplace ? "in-place" : "out-of-place", err, (unsigned long long)seed);
+                tp_destroy(f);
+                tp_destroy(g);
+                tu_free(nx);
+                if (b != a)
+                    tu_free(b);
+                tu_free(a);
+                tu_free(x);
+            }
+        }
+    }
+}
+
+/* execute_dft on other arrays of the same alignment: correct, and repeatable. */
+Test(cpu, execute_dft_other_arrays) {
+    int64_t n[2] = {37, 24};
+    for (int prec = 4; prec <= 8; prec += 4) {
+        for (int inplace = 0; inplace < 2; inplace++) {
+            int64_t total = n[0] * n[1];
+            size_t bytes = (size_t)total * tu_esize(prec);
+            void *a = tu_alloc(bytes), *b = inplace ? a : tu_alloc(bytes);
+            tplan t = tp_dft(prec, 2, n, a, b, HFFT_FORWARD, HFFT_CPU_ONLY, NULL);
+            cr_assert(t.p, "%s", hfft_last_error_message());
+            for (int rep = 0; rep < 2; rep++) {
+                void *c = tu_alloc(bytes), *d = inplace ? c : tu_alloc(bytes);
+                uint64_t seed = tu_seed();
+                hfft_ref_fill(prec, c, total, seed);
+                void *orig = tu_dup(c, bytes);
+                if (!inplace)
+                    tu_poison(d, bytes);
+                cr_assert_eq(tp_execute_dft(t, c, d), 0, "%s", hfft_last_error_message());
+                if (!inplace)
+                    cr_assert(memcmp(c, orig, bytes) == 0, "execute_dft changed its input");
+                double err = hfft_ref_error(prec, 2, n, orig, d, HFFT_FORWARD, 1);
+                cr_assert(err >= 0 && err < tu_tol(prec), "execute_dft error %.3g (seed %llu)",
+                          err, (unsigned long long)seed);
+                /* The same input again gives bit-identical output. */
+                void *first = tu_dup(d, bytes);
+                memcpy(c, orig, bytes);
+                cr_assert_eq(tp_execute_dft(t, c, d), 0);
+                cr_assert(memcmp(first, d, bytes) == 0, "a second execute differs");
+                tu_free(first);
+                tu_free(orig);
+                if (d != c)
+                    tu_free(d);
+                tu_free(c);
+            }
+            tp_destroy(t);
+            if (b != a)
+                tu_free(b);
+            tu_free(a);
+        }
+    }
+}
+
+/* Arrays one complex element off 64-byte alignment (both, or only one). */
+Test(cpu, unaligned_arrays) {
+    int64_t shapes[][4] = {{1, 1000}, {2, 33, 40}, {3, 6, 10, 8}};
+    for (int si = 0; si < 3; si++) {
+        int rank = (int)shapes[si][0];
+        const int64_t *n = &shapes[si][1];
+        int64_t total = tu_total(rank, n);
+        for (int prec = 4; prec <= 8; prec += 4) {
+            size_t es = tu_esize(prec), bytes = (size_t)total * es;
+            for (int mode = 0; mode < 3; mode++) {
+                char *ba = tu_alloc(bytes + 64), *bb = tu_alloc(bytes + 64);
+                char *in = ba + (mode != 2 ? es : 0);
+                char *out = mode == 0 ? in : bb + (mode != 1 ? es : 0);
+                uint64_t seed = tu_seed();
+                hfft_ref_fill(prec, in, total, seed);
+                void *orig = tu_dup(in, bytes);
+                if (out != in)
+                    tu_poison(out, bytes);
+                tplan t = tp_dft(prec, rank, n, in, out, HFFT_FORWARD, HFFT_CPU_ONLY, NULL);
+                cr_assert(t.p, "%s", hfft_last_error_message());
+                cr_assert_eq(tp_execute(t), 0, "%s", hfft_last_error_message());
+                double err = hfft_ref_error(prec, rank, n, orig, out, HFFT_FORWARD, 1);
+                cr_assert(err >= 0 && err < tu_tol(prec),
+                          "unaligned rank %d f%d mode %d: error %.3g (seed %llu)", rank, prec * 8,
+                          mode, err, (unsigned long long)seed);
+                if (out != in)
+                    cr_assert(memcmp(in, orig, bytes) == 0);
+                tp_destroy(t);
+                tu_free(orig);
+                tu_free(bb);
+                tu_free(ba);
+            }
+        }
+    }
+}
+
+/* Arrays from hfft_alloc_complex / hfftf_alloc_complex are 64-byte aligned and work. */
+Test(cpu, library_allocations) {
+    int64_t n[2] = {50, 30};
+    int64_t total = n[0] * n[1];
+    hfftf_complex *af = hfftf_alloc_complex((size_t)total);
+    hfft_complex *ad = hfft_alloc_complex((size_t)total);
+    void *raw = hfft_malloc(100);
+    cr_assert(af && ad && raw, "%s", hfft_last_error_message());
+    cr_assert_eq((uintptr_t)af % 64, 0);
+    cr_assert_eq((uintptr_t)ad % 64, 0);
+    cr_assert_eq((uintptr_t)raw % 64, 0);
+    memset(raw, 1, 100);
+    uint64_t seed = tu_seed();
+    hfft_ref_fill(4, af, total, seed);
+    hfft_ref_fill(8, ad, total, seed);
+    void *of = tu_dup(af, (size_t)total * 8), *od = tu_dup(ad, (size_t)total * 16);
+    hfftf_plan pf = hfftf_plan_2d(50, 30, af, af, HFFT_BACKWARD, HFFT_CPU_ONLY);
+    hfft_plan pd = hfft_plan_2d(50, 30, ad, ad, HFFT_BACKWARD, HFFT_CPU_ONLY);
+    cr_assert(pf && pd, "%s", hfft_last_error_message());
+    cr_assert_eq(hfftf_execute(pf), 0);
+    cr_assert_eq(hfft_execute(pd), 0);
+    cr_assert_lt(hfft_ref_error(4, 2, n, of, af, HFFT_BACKWARD, 1), TU_TOL_F);
+    cr_assert_lt(hfft_ref_error(8, 2, n, od, ad, HFFT_BACKWARD, 1), TU_TOL_D);
+    hfftf_destroy_plan(pf);
+    hfft_destroy_plan(pd);
+    hfftf_free(af);
+    hfft_free(ad);
+    hfft_free(raw);
+    hfft_free(NULL);
+    tu_free(of);
+    tu_free(od);
+}

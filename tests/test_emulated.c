@@ -1,0 +1,446 @@
+/*
+ * test_emulated.c: the GPU engine's out-of-card schedule on the emulated
+ * device (host memory, device budget enforced) with budgets of a few KiB so
+ * that every round takes many passes: plain and radix-2 schedules, lines
+ * longer than a pass (the recursive long-line path with radix 4, 3, 2 and 5),
+ * 3D planes split into rounds, hybrid GPU/CPU shares, and what hfft_plan_info
+ * reports.  Budgets too small for any pass must fail with HFFT_ERR_BUDGET.
+ */
+#include <criterion/criterion.h>
+#include <criterion/parameterized.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ref.h"
+#include "util.h"
+
+TestSuite(emulated, .init = tu_setup, .fini = tu_env_clear);
+
+struct emu_case {
+    int prec;
+    int rank;
+    int64_t n[3];
+    int64_t budget;   /* options.device_memory */
+    unsigned flags;
+    double ratio;     /* options.ratio (0: unset) */
+    int64_t pass_bytes;
+    int schedule;     /* expected info.schedule (0: do not check) */
+    int rounds;       /* expected info.rounds (0: do not check) */
+    int transposed;   /* 1: expect long strided lines computed transposed */
+};
+
+#define F32 4
+#define F64 8
+#define PLAIN HFFT_SCHEDULE_PLAIN
+#define RADIX2 HFFT_SCHEDULE_RADIX2
+
+static void check_info(const struct emu_case *c, const hfft_info *info, int inplace) {
+    char shape[64];
+    tu_shape(shape, sizeof shape, c->prec, c->rank, c->n);
+    int64_t bytes = tu_total(c->rank, c->n) * (int64_t)tu_esize(c->prec);
+    cr_assert_eq(info->device, HFFT_DEVICE_EMULATED, "%s: device %d", shape, info->device);
+    cr_assert_str_eq(info->device_name, "emulated");
+    cr_assert_eq(info->device_budget, c->budget, "%s: device_budget %lld", shape,
+                 (long long)info->device_budget);
+    cr_assert(info->device_bytes > 0 && info->device_bytes <= info->device_budget,
+              "%s: device_bytes %lld against a budget of %lld", shape,
+              (long long)info->device_bytes, (long long)info->device_budget);
+    int most = 0;
+    for (int h = 0; h < info->rounds; h++)
+        if (info->passes[h] > most)
+            most = info->passes[h];
+    if (bytes > c->budget)
+        cr_assert_gt(most, 1, "%s (%lld bytes, budget %lld): at most %d pass per round", shape,
+                     (long long)bytes, (long long)c->budget, most);
+    if (c->schedule)
+        cr_assert_eq(info->schedule, c->schedule, "%s %s: schedule %d, expected %d", shape,
+                     inplace ? "in-place" : "out-of-place", info->schedule, c->schedule);
+    if (c->rounds)
+        cr_assert_eq(info->rounds, c->rounds, "%s: %d rounds, expected %d", shape, info->rounds,
+                     c->rounds);
+    if (c->transposed)
+        cr_assert_eq(info->transposed, 1, "%s: not computed transposed", shape);
+    int hybrid = c->ratio > 0 || (c->flags & HFFT_HYBRID);
+    cr_assert_eq(info->placement, hybrid ? 2 : 1, "%s: placement %d", shape, info->placement);
+    if (hybrid)
+        cr_assert_geq(info->threads, 1);
+    for (int h = 0; h < info->rounds; h++) {
+        cr_assert(info->ratio[h] >= 0.0 && info->ratio[h] <= 1.0);
+        if (!hybrid)
+            cr_assert_eq(info->ratio[h], 1.0, "%s: round %d ratio %g", shape, h, info->ratio[h]);
+        else if (c->ratio > 0)
+            cr_assert(info->ratio[h] > c->ratio - 0.26 && info->ratio[h] < c->ratio + 0.26,
+                      "%s: round %d ratio %g, asked %g", shape, h, info->ratio[h], c->ratio);
+    }
+}
+
+static void run_emu(const struct emu_case *c) {
+    for (int inplace = 0; inplace < 2; inplace++) {
+        for (int sgn = 0; sgn < 2; sgn++) {
+            hfft_options o;
+            hfft_options_init(&o);
+            o.device = HFFT_DEVICE_EMULATED;
+            o.device_memory = c->budget;
+            o.ratio = c->ratio;
+            o.pass_bytes = c->pass_bytes;
+            o.threads = (c->ratio > 0 || (c->flags & HFFT_HYBRID)) ? 2 : 0;
+            tu_case tc = {c->prec, c->rank, {c->n[0], c->n[1], c->n[2]}, inplace,
+                          sgn ? HFFT_BACKWARD : HFFT_FORWARD, c->flags, &o, 0};
+            hfft_info info;
+            run_case(&tc, &info);
+            check_info(c, &info, inplace);
+        }
+    }
+}
+
+ParameterizedTestParameters(emulated, schedules) {
+    static struct emu_case cases[] = {
+        /* plain passes, strided and contiguous rounds */
+        {F32, 2, {64, 48}, 4096, PLAIN, 0, 0, 1, 2},
+        {F64, 2, {64, 48}, 8192, PLAIN, 0, 0, 1, 2},
+        {F32, 2, {97, 101}, 16384, PLAIN, 0, 0, 1, 2},
+        {F64, 2, {7, 13}, 4096, 0, 0, 0, 0, 2},
+        {F32, 2, {1000, 31}, 65536, 0, 0, 0, 0, 2},
+        {F32, 1, {300}, 65536, 0, 0, 0, 1, 1},
+        {F64, 1, {97}, 16384, 0, 0, 0, 1, 1},
+        /* radix-2 inside a pass (strided length divisible by 4) */
+        {F32, 2, {64, 48}, 4096, RADIX2, 0, 0, 2, 2},
+        {F64, 2, {64, 48}, 8192, RADIX2, 0, 0, 2, 2},
+        {F64, 2, {128, 36}, 65536, RADIX2, 0, 0, 2, 2},
+        {F32, 2, {12, 60}, 4096, RADIX2, 0, 0, 2, 2},
+        {F32, 2, {4, 9}, 4096, RADIX2, 0, 0, 2, 2},
+        /* radix-2 asked where it does not apply: plain passes */
+        {F32, 2, {97, 101}, 16384, RADIX2, 0, 0, 1, 2},
+        {F64, 2, {30, 20}, 8192, RADIX2, 0, 0, 1, 2},
+        /* a fixed pass size */
+        {F32, 2, {64, 48}, 65536, PLAIN, 0, 1024, 1, 2},
+        {F64, 2, {60, 50}, 65536, RADIX2, 0, 2048, 2, 2},
+        /* lines longer than a pass: 4096 = 4^4 x 16, 729 = 3^3 x 27, 1250 = 2 x 5 x 5 x 25 */
+        {F32, 2, {4096, 8}, 8192, 0, 0, 0, 1, 2},
+        {F64, 2, {4096, 8}, 16384, 0, 0, 0, 1, 2},
+        {F32, 2, {729, 8}, 8192, 0, 0, 0, 1, 2},
+        {F64, 2, {729, 5}, 16384, 0, 0, 0, 1, 2},
+        {F32, 2, {1250, 4}, 8192, 0, 0, 0, 1, 2},
+        {F64, 2, {1250, 4}, 16384, 0, 0, 0, 1, 2},
+        {F32, 2, {2048, 6}, 4096, RADIX2, 0, 0, 0, 2},
+        {F32, 2, {1536, 3}, 4096, 0, 0, 0, 0, 2},
+        {F32, 2, {3 * 7 * 11 * 13, 2}, 8192, 0, 0, 0, 0, 2},
+        /* 3D: planes that fit, and planes split into two more rounds */
+        {F32, 3, {8, 4, 4}, 65536, 0, 0, 0, 0, 2},
+        {F32, 3, {12, 10, 14}, 4096, 0, 0, 0, 0, 3},
+        {F64, 3, {5, 7, 11}, 8192, 0, 0, 0, 0, 3},
+        {F32, 3, {2, 3, 257}, 32768, 0, 0, 0, 0, 3},
+        {F32, 3, {16, 16, 16}, 8192, RADIX2, 0, 0, 2, 3},
+        {F64, 3, {12, 8, 4}, 8192, RADIX2, 0, 0, 2, 0},
+        {F32, 3, {1024, 2, 4}, 8192, 0, 0, 0, 0, 0},
+        /* hybrid: a fixed GPU share, and the HFFT_HYBRID flag */
+        {F32, 2, {64, 48}, 4096, 0, 0.3, 0, 0, 2},
+        {F64, 2, {64, 48}, 8192, 0, 0.7, 0, 0, 2},
+        {F32, 2, {64, 48}, 4096, 0, 0.97, 0, 0, 2},
+        {F64, 2, {64, 48}, 8192, RADIX2, 0.7, 0, 2, 2},
+        {F32, 2, {97, 101}, 16384, HFFT_HYBRID, 0, 0, 0, 2},
+        {F32, 2, {4096, 8}, 8192, 0, 0.5, 0, 0, 2},
+        {F32, 2, {729, 8}, 8192, 0, 0.3, 0, 0, 2},
+        {F32, 3, {12, 10, 14}, 4096, HFFT_HYBRID, 0, 0, 0, 3},
+        {F64, 3, {20, 6, 5}, 65536, 0, 0.5, 0, 0, 2},
+        /* passes ramped up and down at the edges of a round (many units per pass) */
+        {F32, 2, {16, 1000}, 65536, 0, 0, 0, 1, 2},
+        {F64, 2, {1000, 16}, 65536, 0, 0, 0, 1, 2},
+        {F32, 2, {8, 1000}, 65536, PLAIN, 0.7, 0, 1, 2},
+        /* sizes of one: dimensions squeezed out before the device sees them */
+        {F32, 2, {1, 1}, 4096, 0, 0, 0, 0, 0},
+        {F64, 3, {1, 7, 1}, 4096, 0, 0, 0, 0, 0},
+        {F32, 2, {17, 1}, 4096, 0, 0, 0, 0, 0},
+        {F32, 2, {1, 64}, 4096, 0, 0, 0, 0, 0},
+        {F64, 3, {1, 40, 6}, 4096, 0, 0, 0, 0, 2},
+        /* 3D: a long Z and planes split */
+        {F32, 3, {256, 10, 10}, 4096, 0, 0, 0, 0, 3},
+        /* a pass size below a line: the long-line split (64 = 4 x 4 x 4) */
+        {F32, 2, {64, 16}, 65536, 0, 0, 256, 1, 2},
+        /* long strided lines (L >= 4096) several to a pass: computed transposed */
+        {F32, 2, {4096, 16}, 1 << 20, 0, 0, 131072, 1, 2, 1},
+        {F64, 2, {4096, 12}, 2 << 20, PLAIN, 0, 262144, 1, 2, 1},
+        {F32, 2, {65536, 4}, 1 << 20, 0, 0, 131072, 1, 2, 1},
+        {F32, 2, {8192, 20}, 1 << 20, 0, 0.5, 131072, 0, 2, 1},
+        /* GPU only, said explicitly */
+        {F32, 2, {64, 48}, 4096, HFFT_GPU_ONLY, 0, 0, 0, 2},
+        {F64, 3, {5, 7, 11}, 8192, HFFT_GPU_ONLY | RADIX2, 0, 0, 0, 3},
+    };
+    return cr_make_param_array(struct emu_case, cases, sizeof cases / sizeof cases[0]);
+}
+
+ParameterizedTest(struct emu_case *c, emulated, schedules) { run_emu(c); }
+
+/* options.round_ratio: a GPU share per round (overriding ratio where set). */
+Test(emulated, round_ratio) {
+    static const struct {
+        int prec, rank;
+        int64_t n[3];
+        double ratio, rr[3];
+        double want[3]; /* GPU share per round, approximately */
+    } cases[] = {
+        {4, 2, {64, 48}, 0, {0.5, 0, 0}, {0.5, 1, 0}},
+        {8, 2, {64, 48}, 0, {0, 0.25, 0}, {1, 0.25, 0}},
+        {4, 2, {64, 48}, 0.4, {0, 1.0, 0}, {0.4, 1, 0}},
+        {4, 3, {12, 10, 14}, 0, {0.3, 0.6, 0.9}, {0.3, 0.6, 0.9}},
+        {8, 2, {4096, 8}, 0, {0.5, 0.1, 0}, {0.5, 0.1, 0}},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        hfft_options o;
+        hfft_options_init(&o);
+        o.device = HFFT_DEVICE_EMULATED;
+        o.device_memory = cases[i].prec == 4 ? 8192 : 16384;
+        o.threads = 2;
+        o.ratio = cases[i].ratio;
+        for (int h = 0; h < 3; h++)
+            o.round_ratio[h] = cases[i].rr[h];
+        for (int inplace = 0; inplace < 2; inplace++) {
+            tu_case c = {cases[i].prec, cases[i].rank,
+                         {cases[i].n[0], cases[i].n[1], cases[i].n[2]}, inplace, HFFT_FORWARD,
+                         0, &o, 0};
+            hfft_info info;
+            run_case(&c, &info);
+            cr_assert_eq(info.placement, 2, "case %zu: placement %d", i, info.placement);
+            for (int h = 0; h < info.rounds; h++)
+                cr_assert(info.ratio[h] > cases[i].want[h] - 0.13 &&
+                              info.ratio[h] < cases[i].want[h] + 0.13,
+                          "case %zu round %d: GPU share %g, asked %g", i, h, info.ratio[h],
+                          cases[i].want[h]);
+        }
+    }
+}
+
+/* HFFT_HYBRID: "GPU and CPU together, even where the model disagrees", small
+   problems included (a round of a few units still gives the CPU one). */
+Test(emulated, hybrid_flag_on_small_problems) {
+    static const int64_t shapes[][2] = {{4, 4}, {5, 5}, {3, 7}, {6, 2}};
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+        hfft_options o;
+        hfft_options_init(&o);
+        o.device = HFFT_DEVICE_EMULATED;
+        o.device_memory = 65536;
+        tu_case c = {4, 2, {shapes[i][0], shapes[i][1]}, 1, HFFT_FORWARD, HFFT_HYBRID, &o, 0};
+        hfft_info info;
+        run_case(&c, &info);
+        cr_assert_eq(info.placement, 2,
+                     "%lldx%lld with HFFT_HYBRID: placement %d, GPU shares %g and %g",
+                     (long long)shapes[i][0], (long long)shapes[i][1], info.placement,
+                     info.ratio[0], info.ratio[1]);
+    }
+}
+
+/* options.slots: pass buffers in flight, 3 to 8. */
+Test(emulated, slots) {
+    for (int slots = 3; slots <= 8; slots++) {
+        for (int prec = 4; prec <= 8; prec += 4) {
+            hfft_options o;
+            hfft_options_init(&o);
+            o.device = HFFT_DEVICE_EMULATED;
+            o.device_memory = prec == 4 ? 8192 : 16384;
+            o.slots = slots;
+            tu_case c = {prec, 2, {64, 48}, slots % 2, HFFT_BACKWARD, HFFT_SCHEDULE_PLAIN, &o, 0};
+            hfft_info info;
+            run_case(&c, &info);
+            cr_assert_eq(info.streams, slots, "slots %d: %d buffers in flight", slots,
+                         info.streams);
+            cr_assert_leq(info.device_bytes, info.device_budget);
+            c.flags = HFFT_SCHEDULE_RADIX2;
+            run_case(&c, &info);
+            cr_assert_eq(info.schedule, 2);
+            cr_assert_leq(info.device_bytes, info.device_budget);
+        }
+    }
+}
+
+/* HFFT_MEASURE with a device and no wisdom runs the transform on the plan's
+   arrays at plan time (overwriting them, as FFTW_MEASURE does: the input is
+   filled after planning) and sets the shares from what it measured: any share
+   is fine, the result must be right. */
+Test(emulated, measure_probe) {
+    static const struct {
+        int prec, rank;
+        int64_t n[3];
+        int64_t budget;
+    } cases[] = {
+        {4, 2, {64, 48}, 8192},
+        {8, 2, {97, 101}, 65536},
+        {4, 3, {12, 10, 14}, 4096},
+        {4, 2, {4096, 8}, 8192},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        hfft_options o;
+        hfft_options_init(&o);
+        o.device = HFFT_DEVICE_EMULATED;
+        o.device_memory = cases[i].budget;
+        o.threads = 2;
+        for (int inplace = 0; inplace < 2; inplace++) {
+            tu_case c = {cases[i].prec, cases[i].rank,
+                         {cases[i].n[0], cases[i].n[1], cases[i].n[2]}, inplace, HFFT_FORWARD,
+                         HFFT_MEASURE, &o, 0, 1};
+            hfft_info info;
+            run_case(&c, &info);
+            cr_assert_eq(info.device, HFFT_DEVICE_EMULATED);
+            for (int h = 0; h < info.rounds; h++)
+                cr_assert(info.ratio[h] >= 0 && info.ratio[h] <= 1);
+            cr_assert_leq(info.device_bytes, info.device_budget);
+        }
+    }
+}
+
+/* HFFT_DEVICE=emulated and HFFT_DEVICE_MEMORY from the environment. */
+Test(emulated, settings_from_environment) {
+    setenv("HFFT_DEVICE", "emulated", 1);
+    setenv("HFFT_DEVICE_MEMORY", "8KiB", 1);
+    tu_case c = {4, 2, {64, 40}, 0, HFFT_FORWARD, 0, NULL, 1};
+    hfft_info info;
+    run_case(&c, &info);
+    cr_assert_eq(info.device, HFFT_DEVICE_EMULATED);
+    cr_assert_eq(info.device_budget, 8192);
+    cr_assert(info.device_bytes <= 8192);
+    cr_assert_gt(info.passes[0], 1);
+    /* An options field wins over its variable. */
+    setenv("HFFT_DEVICE_MEMORY", "garbage", 1);
+    hfft_options o;
+    hfft_options_init(&o);
+    o.device_memory = 16384;
+    c.use_nd = 0;
+    c.opts = &o;
+    run_case(&c, &info);
+    cr_assert_eq(info.device, HFFT_DEVICE_EMULATED);
+    cr_assert_eq(info.device_budget, 16384);
+    o.device = HFFT_DEVICE_NONE;
+    run_case(&c, &info);
+    cr_assert_eq(info.device, HFFT_DEVICE_NONE);
+    unsetenv("HFFT_DEVICE");
+    unsetenv("HFFT_DEVICE_MEMORY");
+}
+
+/* Plans of one emulated budget each: several alive at once all stay correct
+   (each opens its own device), and one plan executes many times. */
+Test(emulated, repeated_and_coexisting_plans) {
+    int64_t n[2] = {128, 20};
+    int64_t total = n[0] * n[1];
+    size_t bytes = (size_t)total * 8;
+    hfft_options o;
+    hfft_options_init(&o);
+    o.device = HFFT_DEVICE_EMULATED;
+    o.device_memory = 4096;
+    void *in[3], *out[3];
+    hfftf_plan p[3];
+    for (int i = 0; i < 3; i++) {
+        in[i] = tu_alloc(bytes);
+        out[i] = i == 1 ? in[i] : tu_alloc(bytes);
+        unsigned fl = i == 2 ? HFFT_SCHEDULE_RADIX2 : 0;
+        p[i] = hfftf_plan_dft(2, n, in[i], out[i], i ? HFFT_BACKWARD : HFFT_FORWARD, fl, &o);
+        cr_assert(p[i], "%s", hfft_last_error_message());
+    }
+    for (int rep = 0; rep < 3; rep++) {
+        for (int i = 0; i < 3; i++) {
+            uint64_t seed = tu_seed();
+            hfft_ref_fill(4, in[i], total, seed);
+            void *orig = tu_dup(in[i], bytes);
+            if (out[i] != in[i])
+                tu_poison(out[i], bytes);
+            cr_assert_eq(hfftf_execute(p[i]), 0, "%s", hfft_last_error_message());
+            double err = hfft_ref_error(4, 2, n, orig, out[i], i ? HFFT_BACKWARD : HFFT_FORWARD, 1);
+            cr_assert(err >= 0 && err < TU_TOL_F, "plan %d rep %d: error %.3g (seed %llu)", i, rep,
+                      err, (unsigned long long)seed);
+            tu_free(orig);
+        }
+    }
+    for (int i = 0; i < 3; i++) {
+        hfftf_destroy_plan(p[i]);
+        if (out[i] != in[i])
+            tu_free(out[i]);
+        tu_free(in[i]);
+    }
+}
+
+/* Unaligned arrays (one complex element off 64 bytes) through the device. */
+Test(emulated, unaligned_arrays) {
+    int64_t n[2] = {64, 24};
+    int64_t total = n[0] * n[1];
+    for (int prec = 4; prec <= 8; prec += 4) {
+        size_t es = tu_esize(prec), bytes = (size_t)total * es;
+        for (int inplace = 0; inplace < 2; inplace++) {
+            char *ba = tu_alloc(bytes + 64), *bb = tu_alloc(bytes + 64);
+            char *in = ba + es, *out = inplace ? in : bb + 3 * es;
+            hfft_options o;
+            hfft_options_init(&o);
+            o.device = HFFT_DEVICE_EMULATED;
+            o.device_memory = 8192;
+            uint64_t seed = tu_seed();
+            hfft_ref_fill(prec, in, total, seed);
+            void *orig = tu_dup(in, bytes);
+            if (!inplace)
+                tu_poison(out, bytes);
+            tplan t = tp_dft(prec, 2, n, in, out, HFFT_FORWARD, HFFT_SCHEDULE_RADIX2, &o);
+            cr_assert(t.p, "%s", hfft_last_error_message());
+            cr_assert_eq(tp_execute(t), 0, "%s", hfft_last_error_message());
+            double err = hfft_ref_error(prec, 2, n, orig, out, HFFT_FORWARD, 1);
+            cr_assert(err >= 0 && err < tu_tol(prec), "f%d unaligned: error %.3g (seed %llu)",
+                      prec * 8, err, (unsigned long long)seed);
+            tp_destroy(t);
+            tu_free(orig);
+            tu_free(bb);
+            tu_free(ba);
+        }
+    }
+}
+
+/* ---- budgets the problem cannot fit ---- */
+
+static void expect_budget_error(int prec, int rank, const int64_t *n, int64_t budget,
+                                unsigned flags, const char *needle) {
+    int64_t total = tu_total(rank, n);
+    size_t bytes = (size_t)total * tu_esize(prec);
+    void *a = tu_alloc(bytes);
+    hfft_ref_fill(prec, a, total, tu_seed());
+    void *orig = tu_dup(a, bytes);
+    hfft_options o;
+    hfft_options_init(&o);
+    o.device = HFFT_DEVICE_EMULATED;
+    o.device_memory = budget;
+    char shape[64];
+    tu_shape(shape, sizeof shape, prec, rank, n);
+    tplan t = tp_dft(prec, rank, n, a, a, HFFT_FORWARD, flags, &o);
+    cr_assert_null(t.p, "%s with a %lld-byte budget: a plan", shape, (long long)budget);
+    cr_assert_eq(hfft_last_error(), HFFT_ERR_BUDGET, "%s: status %d (%s)", shape,
+                 hfft_last_error(), hfft_last_error_message());
+    const char *msg = hfft_last_error_message();
+    cr_assert(msg && *msg, "%s: empty message", shape);
+    cr_assert(strstr(msg, needle) != NULL, "%s: message '%s' does not mention '%s'", shape, msg,
+              needle);
+    cr_assert(memcmp(a, orig, bytes) == 0, "%s: the failed plan changed the array", shape);
+    tu_free(orig);
+    tu_free(a);
+}
+
+Test(emulated, budget_too_small_for_any_pass) {
+    int64_t n2[2] = {64, 48}, n1[1] = {16}, n3[3] = {4, 4, 4};
+    expect_budget_error(4, 2, n2, 64, 0, "too small for any pass");
+    expect_budget_error(8, 2, n2, 64, HFFT_GPU_ONLY, "too small for any pass");
+    expect_budget_error(4, 1, n1, 1000, 0, "too small for any pass");
+    expect_budget_error(8, 3, n3, 2047, HFFT_SCHEDULE_RADIX2, "too small for any pass");
+}
+
+Test(emulated, prime_line_longer_than_budget) {
+    int64_t n[2] = {8191, 4};
+    expect_budget_error(4, 2, n, 4096, HFFT_GPU_ONLY, "8191");
+    expect_budget_error(8, 2, n, 4096, 0, "no factor");
+    /* 2 x 4099: the factor 2 leaves a prime half that still does not fit. */
+    int64_t m[2] = {2 * 4099, 2};
+    expect_budget_error(4, 2, m, 4096, HFFT_GPU_ONLY, "8198");
+    /* 3D with a prime Z. */
+    int64_t z[3] = {8191, 2, 2};
+    expect_budget_error(4, 3, z, 4096, 0, "8191");
+}
+
+/* Contiguous lines (the last dimension, or a 1D transform) must fit one pass:
+   the long-line split applies only to strided rounds. */
+Test(emulated, contiguous_line_longer_than_pass) {
+    int64_t n1[1] = {4096}, n2[2] = {4, 4096};
+    expect_budget_error(4, 1, n1, 8192, 0, "4096");
+    expect_budget_error(8, 2, n2, 8192, HFFT_GPU_ONLY, "does not fit");
+}

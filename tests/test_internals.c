@@ -1,0 +1,708 @@
+/*
+ * test_internals.c: the parts under the public API, through hfft_internal:
+ * twiddles against long-double cosl/sinl (octant boundaries, n = 2^27,
+ * 3*5*7*11*13, primes, n above 2^32); radix-2 and radix-r combinations
+ * against a naive long-double DFT; the emulated device (budget, garbage in
+ * fresh memory, pitched copies, kernels, batched FFTs); the GPU engine
+ * writing only its share of a round; the thread pool; settings resolution.
+ */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../gpu/butterfly.h"
+#include "internal.h"
+#include "wisdom.h"
+#include "ref.h"
+#include "util.h"
+
+TestSuite(internals, .init = tu_setup, .fini = tu_env_clear);
+
+#define PI_L 3.141592653589793238462643383279502884L
+
+/* exp(sign 2 pi i k / n) in long double, the angle reduced exactly first. */
+static void twiddle_ref(int64_t k, int64_t n, int sign, long double *re, long double *im) {
+    int64_t kk = k % n;
+    long double th = 2.0L * PI_L * (long double)kk / (long double)n;
+    *re = cosl(th);
+    *im = sign < 0 ? -sinl(th) : sinl(th);
+}
+
+static uint64_t rng_state;
+static uint64_t rng(void) {
+    uint64_t z = (rng_state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+static double worst_twiddle;
+
+static void check_twiddle(int64_t k, int64_t n) {
+    for (int sign = -1; sign <= 1; sign += 2) {
+        double re, im;
+        long double rr, ri;
+        hfft__twiddle(k, n, sign, &re, &im);
+        twiddle_ref(k, n, sign, &rr, &ri);
+        double e = (double)fmaxl(fabsl((long double)re - rr), fabsl((long double)im - ri));
+        if (e > worst_twiddle)
+            worst_twiddle = e;
+        cr_assert(e < 2e-16, "twiddle(k=%lld, n=%lld, sign %d) = (%.17g, %.17g), cosl/sinl give "
+                             "(%.20Lg, %.20Lg): error %.3g",
+                  (long long)k, (long long)n, sign, re, im, rr, ri, e);
+    }
+}
+
+Test(internals, twiddle_against_cosl_sinl) {
+    rng_state = tu_seed();
+    static const int64_t small[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 16, 60, 64, 100, 127, 1000,
+                                    1024, 4096};
+    for (size_t i = 0; i < sizeof small / sizeof small[0]; i++)
+        for (int64_t k = 0; k < small[i]; k++)
+            check_twiddle(k, small[i]);
+    static const int64_t big[] = {15015,          /* 3*5*7*11*13 */
+                                  65536,          1 << 20,       1 << 27,
+                                  14348907,       /* 3^15 */
+                                  2147483647,     /* 2^31 - 1, prime */
+                                  2147483648LL,   4294967311LL,  /* 2^32 + 15 */
+                                  1000000000039LL, 1LL << 40};
+    for (size_t i = 0; i < sizeof big / sizeof big[0]; i++) {
+        int64_t n = big[i];
+        /* Around every octant boundary j n / 8, from both sides. */
+        for (int j = 0; j <= 8; j++) {
+            int64_t b = (int64_t)((__int128)n * j / 8);
+            for (int64_t d = -4; d <= 4; d++) {
+                int64_t k = b + d;
+                if (k >= 0)
+                    check_twiddle(k, n);
+            }
+        }
+        for (int r = 0; r < 3000; r++)
+            check_twiddle((int64_t)(rng() % (uint64_t)n), n);
+        /* k beyond n reduces exactly. */
+        for (int r = 0; r < 50; r++) {
+            int64_t k = (int64_t)(rng() % (uint64_t)n);
+            double a, b, c, d;
+            hfft__twiddle(k, n, -1, &a, &b);
+            hfft__twiddle(k + n * (1 + r % 5), n, -1, &c, &d);
+            cr_assert(a == c && b == d, "twiddle(%lld + m n, %lld) differs from twiddle(k)",
+                      (long long)k, (long long)n);
+        }
+    }
+    cr_log_info("worst twiddle error %.3g", worst_twiddle);
+}
+
+/* Symmetries of the octant reduction: W^(n-k) = conj(W^k) bit for bit (within
+   an ulp where 8k/n is an odd integer: cos and sin of pi/4 may round apart),
+   and for even n, W^(k + n/2) = -W^k bit for bit. */
+Test(internals, twiddle_symmetries) {
+    rng_state = tu_seed();
+    static const int64_t ns[] = {6, 8, 16, 100, 4096, 15015, 1 << 27, 2147483647, 1LL << 40};
+    for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++) {
+        int64_t n = ns[i];
+        for (int r = 0; r < 2000; r++) {
+            int64_t k = 1 + (int64_t)(rng() % (uint64_t)(n - 1));
+            double a, b, c, d;
+            hfft__twiddle(k, n, 1, &a, &b);
+            hfft__twiddle(n - k, n, 1, &c, &d);
+            if ((8 * (__int128)k) % n == 0)
+                cr_assert(fabs(a - c) <= 0x1p-52 && fabs(b + d) <= 0x1p-52,
+                          "n=%lld k=%lld: W^(n-k) is not conj(W^k)", (long long)n, (long long)k);
+            else
+                cr_assert(a == c && b == -d, "n=%lld k=%lld: W^(n-k) is not conj(W^k) exactly",
+                          (long long)n, (long long)k);
+            hfft__twiddle(k, n, -1, &c, &d);
+            cr_assert(a == c && b == -d, "n=%lld k=%lld: sign does not conjugate", (long long)n,
+                      (long long)k);
+            if (n % 2 == 0) {
+                hfft__twiddle(k + n / 2, n, 1, &c, &d);
+                cr_assert(a == -c && b == -d, "n=%lld k=%lld: W^(k+n/2) != -W^k", (long long)n,
+                          (long long)k);
+            }
+        }
+    }
+    double re, im;
+    hfft__twiddle(0, 7, -1, &re, &im);
+    cr_assert(re == 1.0 && im == 0.0);
+    hfft__twiddle(1, 4, -1, &re, &im);
+    cr_assert(re == 0.0 && im == -1.0, "W_4 forward = (%g, %g)", re, im);
+    hfft__twiddle(1, 2, 1, &re, &im);
+    cr_assert(re == -1.0 && im == 0.0);
+}
+
+/* Naive long-double DFT of x (L complex doubles, stride `stride`). */
+static void naive_dft(const double *x, int64_t stride, int64_t L, int sign, long double *X) {
+    long double *w = tu_alloc((size_t)(2 * L) * sizeof(long double));
+    for (int64_t m = 0; m < L; m++)
+        twiddle_ref(m, L, sign, &w[2 * m], &w[2 * m + 1]);
+    for (int64_t k = 0; k < L; k++) {
+        long double sr = 0, si = 0;
+        for (int64_t j = 0; j < L; j++) {
+            int64_t m = (j * k) % L;
+            long double wr = w[2 * m], wi = w[2 * m + 1];
+            long double xr = x[2 * j * stride], xi = x[2 * j * stride + 1];
+            sr += wr * xr - wi * xi;
+            si += wr * xi + wi * xr;
+        }
+        X[2 * k] = sr;
+        X[2 * k + 1] = si;
+    }
+    tu_free(w);
+}
+
+/* T(k + q L/r) = sum_j W_L^{jk} W_r^{jq} F_j(k) with F_j the DFTs of x(r m + j). */
+static void check_radixr(int r, int64_t M, int sign, int prec) {
+    int64_t L = r * M;
+    double *x = tu_alloc((size_t)(2 * L) * sizeof(double));
+    hfft_ref_fill(8, x, L, tu_seed());
+    if (prec == 4)
+        for (int64_t i = 0; i < 2 * L; i++)
+            x[i] = (double)(float)x[i];
+    long double *X = tu_alloc((size_t)(2 * L) * sizeof(long double));
+    long double *F = tu_alloc((size_t)(2 * L) * sizeof(long double)); /* F[j][k] at j*M + k */
+    naive_dft(x, 1, L, sign, X);
+    for (int j = 0; j < r; j++)
+        naive_dft(x + 2 * j, r, M, sign, F + 2 * j * M);
+    long double num = 0, den = 0;
+    for (int64_t k = 0; k < M; k++) {
+        double vd[HFFT__RADIXR_MAX][2];
+        float vf[HFFT__RADIXR_MAX][2];
+        double *pd[HFFT__RADIXR_MAX];
+        float *pf[HFFT__RADIXR_MAX];
+        for (int j = 0; j < r; j++) {
+            vd[j][0] = (double)F[2 * (j * M + k)];
+            vd[j][1] = (double)F[2 * (j * M + k) + 1];
+            vf[j][0] = (float)vd[j][0];
+            vf[j][1] = (float)vd[j][1];
+            pd[j] = vd[j];
+            pf[j] = vf[j];
+        }
+        if (prec == 4)
+            hfft__radixr_f(pf, r, k, L, sign);
+        else
+            hfft__radixr_d(pd, r, k, L, sign);
+        for (int q = 0; q < r; q++) {
+            long double yr = prec == 4 ? vf[q][0] : vd[q][0];
+            long double yi = prec == 4 ? vf[q][1] : vd[q][1];
+            long double tr = X[2 * (k + q * M)], ti = X[2 * (k + q * M) + 1];
+            num += (yr - tr) * (yr - tr) + (yi - ti) * (yi - ti);
+            den += tr * tr + ti * ti;
+        }
+    }
+    double err = (double)sqrtl(num / den);
+    double tol = prec == 4 ? 1e-6 : 1e-15;
+    cr_assert(err < tol, "radix-%d f%d combination (L = %lld, sign %d): relative RMS error %.3g",
+              r, prec * 8, (long long)L, sign, err);
+    tu_free(F);
+    tu_free(X);
+    tu_free(x);
+}
+
+Test(internals, radixr_against_naive_dft) {
+    static const int radices[] = {2, 3, 4, 5, 6, 7, 11, 13, 31, 64};
+    static const int64_t Ms[] = {1, 3, 8, 25};
+    for (size_t i = 0; i < sizeof radices / sizeof radices[0]; i++)
+        for (size_t m = 0; m < sizeof Ms / sizeof Ms[0]; m++)
+            for (int sign = -1; sign <= 1; sign += 2) {
+                check_radixr(radices[i], Ms[m], sign, 8);
+                check_radixr(radices[i], Ms[m], sign, 4);
+            }
+}
+
+Test(internals, radix2_butterfly) {
+    rng_state = tu_seed();
+    for (int t = 0; t < 1000; t++) {
+        double a[2], b[2], w[2];
+        for (int i = 0; i < 2; i++) {
+            a[i] = (double)(rng() >> 11) * 0x1p-53 - 0.5;
+            b[i] = (double)(rng() >> 11) * 0x1p-53 - 0.5;
+        }
+        int64_t N = 1 + (int64_t)(rng() % 100000), k = (int64_t)(rng() % (uint64_t)N);
+        hfft__twiddle(k, N, -1, &w[0], &w[1]);
+        long double tr = (long double)w[0] * b[0] - (long double)w[1] * b[1];
+        long double ti = (long double)w[0] * b[1] + (long double)w[1] * b[0];
+        long double ar = a[0] + tr, ai = a[1] + ti, br = a[0] - tr, bi = a[1] - ti;
+        double A[2] = {a[0], a[1]}, B[2] = {b[0], b[1]};
+        hfft__radix2_d(A, B, w[0], w[1]);
+        cr_assert(fabsl(A[0] - ar) < 1e-15 && fabsl(A[1] - ai) < 1e-15 &&
+                  fabsl(B[0] - br) < 1e-15 && fabsl(B[1] - bi) < 1e-15,
+                  "radix-2 butterfly off");
+        float Af[2] = {(float)a[0], (float)a[1]}, Bf[2] = {(float)b[0], (float)b[1]};
+        hfft__radix2_f(Af, Bf, w[0], w[1]);
+        cr_assert(fabsl(Af[0] - ar) < 1e-6 && fabsl(Bf[1] - bi) < 1e-6);
+    }
+}
+
+/* ---- the emulated device ---- */
+
+Test(internals, emulated_device_budget) {
+    const hfft__dev_ops *ops = hfft__device_ops(HFFT_DEVICE_EMULATED);
+    cr_assert(ops);
+    cr_assert_eq(ops->kind, HFFT_DEVICE_EMULATED);
+    cr_assert_null(hfft__device_ops(HFFT_DEVICE_NONE));
+    cr_assert_null(hfft__device_ops(HFFT_DEVICE_AUTO));
+    hfft__dev *d;
+    cr_assert_eq(ops->open(4096, &d), 0);
+    cr_assert_eq(ops->budget(d), 4096);
+    cr_assert_eq(ops->used(d), 0);
+    void *a, *b, *c;
+    cr_assert_eq(ops->alloc(d, &a, 3000), 0);
+    cr_assert(a);
+    cr_assert_eq(((uintptr_t)a) % 64, 0);
+    cr_assert_eq(ops->used(d), 3000);
+    /* Fresh device memory holds garbage, never zeros. */
+    for (int i = 0; i < 3000; i++)
+        cr_assert_eq(((unsigned char *)a)[i], 0x7f, "byte %d of fresh memory", i);
+    cr_assert_eq(ops->alloc(d, &b, 1097), HFFT_ERR_DEVICE_MEMORY, "over the budget");
+    cr_assert_null(b);
+    cr_assert(strstr(hfft_last_error_message(), "4096") != NULL, "%s", hfft_last_error_message());
+    cr_assert_eq(ops->alloc(d, &b, 1096), 0, "exactly the budget");
+    cr_assert_eq(ops->used(d), 4096);
+    cr_assert_eq(ops->alloc(d, &c, 1), HFFT_ERR_DEVICE_MEMORY);
+    ops->free(d, a);
+    ops->free(d, b);
+    ops->free(d, NULL);
+    cr_assert_eq(ops->used(d), 0);
+    cr_assert_eq(ops->alloc(d, &c, 4096), 0);
+    ops->free(d, c);
+    ops->close(d);
+    /* Budget 0: the default. */
+    cr_assert_eq(ops->open(0, &d), 0);
+    cr_assert_gt(ops->budget(d), 0);
+    ops->close(d);
+}
+
+Test(internals, emulated_device_copies_and_kernels) {
+    const hfft__dev_ops *ops = hfft__device_ops(HFFT_DEVICE_EMULATED);
+    hfft__dev *d;
+    cr_assert_eq(ops->open(1 << 20, &d), 0);
+    hfft__stream s;
+    cr_assert_eq(ops->stream_create(d, &s), 0);
+    /* Pitched copies: a 5 x 3 tile (rows of 3 doubles) out of a 5 x 8 host array. */
+    double host[40], back[40];
+    for (int i = 0; i < 40; i++)
+        host[i] = i + 0.5;
+    for (int i = 0; i < 40; i++)
+        back[i] = -1;
+    void *dev;
+    cr_assert_eq(ops->alloc(d, &dev, 5 * 4 * sizeof(double)), 0);
+    cr_assert_eq(ops->h2d(d, s, dev, 4 * sizeof(double), host + 2, 8 * sizeof(double),
+                          3 * sizeof(double), 5),
+                 0);
+    cr_assert_eq(ops->d2h(d, s, back + 1, 8 * sizeof(double), dev, 4 * sizeof(double),
+                          3 * sizeof(double), 5),
+                 0);
+    cr_assert_eq(ops->sync(d, s), 0);
+    for (int r = 0; r < 5; r++)
+        for (int c = 0; c < 8; c++) {
+            double want = (c >= 1 && c < 4) ? host[r * 8 + c + 1] : -1;
+            cr_assert_eq(back[r * 8 + c], want, "row %d col %d", r, c);
+        }
+    ops->free(d, dev);
+
+    /* radix2 over rows x width tiles: a' = a + w b, b' = a - w b, w = W_N^(k0 + row). */
+    for (int prec = 4; prec <= 8; prec += 4) {
+        int64_t rows = 6, width = 5, N = 40, k0 = 7;
+        size_t es = tu_esize(prec), tile = (size_t)(rows * width) * es;
+        void *a, *b;
+        cr_assert_eq(ops->alloc(d, &a, tile), 0);
+        cr_assert_eq(ops->alloc(d, &b, tile), 0);
+        hfft_ref_fill(prec, a, rows * width, tu_seed());
+        hfft_ref_fill(prec, b, rows * width, tu_seed());
+        void *a0 = tu_dup(a, tile), *b0 = tu_dup(b, tile);
+        cr_assert_eq(ops->radix2(d, prec, s, a, b, rows, width, N, k0, HFFT_BACKWARD), 0);
+        for (int64_t r = 0; r < rows; r++) {
+            long double wr, wi;
+            twiddle_ref(k0 + r, N, HFFT_BACKWARD, &wr, &wi);
+            for (int64_t c = 0; c < width; c++) {
+                int64_t i = 2 * (r * width + c);
+#define GET(p, j) (prec == 4 ? (long double)((float *)(p))[j] : (long double)((double *)(p))[j])
+                long double tr = wr * GET(b0, i) - wi * GET(b0, i + 1);
+                long double ti = wr * GET(b0, i + 1) + wi * GET(b0, i);
+                long double tol = prec == 4 ? 1e-6L : 1e-15L;
+                cr_assert(fabsl(GET(a, i) - (GET(a0, i) + tr)) < tol &&
+                              fabsl(GET(a, i + 1) - (GET(a0, i + 1) + ti)) < tol &&
+                              fabsl(GET(b, i) - (GET(a0, i) - tr)) < tol &&
+                              fabsl(GET(b, i + 1) - (GET(a0, i + 1) - ti)) < tol,
+                          "radix2 f%d row %lld col %lld", prec * 8, (long long)r, (long long)c);
+#undef GET
+            }
+        }
+        tu_free(a0);
+        tu_free(b0);
+        ops->free(d, a);
+        ops->free(d, b);
+    }
+
+    /* A batched strided FFT plan on the device: 3 columns of length 12 in a 12 x 3 tile. */
+    for (int prec = 4; prec <= 8; prec += 4) {
+        int64_t L = 12, cols = 3;
+        size_t es = tu_esize(prec);
+        void *buf;
+        cr_assert_eq(ops->alloc(d, &buf, (size_t)(L * cols) * es), 0);
+        hfft_ref_fill(prec, buf, L * cols, tu_seed());
+        double x[2 * 36];
+        for (int i = 0; i < 72; i++)
+            x[i] = prec == 4 ? ((float *)buf)[i] : ((double *)buf)[i];
+        hfft__fftplan plan;
+        size_t work = 1;
+        cr_assert_eq(ops->fft_plan(d, prec, 1, &L, cols, 1, cols, HFFT_FORWARD, &plan, &work), 0);
+        cr_assert_eq(ops->fft_exec(d, plan, s, buf, NULL), 0);
+        for (int64_t c = 0; c < cols; c++) {
+            long double X[24];
+            naive_dft(x + 2 * c, cols, L, HFFT_FORWARD, X);
+            for (int64_t k = 0; k < L; k++) {
+                long double yr = prec == 4 ? ((float *)buf)[2 * (k * cols + c)]
+                                           : ((double *)buf)[2 * (k * cols + c)];
+                cr_assert(fabsl(yr - X[2 * k]) < (prec == 4 ? 1e-5L : 1e-13L),
+                          "f%d column %lld bin %lld", prec * 8, (long long)c, (long long)k);
+            }
+        }
+        ops->fft_destroy(d, plan);
+        ops->free(d, buf);
+    }
+    ops->stream_destroy(d, s);
+    cr_assert_eq(ops->used(d), 0);
+    ops->close(d);
+}
+
+/* ---- the GPU engine writes exactly its share of a round ---- */
+
+static void engine_share(int prec, hfft__round r, int64_t units, int schedule, int64_t budget,
+                         int inplace) {
+    const hfft__dev_ops *ops = hfft__device_ops(HFFT_DEVICE_EMULATED);
+    hfft__dev *d;
+    cr_assert_eq(ops->open(budget, &d), 0);
+    hfft__gpu_req req;
+    memset(&req, 0, sizeof req);
+    req.prec = prec;
+    req.sign = HFFT_FORWARD;
+    req.nrounds = 1;
+    req.rounds = &r;
+    req.units[0] = units;
+    req.schedule = schedule;
+    req.inplace = inplace;
+    hfft__gpu *g;
+    int st = hfft__gpu_create(ops, d, &req, &g);
+    cr_assert_eq(st, 0, "engine: %s", hfft_last_error_message());
+    cr_assert_leq(ops->used(d), budget);
+    int64_t total = r.no * r.dout;
+    size_t es = tu_esize(prec), bytes = (size_t)total * es;
+    char *src = tu_alloc(bytes), *dst = inplace ? src : tu_alloc(bytes);
+    hfft_ref_fill(prec, src, total, tu_seed());
+    char *orig = tu_dup(src, bytes);
+    if (!inplace)
+        tu_poison(dst, bytes);
+    char *before = tu_dup(dst, bytes);
+    cr_assert_eq(hfft__gpu_run(g, 0, src, dst), 0, "run: %s", hfft_last_error_message());
+    int strided = r.ni > 1;
+    double *line = tu_alloc((size_t)(2 * r.L) * sizeof(double));
+    long double *X = tu_alloc((size_t)(2 * r.L) * sizeof(long double));
+    for (int64_t o = 0; o < r.no; o++) {
+        int64_t inner = strided ? r.ni : 1;
+        for (int64_t i = 0; i < inner; i++) {
+            int64_t u = strided ? i : o;
+            int64_t base = o * r.dout + i;
+            int64_t step = strided ? r.s : 1;
+            if (u >= units) {
+                /* Not the engine's: bit for bit what was there. */
+                for (int64_t l = 0; l < r.L; l++)
+                    cr_assert(memcmp(dst + (size_t)(base + l * step) * es,
+                                     before + (size_t)(base + l * step) * es, es) == 0,
+                              "unit %lld (of %lld given to the engine) was written",
+                              (long long)u, (long long)units);
+                continue;
+            }
+            for (int64_t l = 0; l < r.L; l++)
+                for (int c = 0; c < 2; c++)
+                    line[2 * l + c] = prec == 4 ? ((float *)orig)[2 * (base + l * step) + c]
+                                                : ((double *)orig)[2 * (base + l * step) + c];
+            naive_dft(line, 1, r.L, HFFT_FORWARD, X);
+            long double num = 0, den = 0;
+            for (int64_t l = 0; l < r.L; l++)
+                for (int c = 0; c < 2; c++) {
+                    long double y = prec == 4 ? ((float *)dst)[2 * (base + l * step) + c]
+                                              : ((double *)dst)[2 * (base + l * step) + c];
+                    num += (y - X[2 * l + c]) * (y - X[2 * l + c]);
+                    den += X[2 * l + c] * X[2 * l + c];
+                }
+            double err = (double)sqrtl(num / den);
+            cr_assert(err < tu_tol(prec), "unit %lld: error %.3g", (long long)u, err);
+        }
+    }
+    if (!inplace)
+        cr_assert(memcmp(src, orig, bytes) == 0, "the engine changed its source");
+    tu_free(X);
+    tu_free(line);
+    tu_free(before);
+    tu_free(orig);
+    if (dst != src)
+        tu_free(dst);
+    tu_free(src);
+    hfft__gpu_destroy(g);
+    cr_assert_eq(ops->used(d), 0, "device memory left after destroy");
+    ops->close(d);
+}
+
+Test(internals, engine_writes_only_its_share) {
+    for (int inplace = 0; inplace < 2; inplace++) {
+        for (int prec = 4; prec <= 8; prec += 4) {
+            int64_t b = prec == 4 ? 4096 : 8192;
+            /* strided columns: plain and radix-2 */
+            hfft__round cols = {1, 64, {0, 0}, 48, 48, 1, 64 * 48};
+            engine_share(prec, cols, 20, 1, b, inplace);
+            engine_share(prec, cols, 21, 2, b, inplace);
+            /* two outer blocks of strided columns (a 3D round along Y) */
+            hfft__round y = {1, 16, {0, 0}, 6, 6, 3, 16 * 6};
+            engine_share(prec, y, 4, 1, b, inplace);
+            /* contiguous lines */
+            hfft__round rows = {1, 16, {0, 0}, 1, 1, 100, 16};
+            engine_share(prec, rows, 37, 1, b, inplace);
+            /* lines longer than a pass: 1024 = 4^4 x 4, 243 = 3^5, 250 = 2 x 5^3 */
+            hfft__round lng = {1, 1024, {0, 0}, 8, 8, 1, 1024 * 8};
+            engine_share(prec, lng, 3, 0, 2 * b, inplace);
+            hfft__round l3 = {1, 243, {0, 0}, 5, 5, 1, 243 * 5};
+            engine_share(prec, l3, 4, 0, b, inplace);
+            hfft__round l5 = {1, 250, {0, 0}, 7, 7, 1, 250 * 7};
+            engine_share(prec, l5, 5, 0, b, inplace);
+        }
+    }
+}
+
+/* ---- the thread pool ---- */
+
+static _Atomic int job_count[5000];
+static _Atomic int bad_thread;
+static int pool_threads;
+
+static void count_job(void *ctx, int64_t job, int thread) {
+    (void)ctx;
+    if (thread < 0 || thread >= pool_threads)
+        atomic_store(&bad_thread, 1);
+    atomic_fetch_add(&job_count[job], 1);
+}
+
+Test(internals, thread_pool_runs_each_job_once) {
+    hfft__pool *p;
+    cr_assert_eq(hfft__pool_create(0, 0, &p), HFFT_ERR_INVALID_ARGUMENT);
+    cr_assert_null(p);
+    pool_threads = 3;
+    cr_assert_eq(hfft__pool_create(pool_threads, 1, &p), 0);
+    cr_assert_eq(hfft__pool_size(p), 3);
+    cr_assert_geq(hfft__cores(), 1);
+    for (int gen = 1; gen <= 4; gen++) {
+        int64_t njobs = gen == 3 ? 0 : gen * 1000 + 7;
+        cr_assert_eq(hfft__pool_start(p, njobs, count_job, NULL), 0);
+        hfft__pool_wait(p);
+        for (int64_t j = 0; j < 5000; j++) {
+            int want = j < njobs ? 1 : 0;
+            cr_assert_eq(atomic_load(&job_count[j]), want, "generation %d: job %lld ran %d times",
+                         gen, (long long)j, atomic_load(&job_count[j]));
+            atomic_store(&job_count[j], 0);
+        }
+    }
+    cr_assert_eq(atomic_load(&bad_thread), 0);
+    hfft__pool_destroy(p);
+    hfft__pool_destroy(NULL);
+}
+
+/* ---- settings ---- */
+
+Test(internals, settings_resolution) {
+    tu_env_clear();
+    hfft__settings s;
+    cr_assert_eq(hfft__settings_resolve(NULL, &s), 0);
+    cr_assert_eq(s.budget, 0);
+    cr_assert_eq(s.threads, 0);
+    cr_assert_eq(s.device, HFFT_DEVICE_AUTO);
+    for (int h = 0; h < 3; h++)
+        cr_assert_lt(s.ratio[h], 0);
+    cr_assert_eq(s.pass_bytes, 0);
+    cr_assert_eq(s.slots, 0);
+    cr_assert_str_eq(s.wisdom, "");
+    setenv("HFFT_DEVICE_MEMORY", "1.5MiB", 1);
+    setenv("HFFT_THREADS", "3", 1);
+    setenv("HFFT_DEVICE", "gpu", 1);
+    setenv("HFFT_WISDOM", "/tmp/w", 1);
+    cr_assert_eq(hfft__settings_resolve(NULL, &s), 0);
+    cr_assert_eq(s.budget, 1572864);
+    cr_assert_eq(s.threads, 3);
+    cr_assert_eq(s.device, HFFT_DEVICE_CUDA);
+    cr_assert_str_eq(s.wisdom, "/tmp/w");
+    hfft_options o;
+    hfft_options_init(&o);
+    o.device_memory = 777;
+    o.threads = 5;
+    o.device = HFFT_DEVICE_EMULATED;
+    o.wisdom = "/tmp/x";
+    o.ratio = 0.25;
+    o.round_ratio[1] = 0.75;
+    o.pass_bytes = 4096;
+    o.slots = 6;
+    cr_assert_eq(hfft__settings_resolve(&o, &s), 0);
+    cr_assert_eq(s.ratio[0], 0.25);
+    cr_assert_eq(s.ratio[1], 0.75, "round_ratio[1] overrides ratio");
+    cr_assert_eq(s.ratio[2], 0.25);
+    cr_assert_eq(s.slots, 6);
+    cr_assert_eq(s.budget, 777);
+    cr_assert_eq(s.threads, 5);
+    cr_assert_eq(s.device, HFFT_DEVICE_EMULATED);
+    cr_assert_str_eq(s.wisdom, "/tmp/x");
+    cr_assert_eq(s.pass_bytes, 4096);
+    tu_env_clear();
+    int64_t r;
+    cr_assert(!hfft__mul_overflows(1LL << 31, 1LL << 31, &r) && r == 1LL << 62);
+    cr_assert(hfft__mul_overflows(1LL << 32, 1LL << 31, &r));
+    cr_assert(hfft__mul_overflows(INT64_MAX, 2, &r));
+}
+
+/* ---- wisdom ---- */
+
+/* A tuned problem in a wisdom file signed for this configuration sets the
+   shares and pass parameters of exactly that problem; another configuration's
+   wisdom is ignored and the plan says why. */
+Test(internals, wisdom_round_trip) {
+    char dir[] = "/tmp/hfft-test-wisdom-XXXXXX";
+    cr_assert(mkdtemp(dir));
+    char path[512];
+    snprintf(path, sizeof path, "%s/wisdom", dir);
+    const hfft__dev_ops *ops = hfft__device_ops(HFFT_DEVICE_EMULATED);
+    hfft__dev *d;
+    cr_assert_eq(ops->open(8192, &d), 0);
+    hfft__wisdom *w = calloc(1, sizeof *w);
+    cr_assert(w);
+    hfft__signature(ops, d, 2, w->signature, sizeof w->signature);
+    ops->close(d);
+    cr_assert(strstr(w->signature, "threads=2") != NULL, "signature %s", w->signature);
+    hfft__wisdom_problem q;
+    memset(&q, 0, sizeof q);
+    q.prec = 4;
+    q.rank = 2;
+    q.n[0] = 64;
+    q.n[1] = 48;
+    q.inplace = 0;
+    q.budget = 8192;
+    q.ratio[0] = 0.5;
+    q.ratio[1] = 0.25;
+    q.slots = 5;
+    q.pass_bytes = 1024;
+    q.schedule = 1;
+    q.predicted[0] = 1e-3;
+    q.predicted[1] = 2e-3;
+    cr_assert_eq(hfft__wisdom_add(w, &q), 0);
+    cr_assert_eq(hfft__wisdom_write(path, w), 0, "%s", hfft_last_error_message());
+    hfft__wisdom *back = calloc(1, sizeof *back);
+    cr_assert_eq(hfft__wisdom_read(path, back), 0, "%s", hfft_last_error_message());
+    cr_assert_str_eq(back->signature, w->signature);
+    cr_assert_eq(back->nprob, 1);
+    cr_assert_not_null(hfft__wisdom_find(back, 4, 2, q.n, 0, 8192));
+    cr_assert_null(hfft__wisdom_find(back, 4, 2, q.n, 1, 8192));
+    cr_assert_null(hfft__wisdom_find(back, 8, 2, q.n, 0, 8192));
+    cr_assert_null(hfft__wisdom_find(back, 4, 2, q.n, 0, 4096));
+
+    hfft_options o;
+    hfft_options_init(&o);
+    o.device = HFFT_DEVICE_EMULATED;
+    o.device_memory = 8192;
+    o.threads = 2;
+    o.wisdom = path;
+    hfft_info info;
+    /* The tuned problem. */
+    tu_case c = {4, 2, {64, 48}, 0, HFFT_FORWARD, 0, &o, 0};
+    run_case(&c, &info);
+    cr_assert_eq(info.wisdom, 1, "info.wisdom %d (%s)", info.wisdom, info.wisdom_note);
+    cr_assert_eq(info.ratio[0], 0.5, "round 0 share %g", info.ratio[0]);
+    cr_assert_eq(info.ratio[1], 0.25, "round 1 share %g", info.ratio[1]);
+    cr_assert_eq(info.placement, 2);
+    cr_assert_eq(info.streams, 5);
+    cr_assert_eq(info.schedule, 1);
+    cr_assert(info.predicted_seconds[0] > 0);
+    /* An explicit share still wins over wisdom. */
+    o.round_ratio[1] = 1.0;
+    run_case(&c, &info);
+    cr_assert_eq(info.ratio[0], 0.5);
+    cr_assert_eq(info.ratio[1], 1.0);
+    o.round_ratio[1] = 0;
+    /* Another problem: no wisdom applies. */
+    c.inplace = 1;
+    run_case(&c, &info);
+    cr_assert_eq(info.wisdom, 0);
+    cr_assert_eq(info.placement, 1);
+    /* Another configuration (three threads): ignored, and the plan says why. */
+    c.inplace = 0;
+    o.threads = 3;
+    run_case(&c, &info);
+    cr_assert_eq(info.wisdom, -1);
+    cr_assert(strstr(info.wisdom_note, "threads") != NULL, "note '%s'", info.wisdom_note);
+    cr_assert_eq(info.placement, 1);
+    /* Through HFFT_WISDOM as well. */
+    o.threads = 2;
+    o.wisdom = NULL;
+    setenv("HFFT_WISDOM", path, 1);
+    run_case(&c, &info);
+    cr_assert_eq(info.wisdom, 1);
+    setenv("HFFT_WISDOM", "none", 1);
+    free(back);
+    free(w);
+    remove(path);
+    rmdir(dir);
+}
+
+Test(internals, wisdom_parser) {
+    hfft__wisdom *w = calloc(1, sizeof *w);
+    cr_assert(w);
+    static const struct {
+        const char *text;
+        const char *needle; /* NULL: parses */
+    } cases[] = {
+        {"hfft-wisdom 1\nsignature s\n", NULL},
+        {"# c\r\n\r\nhfft-wisdom 1\r\nsignature s\r\n  # indented comment\n", NULL},
+        {"hfft-wisdom 1\nsignature s\nproblem prec=8 n=2x3x4 inplace=1 budget=0 ratio=1,0.5 "
+         "slots=0 pass=0 schedule=2\n", NULL},
+        {"hfft-wisdom 1\nsignature s\nlink h2d=1e10 d2h=1e10 duplex=2e10 rows=1024:0.5,4096:0.9\n",
+         NULL},
+        {"", "header"},
+        {"hfft-wisdom 2\nsignature s\n", ":1"},
+        {"hfft-wisdom 1\n", "signature"},
+        {"hfft-wisdom 1\nsignature s\nsignature t\n", ":3"},
+        {"hfft-wisdom 1\nsignature s\nproblem n=4\n", ":3"},
+        {"hfft-wisdom 1\nsignature s\nproblem prec=4\n", ":3"},
+        {"hfft-wisdom 1\nsignature s\nproblem prec=4 n=0x4\n", ":3"},
+        {"hfft-wisdom 1\nsignature s\nproblem prec=4 n=4 ratio=1.5\n", ":3"},
+        {"hfft-wisdom 1\nsignature s\nproblem prec=4 n=4 slots=9\n", ":3"},
+        {"hfft-wisdom 1\nsignature s\nproblem prec=4 n=4 schedule=3\n", ":3"},
+        {"hfft-wisdom 1\nsignature s\nproblem prec=4 n=4 bogus=1\n", ":3"},
+        {"hfft-wisdom 1\nsignature s\nproblem prec=4 n=4x4x4x4\n", ":3"},
+        {"hfft-wisdom 1\nsignature s\nlink h2d=1e10\n", ":3"},
+        {"hfft-wisdom 1\nsignature s\nwhatever\n", ":3"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        int st = hfft__wisdom_parse(cases[i].text, "test.wisdom", w);
+        if (!cases[i].needle) {
+            cr_assert_eq(st, 0, "case %zu: %s", i, hfft_last_error_message());
+        } else {
+            cr_assert_eq(st, HFFT_ERR_WISDOM, "case %zu parsed", i);
+            const char *m = hfft_last_error_message();
+            cr_assert(strstr(m, "test.wisdom") && strstr(m, cases[i].needle),
+                      "case %zu: message '%s' lacks '%s'", i, m, cases[i].needle);
+        }
+    }
+    /* A line longer than the parser's buffer is an error, not an overflow. */
+    size_t big = 5000;
+    char *text = malloc(big + 64);
+    int k = snprintf(text, big + 64, "hfft-wisdom 1\nsignature ");
+    memset(text + k, 'x', big);
+    text[k + big] = '\0';
+    cr_assert_eq(hfft__wisdom_parse(text, "long", w), HFFT_ERR_WISDOM);
+    free(text);
+    char note[160];
+    cr_assert_eq(hfft__signature_diff("a=1;b=2", "a=1;b=2", note, sizeof note), 0);
+    cr_assert_eq(hfft__signature_diff("a=1;b=2", "a=1;b=3", note, sizeof note), 1);
+    cr_assert(strstr(note, "b=3") && strstr(note, "b=2"), "note '%s'", note);
+    free(w);
+}
