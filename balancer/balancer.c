@@ -1,10 +1,11 @@
 /*
  * balancer.c: chooses where each round's transforms run.  In order: the
  * caller's explicit shares and placement flags; tuned wisdom for this exact
- * problem on this configuration; a probe at plan time under HFFT_MEASURE
- * (plan.c runs it, hfft__balance_fit reads it); otherwise GPU-only, since
- * without a measurement of the CPU the model cannot promise a gain, and a
- * hybrid is chosen only where it is predicted faster by more than 3%.
+ * problem on this configuration; else the cost model fed with the rates tuned
+ * on the nearest problem of the same kind; else a probe at plan time under
+ * HFFT_MEASURE (plan.c runs it, hfft__balance_fit reads it); otherwise
+ * GPU-only, since without a measurement of the CPU the model cannot promise a
+ * gain.  A hybrid is chosen only where it is predicted faster by more than 3%.
  */
 #include "balancer.h"
 
@@ -65,6 +66,27 @@ static int read_wisdom(const hfft__plan *p, hfft__choice *c) {
         c->slots = q->slots;
         c->pass_bytes = q->pass_bytes;
         c->schedule = q->schedule;
+    } else if ((q = hfft__wisdom_nearest(wd, p->prec, p->info.rank, p->info.n, p->set.budget))) {
+        /* Not tuned for this size: the rates tuned on the nearest problem of the
+           same kind, put through the model for this one. */
+        c->wisdom = 2;
+        double bytes = (double)p->total * (double)p->esize;
+        for (int h = 0; h < 3; h++) {
+            hfft__round_model m;
+            memset(&m, 0, sizeof m);
+            m.bytes = bytes;
+            m.gpu_rate = q->gpu_rate[h];
+            m.cpu_rate = q->cpu_rate[h];
+            m.gpu_slow = q->gpu_slow[h];
+            m.cpu_slow = q->cpu_slow[h];
+            if (m.gpu_rate <= 0)
+                continue;
+            double t;
+            double f = hfft__model_best_share(&c->link, &m, HYBRID_MARGIN, &t);
+            if (!c->fixed[h])
+                c->ratio[h] = f;
+            c->predicted[h] = hfft__model_round_time(&c->link, &m, c->ratio[h]);
+        }
     }
     free(wd);
     return 0;
@@ -100,7 +122,7 @@ int hfft__balance(const hfft__plan *p, unsigned flags, hfft__choice *c) {
         c->slots = p->set.slots;
     if (p->set.pass_bytes)
         c->pass_bytes = p->set.pass_bytes;
-    c->measure = !all_fixed && c->wisdom != 1 && (flags & HFFT_MEASURE);
+    c->measure = !all_fixed && c->wisdom == 0 && (flags & HFFT_MEASURE);
     return 0;
 }
 

@@ -29,12 +29,6 @@ static void bufs_free(bufs *b) {
     }
 }
 
-#define TRY_CAL(expr)         \
-    do {                      \
-        int st_ = (expr);     \
-        if (st_)              \
-            return st_;       \
-    } while (0)
 
 /* One timed round of copies: dir bit 1 = in, bit 2 = out; rows of `row` bytes. */
 static int timed(bufs *b, int dir, size_t row, double *secs) {
@@ -45,11 +39,11 @@ static int timed(bufs *b, int dir, size_t row, double *secs) {
         height = b->bytes / PITCH;
     double t0 = hfft__now();
     if (dir & 1)
-        TRY_CAL(o->h2d(b->d, b->s[0], b->dv[0], width, b->h[0], pitch, width, height));
+        HFFT__TRY(o->h2d(b->d, b->s[0], b->dv[0], width, b->h[0], pitch, width, height));
     if (dir & 2)
-        TRY_CAL(o->d2h(b->d, b->s[1], b->h[1], pitch, b->dv[1], width, width, height));
-    TRY_CAL(o->sync(b->d, b->s[0]));
-    TRY_CAL(o->sync(b->d, b->s[1]));
+        HFFT__TRY(o->d2h(b->d, b->s[1], b->h[1], pitch, b->dv[1], width, width, height));
+    HFFT__TRY(o->sync(b->d, b->s[0]));
+    HFFT__TRY(o->sync(b->d, b->s[1]));
     double t = hfft__now() - t0;
     *secs = t > 0 ? t / (double)(width * height) : 1.0; /* seconds per byte */
     return 0;

@@ -125,7 +125,8 @@ typedef struct hfft_info {
     double measured_seconds[3]; /* each round's time in the last execute */
     double measured_gpu[3];     /* of which the GPU side (hybrid rounds run both at once) */
     double measured_cpu[3];     /* and the CPU side */
-    int wisdom;                 /* 1 the plan came from wisdom, -1 wisdom ignored (see note) */
+    int wisdom;                 /* 1 tuned for this problem, 2 model on the rates of a similar
+                                   tuned problem, -1 wisdom ignored (see note), 0 none */
     char wisdom_note[160];      /* why wisdom was ignored, or "" */
     char device_name[96];       /* GPU name, "emulated" or "none" */
 } hfft_info;

@@ -53,6 +53,14 @@ typedef struct hfft__settings {
 
 int hfft__settings_resolve(const hfft_options *opts, hfft__settings *out);
 
+/* Returns a failing status from the enclosing function. */
+#define HFFT__TRY(expr)        \
+    do {                       \
+        int st_ = (expr);      \
+        if (st_)               \
+            return st_;        \
+    } while (0)
+
 /* ---- checked arithmetic ---- */
 
 static inline int hfft__mul_overflows(int64_t a, int64_t b, int64_t *r) {

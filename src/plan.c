@@ -186,13 +186,18 @@ static int pin(hfft__plan *p) {
     return 0;
 }
 
-static void release_engines(hfft__plan *p) {
+/* The engines of one build; the device and the pinned arrays stay. */
+static void release_keep_device(hfft__plan *p) {
     hfft__gpu_destroy(p->gpu);
     p->gpu = NULL;
     hfft__cpu_destroy(p->cpu);
     p->cpu = NULL;
     hfft__pool_destroy(p->pool);
     p->pool = NULL;
+}
+
+static void release_engines(hfft__plan *p) {
+    release_keep_device(p);
     if (p->dev) {
         unpin(p);
         p->ops->close(p->dev);
@@ -265,15 +270,6 @@ static int build(hfft__plan *p, const hfft__choice *c, int split) {
         st = pin(p);
     p->info.placement = !any_gpu ? 0 : any_cpu ? 2 : 1;
     return st;
-}
-
-static void release_keep_device(hfft__plan *p) {
-    hfft__gpu_destroy(p->gpu);
-    p->gpu = NULL;
-    hfft__cpu_destroy(p->cpu);
-    p->cpu = NULL;
-    hfft__pool_destroy(p->pool);
-    p->pool = NULL;
 }
 
 /* Builds for c, splitting 3D planes into rounds of their own where a plane

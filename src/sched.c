@@ -64,12 +64,7 @@ struct hfft__gpu {
     int64_t passes[3];
 };
 
-#define TRY(expr)              \
-    do {                       \
-        int st_ = (expr);      \
-        if (st_)               \
-            return st_;        \
-    } while (0)
+#define TRY HFFT__TRY
 
 static int smallest_factor(int64_t n) {
     if (n % 4 == 0)

@@ -15,6 +15,7 @@
  * the line, never a crash and never a guess.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -348,6 +349,32 @@ const hfft__wisdom_problem *hfft__wisdom_find(const hfft__wisdom *w, int prec, i
         if (same_problem(&w->prob[i], prec, rank, n, inplace, budget))
             return &w->prob[i];
     return NULL;
+}
+
+const hfft__wisdom_problem *hfft__wisdom_nearest(const hfft__wisdom *w, int prec, int rank,
+                                                 const int64_t *n, int64_t budget) {
+    double want = 0;
+    for (int k = 0; k < rank; k++)
+        want += log((double)n[k]);
+    const hfft__wisdom_problem *best = NULL;
+    double best_d = 0;
+    for (int i = 0; i < w->nprob; i++) {
+        const hfft__wisdom_problem *q = &w->prob[i];
+        if (q->prec != prec || q->rank != rank || q->budget != budget || q->gpu_rate[0] <= 0)
+            continue;
+        /* distance in log of the element count, then in the shape */
+        double have = 0, shape = 0;
+        for (int k = 0; k < rank; k++) {
+            have += log((double)q->n[k]);
+            shape += fabs(log((double)q->n[k]) - log((double)n[k]));
+        }
+        double d = 4.0 * fabs(have - want) + shape;
+        if (!best || d < best_d) {
+            best = q;
+            best_d = d;
+        }
+    }
+    return best;
 }
 
 int hfft__wisdom_add(hfft__wisdom *w, const hfft__wisdom_problem *q) {

@@ -37,6 +37,9 @@ int hfft__wisdom_write(const char *path, const hfft__wisdom *w);
 int hfft__wisdom_default_path(char *buf, size_t n);
 const hfft__wisdom_problem *hfft__wisdom_find(const hfft__wisdom *w, int prec, int rank,
                                               const int64_t *n, int inplace, int64_t budget);
+/* The tuned problem of the same precision, rank and budget nearest in size. */
+const hfft__wisdom_problem *hfft__wisdom_nearest(const hfft__wisdom *w, int prec, int rank,
+                                                 const int64_t *n, int64_t budget);
 int hfft__wisdom_add(hfft__wisdom *w, const hfft__wisdom_problem *q);
 /* The configuration's signature: version, device (name, driver, CUDA, cuFFT), FFTW, threads. */
 void hfft__signature(const hfft__dev_ops *ops, hfft__dev *dev, int threads, char *buf, size_t n);

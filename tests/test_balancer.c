@@ -1,0 +1,192 @@
+/*
+ * test_balancer.c: the cost model and the ratio search with synthetic rates,
+ * and the planner's use of tuned rates from wisdom for a problem it was not
+ * tuned for (on the emulated device).
+ */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../balancer/balancer.h"
+#include "../balancer/model.h"
+#include "hfft.h"
+#include "internal.h"
+#include "ref.h"
+#include "wisdom.h"
+
+static const double GB = 1e9;
+
+static hfft__link link_of(double duplex) {
+    hfft__link l;
+    memset(&l, 0, sizeof l);
+    l.h2d = l.d2h = 55 * GB;
+    l.duplex = duplex;
+    l.nrow = 3;
+    l.row_bytes[0] = 2048;
+    l.row_eff[0] = 0.6;
+    l.row_bytes[1] = 8192;
+    l.row_eff[1] = 0.9;
+    l.row_bytes[2] = 65536;
+    l.row_eff[2] = 1.0;
+    return l;
+}
+
+/* GPU at 48 GB/s and CPU at 24 GB/s, no contention: the balanced split gives the
+   GPU two thirds and the round takes S / 72 GB/s. */
+Test(balancer, balanced_share) {
+    hfft__link l = link_of(50 * GB);
+    hfft__round_model m = {0};
+    m.bytes = 8e9;
+    m.gpu_rate = 48 * GB;
+    m.cpu_rate = 24 * GB;
+    double t;
+    double f = hfft__model_best_share(&l, &m, 0.03, &t);
+    cr_assert(fabs(f - 2.0 / 3.0) < 1e-6, "share %g", f);
+    cr_assert(fabs(t - 8e9 / (72 * GB)) < 1e-9, "time %g", t);
+    cr_assert(fabs(hfft__model_round_time(&l, &m, 1.0) - 8e9 / (48 * GB)) < 1e-12);
+    cr_assert(fabs(hfft__model_round_time(&l, &m, 0.0) - 8e9 / (24 * GB)) < 1e-12);
+}
+
+/* Contention: slowdowns apply only while both sides work. */
+Test(balancer, slowdowns) {
+    hfft__link l = link_of(50 * GB);
+    hfft__round_model m = {0};
+    m.bytes = 1e9;
+    m.gpu_rate = 40 * GB;
+    m.cpu_rate = 20 * GB;
+    m.gpu_slow = 1.25;
+    m.cpu_slow = 2.0;
+    /* balance: f * 1.25 / 40 = (1 - f) * 2 / 20  ->  f = 0.1 / 0.13125 */
+    double t, f = hfft__model_best_share(&l, &m, 0.0, &t);
+    cr_assert(fabs(f - 0.1 / 0.13125) < 1e-6, "share %g", f);
+    cr_assert(fabs(hfft__model_gpu_time(&l, &m, 1.0) - 1e9 / (40 * GB)) < 1e-12,
+              "GPU alone must not be slowed");
+    cr_assert(fabs(hfft__model_cpu_time(&m, 0.0) - 1e9 / (20 * GB)) < 1e-12,
+              "CPU alone must not be slowed");
+}
+
+/* A CPU too slow to gain the margin: GPU-only.  A CPU faster than the GPU: the
+   CPU takes most; and with no GPU advantage at all, CPU-only. */
+Test(balancer, hybrid_only_where_it_pays) {
+    hfft__link l = link_of(50 * GB);
+    hfft__round_model m = {0};
+    m.bytes = 8e9;
+    m.gpu_rate = 50 * GB;
+    m.cpu_rate = 1 * GB; /* would save 2% */
+    double t, f = hfft__model_best_share(&l, &m, 0.03, &t);
+    cr_assert_eq(f, 1.0, "share %g for a 2%% gain under a 3%% margin", f);
+    cr_assert(fabs(t - 8e9 / (50 * GB)) < 1e-12);
+    m.cpu_rate = 100 * GB;
+    f = hfft__model_best_share(&l, &m, 0.03, &t);
+    cr_assert(f > 0.3 && f < 0.35, "share %g", f);
+    m.cpu_rate = 0;
+    f = hfft__model_best_share(&l, &m, 0.03, &t);
+    cr_assert_eq(f, 1.0, "unknown CPU rate: GPU-only, got %g", f);
+}
+
+/* The GPU side from the link alone: duplex rate times the 2D efficiency of the
+   pass's rows, plus the ramped edges. */
+Test(balancer, link_model) {
+    hfft__link l = link_of(50 * GB);
+    cr_assert(fabs(hfft__link_efficiency(&l, 0) - 1.0) < 1e-12);
+    cr_assert(fabs(hfft__link_efficiency(&l, 8192) - 0.9) < 1e-12);
+    double mid = hfft__link_efficiency(&l, sqrt(2048.0 * 8192.0));
+    cr_assert(fabs(mid - 0.75) < 1e-9, "log interpolation: %g", mid);
+    cr_assert(fabs(hfft__link_efficiency(&l, 1e9) - 1.0) < 1e-12);
+    hfft__round_model m = {0};
+    m.bytes = 8e9;
+    m.row_bytes = 8192;
+    m.pass_bytes = 256e6;
+    double want = 8e9 / (45 * GB) + 16e6 * (2.0 / (55 * GB));
+    cr_assert(fabs(hfft__model_gpu_time(&l, &m, 1.0) - want) < 1e-9, "%g vs %g",
+              hfft__model_gpu_time(&l, &m, 1.0), want);
+}
+
+/* Fitting the model to a GPU-only time and a probe recovers the rates. */
+Test(balancer, fit_from_probe) {
+    double S = 4e9, g = 45 * GB, c = 15 * GB, gs = 1.1, f = 0.9;
+    double t1 = S / g, tg = f * S * gs / g, tc = (1 - f) * S / c;
+    hfft__round_model m = {0};
+    m.bytes = S;
+    hfft__model_fit(&m, t1, 0.0, f, tg, tc);
+    cr_assert(fabs(m.gpu_rate - g) / g < 1e-12);
+    cr_assert(fabs(m.gpu_slow - gs) < 1e-12);
+    cr_assert(fabs(m.cpu_rate - c) / c < 1e-12, "contended CPU rate %g", m.cpu_rate);
+    hfft__choice ch;
+    memset(&ch, 0, sizeof ch);
+    double pred;
+    double share = hfft__balance_fit(&ch, S, t1, f, tg, tc, &m, &pred);
+    /* f gs / g = (1 - f) / c */
+    double want = (1 / c) / (gs / g + 1 / c);
+    cr_assert(fabs(share - want) < 1e-6, "share %g, want %g", share, want);
+    cr_assert(pred < t1 * 0.97, "a predicted gain");
+}
+
+/* HFFT_ESTIMATE on a size not in wisdom uses the rates tuned on the nearest
+   problem: the share and the prediction follow the model. */
+Test(balancer, estimate_from_similar_problem) {
+    char path[] = "/tmp/hfft-balancer-XXXXXX";
+    int fd = mkstemp(path);
+    cr_assert(fd >= 0);
+    close(fd);
+    const hfft__dev_ops *ops = hfft__device_ops(HFFT_DEVICE_EMULATED);
+    hfft__dev *dev;
+    cr_assert_eq(ops->open(1 << 20, &dev), 0);
+    hfft__wisdom *w = calloc(1, sizeof *w);
+    hfft__signature(ops, dev, 2, w->signature, sizeof w->signature);
+    ops->close(dev);
+    hfft__wisdom_problem q;
+    memset(&q, 0, sizeof q);
+    q.prec = 4;
+    q.rank = 2;
+    q.n[0] = 256;
+    q.n[1] = 512;
+    q.inplace = 1;
+    q.budget = 1 << 20;
+    for (int h = 0; h < 2; h++) {
+        q.ratio[h] = 0.5;
+        q.gpu_rate[h] = 2 * GB;
+        q.cpu_rate[h] = (h + 1) * GB;
+        q.gpu_slow[h] = q.cpu_slow[h] = 1.0;
+    }
+    cr_assert_eq(hfft__wisdom_add(w, &q), 0);
+    cr_assert_eq(hfft__wisdom_write(path, w), 0);
+    free(w);
+
+    int64_t n[2] = {512, 512};
+    size_t bytes = 512 * 512 * 8;
+    void *a = malloc(bytes);
+    hfft_ref_fill(4, a, 512 * 512, 11);
+    void *x = malloc(bytes);
+    memcpy(x, a, bytes);
+    hfft_options o;
+    hfft_options_init(&o);
+    o.device = HFFT_DEVICE_EMULATED;
+    o.device_memory = 1 << 20;
+    o.threads = 2;
+    o.wisdom = path;
+    hfftf_plan p = hfftf_plan_dft(2, n, a, a, HFFT_FORWARD, HFFT_ESTIMATE, &o);
+    cr_assert(p, "%s", hfft_last_error_message());
+    hfft_info info;
+    hfftf_plan_info(p, &info);
+    cr_assert_eq(info.wisdom, 2, "wisdom %d (%s)", info.wisdom, info.wisdom_note);
+    double S = (double)bytes;
+    for (int h = 0; h < 2; h++) {
+        double g = 2 * GB, c = (h + 1) * GB, f = g / (g + c);
+        cr_assert(fabs(info.ratio[h] - f) < 0.01, "round %d: share %g, model %g", h,
+                  info.ratio[h], f);
+        cr_assert(fabs(info.predicted_seconds[h] - S / (g + c)) < 0.02 * S / (g + c),
+                  "round %d: predicted %g, model %g", h, info.predicted_seconds[h], S / (g + c));
+    }
+    cr_assert_eq(info.placement, 2);
+    cr_assert_eq(hfftf_execute(p), 0, "%s", hfft_last_error_message());
+    double err = hfft_ref_error(4, 2, n, x, a, HFFT_FORWARD, 1);
+    cr_assert(err < 1e-6, "error %g", err);
+    hfftf_destroy_plan(p);
+    free(a);
+    free(x);
+    remove(path);
+}
