@@ -58,7 +58,7 @@ static int read_wisdom(const hfft__plan *p, hfft__choice *c) {
         hfft__wisdom_find(wd, p->prec, p->info.rank, p->info.n, p->in == p->out, p->set.budget);
     if (q) {
         c->wisdom = 1;
-        for (int h = 0; h < 3; h++) {
+        for (int h = 0; h < q->nratio; h++) {
             if (!c->fixed[h])
                 c->ratio[h] = q->ratio[h];
             c->predicted[h] = q->predicted[h];
@@ -71,7 +71,7 @@ static int read_wisdom(const hfft__plan *p, hfft__choice *c) {
            same kind, put through the model for this one. */
         c->wisdom = 2;
         double bytes = (double)p->total * (double)p->esize;
-        for (int h = 0; h < 3; h++) {
+        for (int h = 0; h < q->nratio; h++) {
             hfft__round_model m;
             memset(&m, 0, sizeof m);
             m.bytes = bytes;
@@ -122,7 +122,7 @@ int hfft__balance(const hfft__plan *p, unsigned flags, hfft__choice *c) {
         c->slots = p->set.slots;
     if (p->set.pass_bytes)
         c->pass_bytes = p->set.pass_bytes;
-    c->measure = !all_fixed && c->wisdom == 0 && (flags & HFFT_MEASURE);
+    c->measure = !all_fixed && c->wisdom <= 0 && (flags & HFFT_MEASURE);
     return 0;
 }
 

@@ -394,6 +394,7 @@ static int tune(const problem *p, int inplace, const hfft__link *link, hfft__wis
     q.slots = fin.slots;
     q.pass_bytes = fin.pass_bytes;
     q.schedule = fin.schedule;
+    q.nratio = nr;
     for (int h = 0; h < nr; h++) {
         q.ratio[h] = fin.ratio[h];
         q.predicted[h] = best_pred[h];

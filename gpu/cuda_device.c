@@ -90,9 +90,6 @@ static void probe(void) {
 }
 
 int hfft__cuda_probe(void) {
-    const char *env = getenv("HFFT_DEVICE");
-    if (env && (strcmp(env, "none") == 0 || strcmp(env, "cpu") == 0))
-        return 0;
     pthread_once(&probe_once, probe);
     return probe_result;
 }
@@ -104,11 +101,14 @@ static int cuda_open(int64_t budget, hfft__dev **out) {
         return hfft__fail(HFFT_ERR_HOST_MEMORY, "CUDA device: out of memory");
     int st = 0;
     size_t free_b = 0, total_b = 0;
+    const char *call = "cudaGetDevice";
     cudaError_t e = cudaGetDevice(&d->device);
-    if (e == cudaSuccess)
+    if (e == cudaSuccess) {
+        call = "cudaSetDevice";
         e = cudaSetDevice(d->device); /* makes this thread's context current */
+    }
     if (e != cudaSuccess) {
-        st = cuda_fail(e, "cudaSetDevice");
+        st = cuda_fail(e, call);
     } else if ((e = cudaMemGetInfo(&free_b, &total_b)) != cudaSuccess) {
         st = cuda_fail(e, "cudaMemGetInfo");
     } else {
@@ -172,13 +172,16 @@ static int cuda_alloc(hfft__dev *d, void **p, size_t bytes) {
     /* Pass padding is read by the FFTs: start it defined.  The plan's streams do
        not wait for the legacy stream, so the zeroing must be over before any of
        them copies in. */
+    const char *call = "cudaMemset";
     cudaError_t e = cudaMemset(*p, 0, bytes);
-    if (e == cudaSuccess)
+    if (e == cudaSuccess) {
+        call = "cudaStreamSynchronize";
         e = cudaStreamSynchronize(0);
+    }
     if (e != cudaSuccess) {
         cudaFree(*p);
         *p = NULL;
-        return cuda_fail(e, "cudaMemset");
+        return cuda_fail(e, call);
     }
     d->allocs[slot].p = *p;
     d->allocs[slot].bytes = bytes;
@@ -225,6 +228,11 @@ static int cuda_wait(hfft__dev *d, hfft__stream s, hfft__event e) {
     CU(cudaStreamWaitEvent((cudaStream_t)s, (cudaEvent_t)e, 0));
     return 0;
 }
+static int cuda_activate(hfft__dev *d) {
+    CU(cudaSetDevice(d->device));
+    return 0;
+}
+
 static int cuda_sync(hfft__dev *d, hfft__stream s) {
     (void)d;
     CU(cudaStreamSynchronize((cudaStream_t)s));
@@ -393,6 +401,7 @@ const hfft__dev_ops hfft__cuda_ops = {
     .record = cuda_record,
     .wait = cuda_wait,
     .sync = cuda_sync,
+    .activate = cuda_activate,
     .h2d = cuda_h2d,
     .d2h = cuda_d2h,
     .fft_plan = cuda_fft_plan,

@@ -148,8 +148,9 @@ typedef struct hfft_info {
        undefined (the message says so).  Thread safety: one execute per plan at a time;           \
        different plans may execute concurrently. */                                               \
     HFFT_API int X(execute)(X(plan) p);                                                                    \
-    /* As execute, on other arrays of the same size and placement (in == out iff the plan's      \
-       were). */                                                                                  \
+    /* As execute, on other arrays of the same size (in == out iff the plan's were), with the    \
+       plan's arrays' alignment modulo 64 bytes.  CPU-only plans only: a plan that uses the       \
+       GPU keeps its own arrays pinned and refuses others (HFFT_ERR_UNSUPPORTED). */              \
     HFFT_API int X(execute_dft)(X(plan) p, X(complex) *in, X(complex) *out);                               \
     /* Accepts NULL.  Not while the plan executes. */                                             \
     HFFT_API void X(destroy_plan)(X(plan) p);                                                              \

@@ -113,6 +113,11 @@ static int emu_nop2(hfft__dev *d, void *a, void *b) {
     (void)b;
     return 0;
 }
+static int emu_activate(hfft__dev *d) {
+    (void)d;
+    return 0;
+}
+
 static int emu_sync(hfft__dev *d, hfft__stream s) {
     (void)d;
     (void)s;
@@ -293,6 +298,7 @@ const hfft__dev_ops hfft__emulated_ops = {
     .record = (int (*)(hfft__dev *, hfft__event, hfft__stream))emu_nop2,
     .wait = (int (*)(hfft__dev *, hfft__stream, hfft__event))emu_nop2,
     .sync = emu_sync,
+    .activate = emu_activate,
     .h2d = emu_h2d,
     .d2h = emu_d2h,
     .fft_plan = emu_fft_plan,

@@ -5,6 +5,7 @@
  * cuFFT or pthread failure takes.  Unset, it costs a getenv per call site.
  */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,25 +13,28 @@
 #include "internal.h"
 
 static pthread_mutex_t fault_mu = PTHREAD_MUTEX_INITIALIZER;
-static char fault_spec[64];
+static char fault_spec[256];
 static long fault_count;
+static _Atomic int fault_armed;
 
 int hfft__fault_hit(const char *op) {
     const char *env = getenv("HFFT_FAULT");
-    if (!env || !*env) {
-        if (fault_spec[0]) {
+    if (!env || !*env || strlen(env) >= sizeof fault_spec) {
+        if (atomic_load(&fault_armed)) {
             /* Unset: the next value, even the same one, counts afresh. */
             pthread_mutex_lock(&fault_mu);
             fault_spec[0] = '\0';
+            atomic_store(&fault_armed, 0);
             pthread_mutex_unlock(&fault_mu);
         }
         return 0;
     }
     int hit = 0;
     pthread_mutex_lock(&fault_mu);
-    if (strncmp(env, fault_spec, sizeof fault_spec) != 0) {
+    if (strcmp(env, fault_spec) != 0) {
         snprintf(fault_spec, sizeof fault_spec, "%s", env);
         fault_count = 0;
+        atomic_store(&fault_armed, 1);
     }
     const char *colon = strchr(fault_spec, ':');
     size_t len = strlen(op);

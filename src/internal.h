@@ -118,6 +118,9 @@ typedef struct hfft__dev_ops {
     int (*record)(hfft__dev *d, hfft__event e, hfft__stream s);
     int (*wait)(hfft__dev *d, hfft__stream s, hfft__event e);
     int (*sync)(hfft__dev *d, hfft__stream s);
+    /* Makes the plan's device current on the calling thread (execute may run
+       on another thread than planning did). */
+    int (*activate)(hfft__dev *d);
     /* 2D copies: height rows of width bytes, pitches in bytes. */
     int (*h2d)(hfft__dev *d, hfft__stream s, void *dst, size_t dpitch, const void *src,
                size_t spitch, size_t width, size_t height);

@@ -102,55 +102,50 @@ static struct {
     int refs;
 } pins[MAX_PINS];
 
-/* 1 when [ptr, ptr + bytes) was registered by us (and counts one more user). */
-static int pin_ref(void *ptr, size_t bytes) {
-    int found = 0;
+/* One reference to [ptr, ptr + bytes) for plan p: an existing registration of
+   ours, the caller's own pinned memory (no reference), or a new registration.
+   The lock covers the look-up and the registration, so two plans made at once
+   on one array register it once. */
+static int pin_one(hfft__plan *p, void *ptr, size_t bytes, int *registered) {
+    int st = 0, done = 0, free_slot = -1;
+    *registered = 0;
     pthread_mutex_lock(&pins_mu);
-    for (int i = 0; i < MAX_PINS && !found; i++) {
+    for (int i = 0; i < MAX_PINS && !done; i++) {
         if (pins[i].refs && pins[i].ptr == ptr && pins[i].bytes >= bytes) {
             pins[i].refs++;
-            found = 1;
+            *registered = done = 1;
+        } else if (!pins[i].refs && free_slot < 0) {
+            free_slot = i;
+        }
+    }
+    if (!done && !p->ops->host_is_pinned(p->dev, ptr)) {
+        if (free_slot < 0) {
+            st = hfft__fail(HFFT_ERR_INTERNAL, "more than %d pinned arrays", MAX_PINS);
+        } else if (!(st = p->ops->host_register(p->dev, ptr, bytes))) {
+            pins[free_slot].ptr = ptr;
+            pins[free_slot].bytes = bytes;
+            pins[free_slot].refs = 1;
+            *registered = 1;
         }
     }
     pthread_mutex_unlock(&pins_mu);
-    return found;
-}
-
-static int pin_add(void *ptr, size_t bytes) {
-    int ok = 0;
-    pthread_mutex_lock(&pins_mu);
-    for (int i = 0; i < MAX_PINS && !ok; i++) {
-        if (!pins[i].refs) {
-            pins[i].ptr = ptr;
-            pins[i].bytes = bytes;
-            pins[i].refs = 1;
-            ok = 1;
-        }
-    }
-    pthread_mutex_unlock(&pins_mu);
-    return ok;
-}
-
-/* 1 when the last user let go: the caller unregisters. */
-static int pin_release(void *ptr) {
-    int last = 0;
-    pthread_mutex_lock(&pins_mu);
-    for (int i = 0; i < MAX_PINS; i++) {
-        if (pins[i].refs && pins[i].ptr == ptr) {
-            last = --pins[i].refs == 0;
-            break;
-        }
-    }
-    pthread_mutex_unlock(&pins_mu);
-    return last;
+    return st;
 }
 
 static void unpin(hfft__plan *p) {
-    for (int i = 0; i < 2; i++) {
-        if (p->registered[i] && pin_release(p->registered[i]))
-            p->ops->host_unregister(p->dev, p->registered[i]);
-        p->registered[i] = NULL;
+    pthread_mutex_lock(&pins_mu);
+    for (int k = 0; k < 2; k++) {
+        void *ptr = p->registered[k];
+        p->registered[k] = NULL;
+        for (int i = 0; ptr && i < MAX_PINS; i++) {
+            if (pins[i].refs && pins[i].ptr == ptr) {
+                if (--pins[i].refs == 0)
+                    p->ops->host_unregister(p->dev, ptr);
+                break;
+            }
+        }
     }
+    pthread_mutex_unlock(&pins_mu);
 }
 
 /* Arrays from hfft_malloc are used as they are; others are registered for the
@@ -164,23 +159,15 @@ static int pin(hfft__plan *p) {
     for (int i = 0; i < 2; i++) {
         if (i == 1 && p->out == p->in)
             break;
-        if (pin_ref(arr[i], bytes)) {
-            p->registered[i] = arr[i];
-            pinned = 1;
-            continue;
-        }
-        if (p->ops->host_is_pinned(p->dev, arr[i]))
-            continue; /* hfft_malloc memory, or registered by the caller */
-        int st = p->ops->host_register(p->dev, arr[i], bytes);
+        int registered;
+        int st = pin_one(p, arr[i], bytes, &registered);
         if (st)
             return hfft__fail_context(st, "pinning the %s array for the GPU",
                                       i ? "output" : "input");
-        if (!pin_add(arr[i], bytes)) {
-            p->ops->host_unregister(p->dev, arr[i]);
-            return hfft__fail(HFFT_ERR_INTERNAL, "more than %d pinned arrays", MAX_PINS);
+        if (registered) {
+            p->registered[i] = arr[i];
+            pinned = 1;
         }
-        p->registered[i] = arr[i];
-        pinned = 1;
     }
     p->info.host_pinned = pinned;
     return 0;
@@ -393,7 +380,8 @@ hfft__plan *hfft__plan_create(int prec, int rank, const int64_t *n_in, void *in,
         p->info.wisdom = c.wisdom;
         snprintf(p->info.wisdom_note, sizeof p->info.wisdom_note, "%s", c.note);
     }
-    int explicit_gpu = (flags & (HFFT_GPU_ONLY | HFFT_HYBRID)) || c.fixed[0] ||
+    int explicit_gpu = (flags & (HFFT_GPU_ONLY | HFFT_HYBRID)) || c.fixed[0] || c.fixed[1] ||
+                       c.fixed[2] ||
                        kind == HFFT_DEVICE_EMULATED || p->set.device == HFFT_DEVICE_CUDA;
     if (!st)
         st = build_any(p, &c);
@@ -456,8 +444,12 @@ int hfft__plan_execute(hfft__plan *p, void *in, void *out) {
 
 void *hfft__malloc(size_t bytes) {
     /* 64 bytes before the block say how it was allocated, keeping 64-byte alignment. */
-    const hfft__dev_ops *ops =
-        hfft__cuda_usable() ? hfft__device_ops(HFFT_DEVICE_CUDA) : hfft__device_ops(HFFT_DEVICE_EMULATED);
+    /* Pinned where a GPU is usable and not switched off for this process. */
+    const char *env = getenv("HFFT_DEVICE");
+    int no_gpu = env && (strcmp(env, "none") == 0 || strcmp(env, "cpu") == 0);
+    const hfft__dev_ops *ops = !no_gpu && hfft__cuda_usable()
+                                   ? hfft__device_ops(HFFT_DEVICE_CUDA)
+                                   : hfft__device_ops(HFFT_DEVICE_EMULATED);
     if (bytes > SIZE_MAX - 64) {
         hfft__fail(HFFT_ERR_INVALID_ARGUMENT, "hfft_malloc: %zu bytes", bytes);
         return NULL;

@@ -294,6 +294,14 @@ int hfft__gpu_create(const hfft__dev_ops *ops, hfft__dev *dev, const hfft__gpu_r
     /* What is left of the budget after what the device already holds and what
        the backend keeps for its own plan data. */
     int64_t budget = ops->budget(dev) - ops->used(dev) - ops->reserve(dev);
+    if (budget <= 0) {
+        hfft__gpu_destroy(g);
+        return hfft__fail(HFFT_ERR_BUDGET,
+                          "device budget of %lld bytes leaves nothing for passes (%lld in use, "
+                          "%lld kept for cuFFT)",
+                          (long long)ops->budget(dev), (long long)ops->used(dev),
+                          (long long)ops->reserve(dev));
+    }
     int want = req->schedule == 2 ? 2 : 1;
     g->nslot = req->slots > 0 ? req->slots : DEFAULT_SLOTS;
     if (g->nslot < 3)
@@ -631,7 +639,10 @@ static int long_rec(hfft__gpu *g, srd *r, int lev, int64_t L, const char *src, i
 static int run_round(hfft__gpu *g, int h, const void *src_, void *dst_);
 
 int hfft__gpu_run(hfft__gpu *g, int h, const void *src_, void *dst_) {
-    int st = run_round(g, h, src_, dst_);
+    int st = g->ops->activate(g->d);
+    if (st)
+        return st;
+    st = run_round(g, h, src_, dst_);
     if (st) {
         /* Let what was already queued finish, so that nothing of this execute
            is still in flight when the caller (or the next execute) goes on. */

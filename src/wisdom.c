@@ -43,7 +43,7 @@ static int parse_list(const char *v, double *out, int max, int *count) {
         char *end;
         errno = 0;
         out[k] = strtod(p, &end);
-        if (end == p || errno)
+        if (end == p || errno || !isfinite(out[k]) || out[k] < 0)
             return -1;
         k++;
         p = end;
@@ -106,7 +106,9 @@ static int parse_link(char *rest, hfft__link *l) {
         if (strcmp(k, "rows") == 0) {
             int n = 0;
             const char *p = v;
-            while (*p && n < 12) {
+            while (*p) {
+                if (n == 12)
+                    return -1;
                 char *end;
                 double b = strtod(p, &end);
                 if (end == p || *end != ':')
@@ -156,6 +158,7 @@ static int parse_problem(char *rest, hfft__wisdom_problem *q) {
             for (int i = 0; i < cnt; i++)
                 if (!(q->ratio[i] >= 0 && q->ratio[i] <= 1))
                     return -1;
+            q->nratio = cnt;
         } else if (strcmp(k, "slots") == 0 && parse_i64(v, &x) == 0 && x >= 0 && x <= 8) {
             q->slots = (int)x;
         } else if (strcmp(k, "pass") == 0 && parse_i64(v, &x) == 0 && x >= 0) {
@@ -305,7 +308,7 @@ int hfft__wisdom_write(const char *path, const hfft__wisdom *w) {
     }
     for (int i = 0; i < w->nprob; i++) {
         const hfft__wisdom_problem *q = &w->prob[i];
-        int nr = q->rank == 3 ? 2 : q->rank;
+        int nr = q->nratio > 0 ? q->nratio : q->rank == 3 ? 2 : q->rank;
         fprintf(f, "problem prec=%d n=", q->prec);
         for (int k = 0; k < q->rank; k++)
             fprintf(f, "%s%lld", k ? "x" : "", (long long)q->n[k]);

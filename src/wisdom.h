@@ -15,6 +15,7 @@ typedef struct hfft__wisdom_problem {
     int inplace;
     int64_t budget;       /* the budget setting it was tuned for (0: automatic) */
     double ratio[3];      /* GPU share per round */
+    int nratio;           /* rounds the line gave (the rest stay as planned) */
     int slots;
     int64_t pass_bytes;
     int schedule;

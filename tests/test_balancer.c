@@ -190,3 +190,97 @@ Test(balancer, estimate_from_similar_problem) {
     free(x);
     remove(path);
 }
+
+/* Writes wisdom signed for the emulated device (threads 2), with one problem. */
+static void write_wisdom(const char *path, const char *driver, const hfft__wisdom_problem *q) {
+    const hfft__dev_ops *ops = hfft__device_ops(HFFT_DEVICE_EMULATED);
+    hfft__dev *dev;
+    cr_assert_eq(ops->open(1 << 20, &dev), 0);
+    hfft__wisdom *w = calloc(1, sizeof *w);
+    hfft__signature(ops, dev, 2, w->signature, sizeof w->signature);
+    ops->close(dev);
+    if (driver) {
+        char *d = strstr(w->signature, "driver=0");
+        cr_assert(d);
+        memcpy(d, driver, strlen(driver)); /* same length: "driver=9" */
+    }
+    if (q)
+        cr_assert_eq(hfft__wisdom_add(w, q), 0);
+    cr_assert_eq(hfft__wisdom_write(path, w), 0);
+    free(w);
+}
+
+/* HFFT_MEASURE still measures when the wisdom file was made elsewhere. */
+Test(balancer, measure_when_wisdom_ignored) {
+    char path[] = "/tmp/hfft-balancer-XXXXXX";
+    int fd = mkstemp(path);
+    cr_assert(fd >= 0);
+    close(fd);
+    write_wisdom(path, "driver=9", NULL);
+    int64_t n[2] = {256, 512};
+    size_t bytes = 256 * 512 * 8;
+    void *a = malloc(bytes);
+    hfft_options o;
+    hfft_options_init(&o);
+    o.device = HFFT_DEVICE_EMULATED;
+    o.device_memory = 1 << 20;
+    o.threads = 2;
+    o.wisdom = path;
+    hfftf_plan p = hfftf_plan_dft(2, n, a, a, HFFT_FORWARD, HFFT_MEASURE, &o);
+    cr_assert(p, "%s", hfft_last_error_message());
+    hfft_info info;
+    hfftf_plan_info(p, &info);
+    hfftf_destroy_plan(p);
+    free(a);
+    remove(path);
+    cr_assert_eq(info.wisdom, -1, "wisdom %d", info.wisdom);
+    cr_assert(strstr(info.wisdom_note, "driver=0 here") != NULL, "note '%s'", info.wisdom_note);
+    cr_assert(info.predicted_seconds[0] > 0 && info.predicted_seconds[1] > 0,
+              "MEASURE did not probe: predicted %g %g", info.predicted_seconds[0],
+              info.predicted_seconds[1]);
+}
+
+/* Wisdom tuned with two rounds applied to a 3D plan split into three keeps the
+   third round as planned (GPU-only here), never hands it to the CPU. */
+Test(balancer, wisdom_rounds_beyond_the_line) {
+    char path[] = "/tmp/hfft-balancer-XXXXXX";
+    int fd = mkstemp(path);
+    cr_assert(fd >= 0);
+    close(fd);
+    hfft__wisdom_problem q;
+    memset(&q, 0, sizeof q);
+    q.prec = 4;
+    q.rank = 3;
+    q.n[0] = q.n[1] = q.n[2] = 64;
+    q.inplace = 1;
+    q.budget = 64 << 10;
+    q.nratio = 2;
+    q.ratio[0] = q.ratio[1] = 1.0;
+    write_wisdom(path, NULL, &q);
+    int64_t n[3] = {64, 64, 64};
+    size_t bytes = 64 * 64 * 64 * 8;
+    void *a = malloc(bytes), *x = malloc(bytes);
+    hfft_ref_fill(4, a, 64 * 64 * 64, 5);
+    memcpy(x, a, bytes);
+    hfft_options o;
+    hfft_options_init(&o);
+    o.device = HFFT_DEVICE_EMULATED;
+    o.device_memory = 64 << 10;
+    o.threads = 2;
+    o.wisdom = path;
+    hfftf_plan p = hfftf_plan_dft(3, n, a, a, HFFT_FORWARD, 0, &o);
+    cr_assert(p, "%s", hfft_last_error_message());
+    hfft_info info;
+    hfftf_plan_info(p, &info);
+    cr_assert_eq(info.wisdom, 1);
+    cr_assert_eq(info.rounds, 3, "planes of 32 KiB should not fit: %d rounds", info.rounds);
+    for (int h = 0; h < 3; h++)
+        cr_assert_eq(info.ratio[h], 1.0, "round %d share %g", h, info.ratio[h]);
+    cr_assert_eq(info.placement, 1);
+    cr_assert_eq(hfftf_execute(p), 0, "%s", hfft_last_error_message());
+    cr_assert(hfft_ref_error(4, 3, n, x, a, HFFT_FORWARD, 1) < 1e-6);
+    hfftf_destroy_plan(p);
+    free(a);
+    free(x);
+    remove(path);
+}
