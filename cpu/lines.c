@@ -33,19 +33,14 @@ struct hfft__lines {
 
 int XI(lines_plan)(const hfft__lines_desc *d, hfft__lines **out) {
     *out = NULL;
-    FFTW(iodim64) dims[2], howmany;
+    FFTW(iodim64) dims[3], howmany;
     int rank = d->rank;
-    if (rank == 1) {
-        dims[0].n = d->n[0];
-        dims[0].is = d->is;
-        dims[0].os = d->os;
-    } else {
-        dims[0].n = d->n[0];
-        dims[0].is = d->n[1] * d->is;
-        dims[0].os = d->n[1] * d->os;
-        dims[1].n = d->n[1];
-        dims[1].is = d->is;
-        dims[1].os = d->os;
+    int64_t inner = 1;
+    for (int k = rank - 1; k >= 0; k--) {
+        dims[k].n = d->n[k];
+        dims[k].is = inner * d->is;
+        dims[k].os = inner * d->os;
+        inner *= d->n[k];
     }
     howmany.n = d->howmany;
     howmany.is = d->idist;
@@ -80,7 +75,7 @@ int XI(lines_plan)(const hfft__lines_desc *d, hfft__lines **out) {
     hfft__fftw_threads_once();
     pthread_mutex_lock(&hfft__fftw_mutex);
     int nthreads = FFTW(planner_nthreads)();
-    FFTW(plan_with_nthreads)(1);
+    FFTW(plan_with_nthreads)(d->nthreads > 1 ? d->nthreads : 1);
     FFTW(plan) p = FFTW(plan_guru64_dft)(rank, dims, 1, &howmany, a, b, d->sign, d->fftw_flags);
     FFTW(plan_with_nthreads)(nthreads);
     pthread_mutex_unlock(&hfft__fftw_mutex);

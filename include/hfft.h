@@ -117,6 +117,8 @@ typedef struct hfft_info {
     int transposed;             /* 1 where long strided lines are computed transposed */
     double ratio[3];            /* GPU share of each round's transforms, 0..1 */
     int threads;                /* CPU threads */
+    int cpu_plan;               /* CPU only: 0 rounds of batched lines, 1 FFTW's whole-array
+                                   plan (chosen by timing under HFFT_MEASURE) */
     int64_t device_budget;      /* bytes the plan may use on the device */
     int64_t device_bytes;       /* bytes it allocated there (buffers and cuFFT work areas) */
     int64_t host_bytes;         /* host scratch and staging it allocated */

@@ -166,6 +166,7 @@ static int emu_fft_plan(hfft__dev *d, int prec, int rank, const int64_t *n, int6
     ld.sign = sign;
     ld.n[0] = n[0];
     ld.n[1] = rank == 2 ? n[1] : 1;
+    ld.n[2] = 1;
     ld.is = ld.os = stride;
     ld.howmany = batch;
     ld.idist = ld.odist = dist;

@@ -174,12 +174,13 @@ int hfft__cores(void);
 typedef struct hfft__lines hfft__lines;
 typedef struct hfft__lines_desc {
     int prec, rank, sign;
-    int64_t n[2];          /* rank-1: n[0]; rank-2: n[0] x n[1] */
+    int64_t n[3];          /* row-major shape of one transform, rank 1 to 3 */
     int64_t is, os;        /* element stride of the (last) dimension */
     int64_t howmany, idist, odist;
     int inplace;
     unsigned fftw_flags;   /* FFTW_ESTIMATE/FFTW_MEASURE and FFTW_UNALIGNED */
-    void *plan_in, *plan_out; /* ESTIMATE only: plan on these (never touched), not scratch */
+    void *plan_in, *plan_out; /* plan on these instead of scratch (MEASURE overwrites them) */
+    int nthreads;          /* FFTW's own threads for this plan (0 or 1: none) */
 } hfft__lines_desc;
 int hfft__lines_plan(const hfft__lines_desc *d, hfft__lines **out);
 void hfft__lines_exec(hfft__lines *l, void *in, void *out);
@@ -237,6 +238,7 @@ typedef struct hfft__plan {
     hfft__gpu *gpu;
     hfft__pool *pool;
     hfft__cpu *cpu;
+    hfft__lines *whole;  /* CPU-only under MEASURE: FFTW's whole-array plan, where faster */
     void *registered[2]; /* host ranges this plan registered */
     hfft_info info;
 } hfft__plan;

@@ -175,6 +175,8 @@ static int pin(hfft__plan *p) {
 
 /* The engines of one build; the device and the pinned arrays stay. */
 static void release_keep_device(hfft__plan *p) {
+    hfft__lines_destroy(p->whole);
+    p->whole = NULL;
     hfft__gpu_destroy(p->gpu);
     p->gpu = NULL;
     hfft__cpu_destroy(p->cpu);
@@ -227,6 +229,76 @@ static int make_cpu(hfft__plan *p, int reserve) {
                             (p->flags & HFFT_MEASURE) != 0, p->pool, p->in, p->out, &p->cpu);
 }
 
+/*
+ * CPU only, under HFFT_MEASURE: FFTW's own plan of the whole array (its
+ * threads, FFTW_MEASURE) against our rounds of batched lines; the faster
+ * stays.  FFTW's multi-dimensional plans win where the array is small enough
+ * for their cache blocking, ours on arrays of many gigabytes, so only arrays
+ * up to WHOLE_MAX are tried.  Planning and timing run on scratch copies: the
+ * caller's arrays are not touched.
+ */
+#define WHOLE_MAX ((size_t)1 << 30)
+static int try_whole(hfft__plan *p) {
+    size_t bytes = (size_t)p->total * p->esize;
+    if (bytes > WHOLE_MAX)
+        return 0;
+    int inplace = p->in == p->out;
+    char *a = aligned_alloc(64, (bytes + 63) & ~(size_t)63);
+    char *b = inplace ? a : aligned_alloc(64, (bytes + 63) & ~(size_t)63);
+    if (!a || !b) {
+        free(a);
+        if (b != a)
+            free(b);
+        return 0; /* no room to try: keep the rounds */
+    }
+    hfft__lines_desc d;
+    memset(&d, 0, sizeof d);
+    d.prec = p->prec;
+    d.sign = p->sign;
+    d.rank = p->rank;
+    for (int k = 0; k < p->rank; k++)
+        d.n[k] = p->n[k];
+    d.is = d.os = 1;
+    d.howmany = 1;
+    d.idist = d.odist = p->total;
+    d.inplace = inplace;
+    d.fftw_flags = hfft__fftw_measure();
+    /* new-array execution needs the caller's alignment, which may be less */
+    if (((uintptr_t)p->in & 63u) || ((uintptr_t)p->out & 63u))
+        d.fftw_flags |= hfft__fftw_unaligned();
+    d.plan_in = a;
+    d.plan_out = b;
+    d.nthreads = hfft__pool_size(p->pool);
+    hfft__lines *whole = NULL;
+    int st = 0;
+    if (hfft__lines_plan(&d, &whole) != 0) {
+        hfft__clear_error(); /* our rounds are planned already: keep them */
+    } else {
+        memset(a, 0, bytes);
+        double t_whole = 1e300, t_rounds = 1e300;
+        for (int rep = 0; rep < 2 && !st; rep++) {
+            double t0 = hfft__now();
+            hfft__lines_exec(whole, a, b);
+            double t1 = hfft__now();
+            st = hfft__plan_execute(p, a, b);
+            double t2 = hfft__now();
+            if (rep) {
+                t_whole = t1 - t0;
+                t_rounds = t2 - t1;
+            }
+        }
+        if (!st && t_whole < t_rounds)
+            p->whole = whole;
+        else
+            hfft__lines_destroy(whole);
+    }
+    free(a);
+    if (b != a)
+        free(b);
+    p->info.cpu_plan = p->whole != NULL;
+    return st;
+}
+
 /* Engines for the chosen placement: c->ratio[h] in [0, 1] is round h's GPU share. */
 static int build(hfft__plan *p, const hfft__choice *c, int split) {
     p->nrounds = make_rounds(p->rank, p->n, split, p->rounds);
@@ -255,6 +327,8 @@ static int build(hfft__plan *p, const hfft__choice *c, int split) {
         st = make_cpu(p, any_gpu ? 1 : 0);
     if (!st && any_gpu)
         st = pin(p);
+    if (!st && !any_gpu && (p->flags & HFFT_MEASURE))
+        st = try_whole(p);
     p->info.placement = !any_gpu ? 0 : any_cpu ? 2 : 1;
     return st;
 }
@@ -405,7 +479,7 @@ hfft__plan *hfft__plan_create(int prec, int rank, const int64_t *n_in, void *in,
     }
     for (int h = 0; h < 3; h++)
         p->info.predicted_seconds[h] = c.predicted[h];
-    p->info.rounds = p->nrounds;
+    p->info.rounds = p->whole ? 1 : p->nrounds; /* FFTW's whole-array plan: one */
     if (p->gpu)
         hfft__gpu_fill_info(p->gpu, &p->info);
     p->info.host_bytes += hfft__cpu_host_bytes(p->cpu);
@@ -415,6 +489,14 @@ hfft__plan *hfft__plan_create(int prec, int rank, const int64_t *n_in, void *in,
 
 int hfft__plan_execute(hfft__plan *p, void *in, void *out) {
     int st = 0;
+    if (p->whole) {
+        double t0 = hfft__now();
+        hfft__lines_exec(p->whole, in, out);
+        p->info.measured_seconds[0] = p->info.measured_cpu[0] = hfft__now() - t0;
+        for (int h = 1; h < 3; h++)
+            p->info.measured_seconds[h] = p->info.measured_cpu[h] = 0.0;
+        return 0;
+    }
     for (int h = 0; h < p->nrounds && !st; h++) {
         double t0 = hfft__now();
         const void *src = h == 0 ? in : out;
