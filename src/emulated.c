@@ -9,6 +9,7 @@
  * Faults injected through HFFT_FAULT (src/fault.c) fail its calls as they
  * would fail on the GPU.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -252,32 +253,93 @@ static int emu_transpose(hfft__dev *d, int prec, hfft__stream s, void *dst, cons
     return 0;
 }
 
+/*
+ * Host memory as CUDA sees it: what host_alloc returned and what was
+ * registered is pinned, the rest is not, and registering a range that
+ * overlaps a registered one fails as cudaHostRegister does.  So the planner's
+ * registration bookkeeping runs in CI as it runs on a GPU.
+ */
+typedef struct pinned_range {
+    const char *p;
+    size_t bytes;
+    int registered; /* 0: from host_alloc */
+    struct pinned_range *next;
+} pinned_range;
+static pthread_mutex_t pins_mu = PTHREAD_MUTEX_INITIALIZER;
+static pinned_range *pins;
+
+static int pins_add(const void *p, size_t bytes, int registered) {
+    pinned_range *r = malloc(sizeof *r);
+    if (!r)
+        return hfft__fail(HFFT_ERR_HOST_MEMORY, "emulated device: out of memory");
+    r->p = p;
+    r->bytes = bytes;
+    r->registered = registered;
+    pthread_mutex_lock(&pins_mu);
+    for (pinned_range *q = pins; registered && q; q = q->next) {
+        if (q->registered && (const char *)p < q->p + q->bytes && q->p < (const char *)p + bytes) {
+            pthread_mutex_unlock(&pins_mu);
+            free(r);
+            return hfft__fail(HFFT_ERR_CUDA,
+                              "cudaHostRegister failed: part or all of the range is already "
+                              "registered (emulated)");
+        }
+    }
+    r->next = pins;
+    pins = r;
+    pthread_mutex_unlock(&pins_mu);
+    return 0;
+}
+
+static void pins_remove(const void *p, int registered) {
+    pthread_mutex_lock(&pins_mu);
+    for (pinned_range **q = &pins; *q; q = &(*q)->next) {
+        if ((*q)->p == p && (*q)->registered == registered) {
+            pinned_range *dead = *q;
+            *q = dead->next;
+            free(dead);
+            break;
+        }
+    }
+    pthread_mutex_unlock(&pins_mu);
+}
+
 static int emu_host_alloc(hfft__dev *d, void **p, size_t bytes) {
-    *p = NULL;
     (void)d;
+    *p = NULL;
     if (hfft__fault_hit("host_alloc"))
         return hfft__fail(HFFT_ERR_HOST_MEMORY, "host allocation failed: injected fault");
     *p = aligned_alloc(64, ((bytes + 63) / 64) * 64);
-    return *p ? 0 : hfft__fail(HFFT_ERR_HOST_MEMORY, "host allocation of %zu bytes", bytes);
+    if (!*p)
+        return hfft__fail(HFFT_ERR_HOST_MEMORY, "host allocation of %zu bytes", bytes);
+    int st = pins_add(*p, bytes, 0);
+    if (st) {
+        free(*p);
+        *p = NULL;
+    }
+    return st;
 }
 static void emu_host_free(hfft__dev *d, void *p) {
     (void)d;
+    pins_remove(p, 0);
     free(p);
 }
 static int emu_host_register(hfft__dev *d, void *p, size_t bytes) {
     (void)d;
-    (void)p;
-    (void)bytes;
-    return 0;
+    return pins_add(p, bytes, 1);
 }
 static void emu_host_unregister(hfft__dev *d, void *p) {
     (void)d;
-    (void)p;
+    pins_remove(p, 1);
 }
 static int emu_host_is_pinned(hfft__dev *d, const void *p) {
     (void)d;
-    (void)p;
-    return 1;
+    int pinned = 0;
+    pthread_mutex_lock(&pins_mu);
+    for (pinned_range *q = pins; q && !pinned; q = q->next)
+        pinned = (const char *)p >= q->p && (const char *)p < q->p + q->bytes;
+    pthread_mutex_unlock(&pins_mu);
+    return pinned;
 }
 
 const hfft__dev_ops hfft__emulated_ops = {
