@@ -125,6 +125,36 @@ Test(balancer, fit_from_probe) {
     cr_assert(pred < t1 * 0.97, "a predicted gain");
 }
 
+/* Writes wisdom signed for the emulated device (threads 2), with one problem. */
+static void write_wisdom(const char *path, const char *driver, const hfft__wisdom_problem *q) {
+    const hfft__dev_ops *ops = hfft__device_ops(HFFT_DEVICE_EMULATED);
+    hfft__dev *dev;
+    cr_assert_eq(ops->open(1 << 20, &dev), 0);
+    hfft__wisdom *w = calloc(1, sizeof *w);
+    hfft__signature(ops, dev, 2, w->signature, sizeof w->signature);
+    ops->close(dev);
+    if (driver) {
+        char *d = strstr(w->signature, "driver=0");
+        cr_assert(d);
+        memcpy(d, driver, strlen(driver)); /* same length: "driver=9" */
+    }
+    if (q)
+        cr_assert_eq(hfft__wisdom_add(w, q), 0);
+    cr_assert_eq(hfft__wisdom_write(path, w), 0);
+    free(w);
+}
+
+/* Settings for a plan on the emulated device reading the wisdom at path. */
+static hfft_options emulated_opts(const char *path, int64_t budget) {
+    hfft_options o;
+    hfft_options_init(&o);
+    o.device = HFFT_DEVICE_EMULATED;
+    o.device_memory = budget;
+    o.threads = 2;
+    o.wisdom = path;
+    return o;
+}
+
 /* HFFT_ESTIMATE on a size not in wisdom uses the rates tuned on the nearest
    problem: the share and the prediction follow the model. */
 Test(balancer, estimate_from_similar_problem) {
@@ -132,12 +162,6 @@ Test(balancer, estimate_from_similar_problem) {
     int fd = mkstemp(path);
     cr_assert(fd >= 0);
     close(fd);
-    const hfft__dev_ops *ops = hfft__device_ops(HFFT_DEVICE_EMULATED);
-    hfft__dev *dev;
-    cr_assert_eq(ops->open(1 << 20, &dev), 0);
-    hfft__wisdom *w = calloc(1, sizeof *w);
-    hfft__signature(ops, dev, 2, w->signature, sizeof w->signature);
-    ops->close(dev);
     hfft__wisdom_problem q;
     memset(&q, 0, sizeof q);
     q.prec = 4;
@@ -152,9 +176,7 @@ Test(balancer, estimate_from_similar_problem) {
         q.cpu_rate[h] = (h + 1) * GB;
         q.gpu_slow[h] = q.cpu_slow[h] = 1.0;
     }
-    cr_assert_eq(hfft__wisdom_add(w, &q), 0);
-    cr_assert_eq(hfft__wisdom_write(path, w), 0);
-    free(w);
+    write_wisdom(path, NULL, &q);
 
     int64_t n[2] = {512, 512};
     size_t bytes = 512 * 512 * 8;
@@ -162,12 +184,7 @@ Test(balancer, estimate_from_similar_problem) {
     hfft_ref_fill(4, a, 512 * 512, 11);
     void *x = malloc(bytes);
     memcpy(x, a, bytes);
-    hfft_options o;
-    hfft_options_init(&o);
-    o.device = HFFT_DEVICE_EMULATED;
-    o.device_memory = 1 << 20;
-    o.threads = 2;
-    o.wisdom = path;
+    hfft_options o = emulated_opts(path, 1 << 20);
     hfftf_plan p = hfftf_plan_dft(2, n, a, a, HFFT_FORWARD, HFFT_ESTIMATE, &o);
     cr_assert(p, "%s", hfft_last_error_message());
     hfft_info info;
@@ -191,25 +208,6 @@ Test(balancer, estimate_from_similar_problem) {
     remove(path);
 }
 
-/* Writes wisdom signed for the emulated device (threads 2), with one problem. */
-static void write_wisdom(const char *path, const char *driver, const hfft__wisdom_problem *q) {
-    const hfft__dev_ops *ops = hfft__device_ops(HFFT_DEVICE_EMULATED);
-    hfft__dev *dev;
-    cr_assert_eq(ops->open(1 << 20, &dev), 0);
-    hfft__wisdom *w = calloc(1, sizeof *w);
-    hfft__signature(ops, dev, 2, w->signature, sizeof w->signature);
-    ops->close(dev);
-    if (driver) {
-        char *d = strstr(w->signature, "driver=0");
-        cr_assert(d);
-        memcpy(d, driver, strlen(driver)); /* same length: "driver=9" */
-    }
-    if (q)
-        cr_assert_eq(hfft__wisdom_add(w, q), 0);
-    cr_assert_eq(hfft__wisdom_write(path, w), 0);
-    free(w);
-}
-
 /* HFFT_MEASURE still measures when the wisdom file was made elsewhere. */
 Test(balancer, measure_when_wisdom_ignored) {
     char path[] = "/tmp/hfft-balancer-XXXXXX";
@@ -220,12 +218,7 @@ Test(balancer, measure_when_wisdom_ignored) {
     int64_t n[2] = {256, 512};
     size_t bytes = 256 * 512 * 8;
     void *a = malloc(bytes);
-    hfft_options o;
-    hfft_options_init(&o);
-    o.device = HFFT_DEVICE_EMULATED;
-    o.device_memory = 1 << 20;
-    o.threads = 2;
-    o.wisdom = path;
+    hfft_options o = emulated_opts(path, 1 << 20);
     hfftf_plan p = hfftf_plan_dft(2, n, a, a, HFFT_FORWARD, HFFT_MEASURE, &o);
     cr_assert(p, "%s", hfft_last_error_message());
     hfft_info info;
@@ -262,12 +255,7 @@ Test(balancer, wisdom_rounds_beyond_the_line) {
     void *a = malloc(bytes), *x = malloc(bytes);
     hfft_ref_fill(4, a, 64 * 64 * 64, 5);
     memcpy(x, a, bytes);
-    hfft_options o;
-    hfft_options_init(&o);
-    o.device = HFFT_DEVICE_EMULATED;
-    o.device_memory = 64 << 10;
-    o.threads = 2;
-    o.wisdom = path;
+    hfft_options o = emulated_opts(path, 64 << 10);
     hfftf_plan p = hfftf_plan_dft(3, n, a, a, HFFT_FORWARD, 0, &o);
     cr_assert(p, "%s", hfft_last_error_message());
     hfft_info info;
