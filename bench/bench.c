@@ -67,6 +67,7 @@ typedef struct args {
     unsigned schedule;
     double ratio, round_ratio[3], measure_limit;
     int slots, hfft_measure;
+    int host_malloc; /* arrays from malloc (the plan pins them) instead of hfft_malloc */
     const char *csv, *wisdom;
     uint64_t seed;
 } args;
@@ -628,7 +629,7 @@ static void print_table(const args *a, const problem *p, result *res, int nres) 
         if (strcmp(dev, "emulated") == 0)
             emulated = 1;
         char devbuf[40];
-        snprintf(devbuf, sizeof devbuf, "%s%s", dev, strcmp(dev, "emulated") == 0 ? "*" : "");
+        snprintf(devbuf, sizeof devbuf, "%.38s%s", dev, strcmp(dev, "emulated") == 0 ? "*" : "");
         if (r->status != ST_OK) {
             printf("%-14s %-22.22s %s\n", engine_name[r->engine], devbuf,
                    r->note[0] ? r->note : "-");
@@ -808,6 +809,8 @@ static void usage(FILE *f) {
             "  --pass-bytes BYTES      fixed pass size on the device\n"
             "  --threads N             hfft's CPU threads (default: the library's)\n"
             "  --baseline-threads N    FFTW and MKL threads (default: all %d cores)\n"
+            "  --host H                where the arrays come from: hfft_malloc (pinned, the\n"
+            "                          default) or malloc (each plan pins them)\n"
             "  --inplace               time hfft in place (the error still comes from an\n"
             "                          out-of-place run); baselines always run in place\n"
             "                          on a copy\n"
@@ -1064,6 +1067,16 @@ int main(int argc, char **argv) {
             a.verify = 1;
         } else if (strcmp(o, "--inplace") == 0) {
             a.inplace = 1;
+        } else if (strcmp(o, "--host") == 0) {
+            const char *v = need(argc, argv, &i);
+            if (strcmp(v, "hfft_malloc") == 0)
+                a.host_malloc = 0;
+            else if (strcmp(v, "malloc") == 0)
+                a.host_malloc = 1;
+            else {
+                fprintf(stderr, "hfft-bench: --host '%s': hfft_malloc or malloc\n", v);
+                return 2;
+            }
         } else if (strcmp(o, "--bandwidth") == 0) {
             a.bandwidth = 1;
         } else if (strcmp(o, "--no-bandwidth") == 0) {
@@ -1168,12 +1181,13 @@ int main(int argc, char **argv) {
             maxb = probs[i].bytes;
     void *A = NULL, *B = NULL;
     if (nprob) {
-        A = hfft_malloc(maxb);
-        B = hfft_malloc(maxb);
+        A = a.host_malloc ? malloc(maxb) : hfft_malloc(maxb);
+        B = a.host_malloc ? malloc(maxb) : hfft_malloc(maxb);
         if (!A || !B) {
             char b1[32];
-            die("cannot allocate 2 x %s of host memory (hfft_malloc: %s)",
-                fmt_bytes((double)maxb, b1, sizeof b1), hfft_last_error_message());
+            die("cannot allocate 2 x %s of host memory (%s: %s)",
+                fmt_bytes((double)maxb, b1, sizeof b1), a.host_malloc ? "malloc" : "hfft_malloc",
+                a.host_malloc ? "out of memory" : hfft_last_error_message());
         }
     }
 
@@ -1240,8 +1254,13 @@ int main(int argc, char **argv) {
         print_table(&a, p, res, nres);
         write_csv(&a, p, res, nres);
     }
-    hfft_free(A);
-    hfft_free(B);
+    if (a.host_malloc) {
+        free(A);
+        free(B);
+    } else {
+        hfft_free(A);
+        hfft_free(B);
+    }
     free(probs);
     return G.any_failure ? 1 : 0;
 }

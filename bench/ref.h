@@ -13,6 +13,16 @@
 double hfft_ref_error(int prec, int rank, const int64_t *n, const void *in, const void *out,
                       int sign, int threads);
 
+/* The higher-precision transform of in (fftw_complex for prec 4, fftwl_complex
+   for 8), to compare several results with; NULL when out of memory. */
+void *hfft_ref_transform(int prec, int rank, const int64_t *n, const void *in, int sign,
+                         int threads);
+void hfft_ref_free(int prec, void *ref);
+
+/* Relative RMS error of count complex elements of out against ref (from
+   hfft_ref_transform); NaN when out holds NaN. */
+double hfft_ref_compare(int prec, const void *ref, const void *out, int64_t total);
+
 /* Fills count complex elements with uniform values in [-0.5, 0.5) from seed. */
 void hfft_ref_fill(int prec, void *data, int64_t count, uint64_t seed);
 

@@ -157,8 +157,8 @@ typedef struct hfft_info {
     /* Accepts NULL.  Not while the plan executes. */                                             \
     HFFT_API void X(destroy_plan)(X(plan) p);                                                              \
     HFFT_API int X(plan_info)(X(plan) p, hfft_info *info);                                                 \
-    /* Host memory, 64-byte aligned and pinned (page-locked) where a GPU is usable, so            \
-       transfers run at full speed without staging.  NULL on failure.  Thread safe. */            \
+    /* Host memory, page-aligned (4096 bytes) and pinned (page-locked) where a GPU is usable, so           \
+       transfers run at full speed without staging.  NULL on failure.  Thread safe. */                     \
     HFFT_API void *X(malloc)(size_t bytes);                                                                \
     HFFT_API X(complex) *X(alloc_complex)(size_t count);                                                   \
     HFFT_API void X(free)(void *p);

@@ -309,7 +309,7 @@ static int emu_host_alloc(hfft__dev *d, void **p, size_t bytes) {
     *p = NULL;
     if (hfft__fault_hit("host_alloc"))
         return hfft__fail(HFFT_ERR_HOST_MEMORY, "host allocation failed: injected fault");
-    *p = aligned_alloc(64, ((bytes + 63) / 64) * 64);
+    *p = aligned_alloc(4096, ((bytes + 4095) / 4096) * 4096);
     if (!*p)
         return hfft__fail(HFFT_ERR_HOST_MEMORY, "host allocation of %zu bytes", bytes);
     int st = pins_add(*p, bytes, 0);

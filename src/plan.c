@@ -524,29 +524,32 @@ int hfft__plan_execute(hfft__plan *p, void *in, void *out) {
     return 0;
 }
 
+#define MALLOC_HEAD 4096
+
 void *hfft__malloc(size_t bytes) {
-    /* 64 bytes before the block say how it was allocated, keeping 64-byte alignment. */
+    /* The block starts a page after the allocation, whose first bytes say how it
+       was allocated: page-aligned rows keep pitched copies at the link's rate. */
     /* Pinned where a GPU is usable and not switched off for this process. */
     const char *env = getenv("HFFT_DEVICE");
     int no_gpu = env && (strcmp(env, "none") == 0 || strcmp(env, "cpu") == 0);
     const hfft__dev_ops *ops = !no_gpu && hfft__cuda_usable()
                                    ? hfft__device_ops(HFFT_DEVICE_CUDA)
                                    : hfft__device_ops(HFFT_DEVICE_EMULATED);
-    if (bytes > SIZE_MAX - 64) {
+    if (bytes > SIZE_MAX - MALLOC_HEAD) {
         hfft__fail(HFFT_ERR_INVALID_ARGUMENT, "hfft_malloc: %zu bytes", bytes);
         return NULL;
     }
     void *m = NULL;
-    if (ops->host_alloc(NULL, &m, bytes + 64))
+    if (ops->host_alloc(NULL, &m, bytes + MALLOC_HEAD))
         return NULL;
     memcpy(m, &ops, sizeof ops);
-    return (char *)m + 64;
+    return (char *)m + MALLOC_HEAD;
 }
 
 void hfft__free(void *ptr) {
     if (!ptr)
         return;
-    char *m = (char *)ptr - 64;
+    char *m = (char *)ptr - MALLOC_HEAD;
     const hfft__dev_ops *ops;
     memcpy(&ops, m, sizeof ops);
     ops->host_free(NULL, m);
