@@ -223,6 +223,16 @@ static size_t pick_capacity(const hfft__gpu_req *req, int64_t budget, size_t es,
     size_t cap = req->pass_bytes > 0 ? (size_t)req->pass_bytes : total / 32;
     if (req->pass_bytes <= 0 && cap < (4u << 20))
         cap = 4u << 20;
+    /* A strided pass copies rows of cap / L bytes, and pitched rows under 8 KiB
+       run far below the link (4 KiB rows: 20 GB/s, 2 KiB: 15 GB/s, 8 KiB: 32 GB/s
+       on an H200 host; bench/RESULTS.md).  Auto passes grow until such rows
+       reach 8 KiB, up to an eighth of the array. */
+    for (int h = 0; h < req->nrounds && req->pass_bytes <= 0; h++) {
+        const hfft__round *r = &req->rounds[h];
+        size_t wide = (size_t)r->L * 8192;
+        if (hfft__round_strided(r) && cap < wide)
+            cap = wide < total / 8 ? wide : (total / 8 > cap ? total / 8 : cap);
+    }
     size_t most = (size_t)budget / (2 * (size_t)nslot + NSTREAM);
     if (req->pass_bytes <= 0 && cap > most * 2)
         cap = most * 2;

@@ -444,3 +444,25 @@ Test(emulated, contiguous_line_longer_than_pass) {
     expect_budget_error(4, 1, n1, 8192, 0, "4096");
     expect_budget_error(8, 2, n2, 8192, HFFT_GPU_ONLY, "does not fit");
 }
+
+/* Automatic passes of a strided round grow until their rows reach 8 KiB (up to
+   an eighth of the array): 8192 x 1024 f32 is 64 MiB, so a 32nd (2 MiB, raised
+   to the 4 MiB floor) would copy rows of 512 bytes in 16 passes; an eighth
+   (8 MiB) copies 1 KiB rows in 8. */
+Test(emulated, strided_passes_grow_towards_wide_rows) {
+    int64_t n[2] = {8192, 1024};
+    size_t bytes = (size_t)n[0] * (size_t)n[1] * 8;
+    hfftf_complex *a = tu_alloc(bytes);
+    memset(a, 0, bytes);
+    hfft_options o;
+    hfft_options_init(&o);
+    o.device = HFFT_DEVICE_EMULATED;
+    o.device_memory = 256 << 20;
+    hfftf_plan p = hfftf_plan_dft(2, n, a, a, HFFT_FORWARD, HFFT_ESTIMATE | HFFT_GPU_ONLY, &o);
+    cr_assert(p, "%s", hfft_last_error_message());
+    hfft_info info;
+    cr_assert_eq(hfftf_plan_info(p, &info), 0);
+    cr_assert_eq(info.passes[0], 8, "strided round: %d passes", info.passes[0]);
+    hfftf_destroy_plan(p);
+    tu_free(a);
+}
