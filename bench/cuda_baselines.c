@@ -13,35 +13,17 @@
 #include <string.h>
 #include <time.h>
 
+#include "../gpu/cufft_text.h"
+
 static void die_cuda(cudaError_t e, const char *call, int line) {
     fprintf(stderr, "hfft-bench: %s failed: %s (%s) [cuda_baselines.c:%d]\n", call,
             cudaGetErrorString(e), cudaGetErrorName(e), line);
     exit(1);
 }
 
-static const char *cufft_text(cufftResult r) {
-    switch (r) {
-    case CUFFT_SUCCESS: return "success";
-    case CUFFT_INVALID_PLAN: return "invalid plan";
-    case CUFFT_ALLOC_FAILED: return "allocation failed";
-    case CUFFT_INVALID_TYPE: return "invalid type";
-    case CUFFT_INVALID_VALUE: return "invalid value";
-    case CUFFT_INTERNAL_ERROR: return "internal error";
-    case CUFFT_EXEC_FAILED: return "exec failed";
-    case CUFFT_SETUP_FAILED: return "setup failed";
-    case CUFFT_INVALID_SIZE: return "invalid size";
-    case CUFFT_UNALIGNED_DATA: return "unaligned data";
-    case CUFFT_INVALID_DEVICE: return "invalid device";
-    case CUFFT_NO_WORKSPACE: return "no workspace";
-    case CUFFT_NOT_IMPLEMENTED: return "not implemented";
-    case CUFFT_NOT_SUPPORTED: return "not supported";
-    default: return "unknown cuFFT error";
-    }
-}
-
 static void die_cufft(cufftResult r, const char *call, int line) {
     fprintf(stderr, "hfft-bench: %s failed: %s (cufftResult %d) [cuda_baselines.c:%d]\n", call,
-            cufft_text(r), (int)r, line);
+            hfft_cufft_text(r), (int)r, line);
     exit(1);
 }
 
@@ -222,7 +204,8 @@ int bench_cufft_open(int prec, int rank, const int64_t *n, bench_cufft **out, do
                                         prec == 4 ? CUFFT_C2C : CUFFT_Z2Z, 1, &ws);
     *plan_s = now() - t0;
     if (r == CUFFT_INVALID_SIZE || r == CUFFT_ALLOC_FAILED || r == CUFFT_NOT_SUPPORTED) {
-        snprintf(note, note_len, "cuFFT cannot plan it: cufftMakePlanMany64: %s", cufft_text(r));
+        snprintf(note, note_len, "cuFFT cannot plan it: cufftMakePlanMany64: %s",
+                 hfft_cufft_text(r));
         CKF(cufftDestroy(c->plan));
         free(c);
         return 1;

@@ -13,6 +13,7 @@
 
 #include "../src/internal.h"
 #include "kernels.h"
+#include "cufft_text.h"
 
 #define MAX_ALLOCS 64
 #define MIB (1024.0 * 1024.0)
@@ -47,29 +48,9 @@ static int cuda_fail(cudaError_t e, const char *call) {
             return cuda_fail(e_, #call);          \
     } while (0)
 
-static const char *cufft_text(cufftResult r) {
-    switch (r) {
-    case CUFFT_SUCCESS: return "success";
-    case CUFFT_INVALID_PLAN: return "invalid plan";
-    case CUFFT_ALLOC_FAILED: return "allocation failed";
-    case CUFFT_INVALID_TYPE: return "invalid type";
-    case CUFFT_INVALID_VALUE: return "invalid value";
-    case CUFFT_INTERNAL_ERROR: return "internal error";
-    case CUFFT_EXEC_FAILED: return "execution failed";
-    case CUFFT_SETUP_FAILED: return "setup failed";
-    case CUFFT_INVALID_SIZE: return "invalid size";
-    case CUFFT_UNALIGNED_DATA: return "unaligned data";
-    case CUFFT_INVALID_DEVICE: return "invalid device";
-    case CUFFT_NO_WORKSPACE: return "no workspace";
-    case CUFFT_NOT_IMPLEMENTED: return "not implemented";
-    case CUFFT_NOT_SUPPORTED: return "not supported";
-    default: return "unknown cuFFT error";
-    }
-}
-
 static int cufft_fail(cufftResult r, const char *call) {
     return hfft__fail(r == CUFFT_ALLOC_FAILED ? HFFT_ERR_DEVICE_MEMORY : HFFT_ERR_CUFFT,
-                      "%s failed: %s (%d)", call, cufft_text(r), (int)r);
+                      "%s failed: %s (%d)", call, hfft_cufft_text(r), (int)r);
 }
 
 #define CF(call)                                  \

@@ -125,6 +125,13 @@ Test(balancer, fit_from_probe) {
     cr_assert(pred < t1 * 0.97, "a predicted gain");
 }
 
+/* Makes an empty file from the mkstemp template in path, which it completes. */
+static void temp_file(char *path) {
+    int fd = mkstemp(path);
+    cr_assert(fd >= 0, "mkstemp %s", path);
+    close(fd);
+}
+
 /* Writes wisdom signed for the emulated device (threads 2), with one problem. */
 static void write_wisdom(const char *path, const char *driver, const hfft__wisdom_problem *q) {
     const hfft__dev_ops *ops = hfft__device_ops(HFFT_DEVICE_EMULATED);
@@ -159,9 +166,7 @@ static hfft_options emulated_opts(const char *path, int64_t budget) {
    problem: the share and the prediction follow the model. */
 Test(balancer, estimate_from_similar_problem) {
     char path[] = "/tmp/hfft-balancer-XXXXXX";
-    int fd = mkstemp(path);
-    cr_assert(fd >= 0);
-    close(fd);
+    temp_file(path);
     hfft__wisdom_problem q;
     memset(&q, 0, sizeof q);
     q.prec = 4;
@@ -211,9 +216,7 @@ Test(balancer, estimate_from_similar_problem) {
 /* HFFT_MEASURE still measures when the wisdom file was made elsewhere. */
 Test(balancer, measure_when_wisdom_ignored) {
     char path[] = "/tmp/hfft-balancer-XXXXXX";
-    int fd = mkstemp(path);
-    cr_assert(fd >= 0);
-    close(fd);
+    temp_file(path);
     write_wisdom(path, "driver=9", NULL);
     int64_t n[2] = {256, 512};
     size_t bytes = 256 * 512 * 8;
@@ -237,9 +240,7 @@ Test(balancer, measure_when_wisdom_ignored) {
    third round as planned (GPU-only here), never hands it to the CPU. */
 Test(balancer, wisdom_rounds_beyond_the_line) {
     char path[] = "/tmp/hfft-balancer-XXXXXX";
-    int fd = mkstemp(path);
-    cr_assert(fd >= 0);
-    close(fd);
+    temp_file(path);
     hfft__wisdom_problem q;
     memset(&q, 0, sizeof q);
     q.prec = 4;
