@@ -238,7 +238,7 @@ static int tune(const problem *p, int inplace, const hfft__link *link, hfft__wis
             hfft_free(out);
         return 1;
     }
-    static const int slots[] = {3, 4, 6};
+    static const int slots[] = {2, 3, 4};
     static const double scale[] = {0.5, 1.0, 2.0};
     int64_t base_pass = 0;
     {

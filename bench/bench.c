@@ -802,7 +802,7 @@ static void usage(FILE *f) {
             "  --reps N                timed runs after one warm-up (default 5)\n"
             "  --ratio R               fixed GPU share in (0, 1]\n"
             "  --round-ratio R1,R2[,R3] fixed GPU share per round (round 1: the strided one)\n"
-            "  --slots N               pass buffers in flight on the device (3..8)\n"
+            "  --slots N               pass buffers on the device (2..8)\n"
             "  --wisdom FILE           hfft_options.wisdom (a file written by hfft-tune)\n"
             "  --hfft-measure          plan hfft with HFFT_MEASURE (default HFFT_ESTIMATE)\n"
             "  --schedule S            plain or radix2 (default: the planner's choice)\n"

@@ -325,10 +325,10 @@ static int cuda_radixr(hfft__dev *d, int prec, hfft__stream s, void *const *blk,
                          "hfft radix-r kernel");
 }
 
-static int cuda_transpose(hfft__dev *d, int prec, hfft__stream s, void *dst, const void *src,
-                          int64_t rows, int64_t cols) {
+static int cuda_transpose(hfft__dev *d, int prec, hfft__stream s, void *dst, int64_t dpitch,
+                          const void *src, int64_t spitch, int64_t rows, int64_t cols) {
     (void)d;
-    return launch_status(hfft__cuda_transpose(prec, s, dst, src, rows, cols),
+    return launch_status(hfft__cuda_transpose(prec, s, dst, dpitch, src, spitch, rows, cols),
                          "hfft transpose kernel");
 }
 

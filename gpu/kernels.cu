@@ -53,12 +53,18 @@ __global__ void radixr_kernel(Tiles t, int r, int64_t rows, int64_t width, int64
     }
 }
 
-/* 32 x 32 tiles through shared memory (padded against bank conflicts), so that
-   both the reads and the writes are coalesced; complex elements move whole. */
+/*
+ * 32 x 32 tiles through shared memory (padded against bank conflicts), so that
+ * both the reads and the writes are coalesced; complex elements move whole.
+ * Loads and stores are streaming (evict-first): this kernel runs while the
+ * copy engines move pitched host rows, and those copies slow by a third when
+ * device work pushes more than the L2 cache through it (bench/RESULTS.md).
+ */
 constexpr int kTile = 32, kRows = 8;
 
 template <typename V>
-__global__ void transpose_kernel(V *dst, const V *src, int64_t rows, int64_t cols) {
+__global__ void transpose_kernel(V *dst, int64_t dpitch, const V *src, int64_t spitch,
+                                 int64_t rows, int64_t cols) {
     __shared__ V tile[kTile][kTile + 1];
     for (int64_t by = blockIdx.y; by * kTile < rows; by += gridDim.y) {
         for (int64_t bx = blockIdx.x; bx * kTile < cols; bx += gridDim.x) {
@@ -66,14 +72,14 @@ __global__ void transpose_kernel(V *dst, const V *src, int64_t rows, int64_t col
             for (int k = threadIdx.y; k < kTile; k += kRows) {
                 int64_t r = by * kTile + k;
                 if (r < rows && c < cols)
-                    tile[k][threadIdx.x] = src[r * cols + c];
+                    tile[k][threadIdx.x] = __ldcs(src + r * spitch + c);
             }
             __syncthreads();
             int64_t r = by * kTile + threadIdx.x;
             for (int k = threadIdx.y; k < kTile; k += kRows) {
                 int64_t cc = bx * kTile + k;
                 if (r < rows && cc < cols)
-                    dst[cc * rows + r] = tile[threadIdx.x][k];
+                    __stcs(dst + cc * dpitch + r, tile[threadIdx.x][k]);
             }
             __syncthreads();
         }
@@ -123,8 +129,8 @@ extern "C" int hfft__cuda_radixr(int prec, void *stream, void *const *blk, int r
     return static_cast<int>(cudaGetLastError());
 }
 
-extern "C" int hfft__cuda_transpose(int prec, void *stream, void *dst, const void *src,
-                                    int64_t rows, int64_t cols) {
+extern "C" int hfft__cuda_transpose(int prec, void *stream, void *dst, int64_t dpitch,
+                                    const void *src, int64_t spitch, int64_t rows, int64_t cols) {
     if (rows <= 0 || cols <= 0)
         return 0;
     int64_t gx = (cols + kTile - 1) / kTile, gy = (rows + kTile - 1) / kTile;
@@ -132,12 +138,12 @@ extern "C" int hfft__cuda_transpose(int prec, void *stream, void *dst, const voi
     dim3 block(kTile, kRows);
     cudaStream_t s = static_cast<cudaStream_t>(stream);
     if (prec == 4)
-        transpose_kernel<float2><<<grid, block, 0, s>>>(static_cast<float2 *>(dst),
-                                                        static_cast<const float2 *>(src), rows,
-                                                        cols);
+        transpose_kernel<float2><<<grid, block, 0, s>>>(static_cast<float2 *>(dst), dpitch,
+                                                        static_cast<const float2 *>(src), spitch,
+                                                        rows, cols);
     else
-        transpose_kernel<double2><<<grid, block, 0, s>>>(static_cast<double2 *>(dst),
-                                                         static_cast<const double2 *>(src), rows,
-                                                         cols);
+        transpose_kernel<double2><<<grid, block, 0, s>>>(static_cast<double2 *>(dst), dpitch,
+                                                         static_cast<const double2 *>(src), spitch,
+                                                         rows, cols);
     return static_cast<int>(cudaGetLastError());
 }

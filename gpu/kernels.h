@@ -18,9 +18,9 @@ int hfft__cuda_radix2(int prec, void *stream, void *a, void *b, int64_t rows, in
 int hfft__cuda_radixr(int prec, void *stream, void *const *blk, int r, int64_t rows,
                       int64_t width, int64_t L, int64_t k0, int sign);
 
-/* dst (cols x rows) = transpose of src (rows x cols), complex elements. */
-int hfft__cuda_transpose(int prec, void *stream, void *dst, const void *src, int64_t rows,
-                         int64_t cols);
+/* dst[j * dpitch + i] = src[i * spitch + j], i < rows, j < cols, complex elements. */
+int hfft__cuda_transpose(int prec, void *stream, void *dst, int64_t dpitch, const void *src,
+                         int64_t spitch, int64_t rows, int64_t cols);
 
 #ifdef __cplusplus
 }

@@ -89,7 +89,7 @@ enum hfft_device_kind {
  *                                      Round 1 is the strided one (columns in 2D, Z lines in
  *                                      3D), round 2 the rows (2D) or XY planes (3D)
  *   pass_bytes     (none)              fixed pass size on the device in bytes; 0: planner
- *   slots          (none)              pass buffers in flight, 3..8; 0: planner
+ *   slots          (none)              pass buffers on the device, 2..8; 0: planner
  * Thread safety: an options struct is plain data; share it read-only freely.
  */
 typedef struct hfft_options {

@@ -3,8 +3,9 @@
  * the device interface in host memory with the budget enforced on every
  * allocation, FFTW for the batched transforms and the same butterfly code as
  * the CUDA kernels, so that CI (which has no GPU) runs the whole out-of-card
- * schedule: passes, subsequence splits, combinations, ratios.  Operations run
- * synchronously in issue order.  It says nothing about GPU speed.
+ * schedule: passes, subsequence splits, combinations, ratios.  Work runs when
+ * the host synchronizes, in a random order that a GPU could also choose (see
+ * run_all).  It says nothing about GPU speed.
  *
  * Faults injected through HFFT_FAULT (src/fault.c) fail its calls as they
  * would fail on the GPU.
@@ -21,8 +22,45 @@
 #define EMU_DEFAULT_BUDGET (64 << 20)
 #define HDR 64
 
+/*
+ * Work is queued per stream and runs when the host synchronizes, in a random
+ * order that keeps each stream's order and every event wait, as a GPU may
+ * run it.  A schedule that forgets a wait then computes wrong results here
+ * (in CI) and not only, now and then, on a GPU.  HFFT_EMULATED_ORDER=issue
+ * runs the work in issue order instead; the random order's seed is drawn per
+ * device from a process-wide counter, so a run repeats itself.
+ */
+enum { OP_COPY, OP_FFT, OP_RADIX2, OP_RADIXR, OP_TRANSPOSE, OP_RECORD, OP_WAIT };
+
+typedef struct emu_event {
+    uint64_t issued, done; /* records issued, and the last one run */
+} emu_event;
+
+typedef struct emu_op {
+    int kind, prec, sign, r;
+    void *dst;
+    const void *src;
+    size_t dpitch, spitch, width, height; /* copies; transposes: pitches, rows, cols */
+    int64_t rows, cols, n, k0;            /* kernels */
+    void *blk[HFFT__RADIXR_MAX];
+    hfft__lines *plan;
+    emu_event *ev;
+    uint64_t seq;
+    uint64_t order; /* issue order on the device */
+} emu_op;
+
+typedef struct emu_stream {
+    emu_op *q;
+    size_t head, n, cap;
+    struct emu_stream *next;
+} emu_stream;
+
 struct hfft__dev {
     int64_t budget, used;
+    pthread_mutex_t mu; /* the queues: a plan's streams are driven by one thread, but be safe */
+    emu_stream *streams;
+    uint64_t rng, issued;
+    int in_order;
 };
 
 static int fault(const char *op) {
@@ -33,15 +71,23 @@ static int fault(const char *op) {
 }
 
 static int emu_open(int64_t budget, hfft__dev **out) {
+    static uint64_t opened;
     hfft__dev *d = calloc(1, sizeof *d);
     if (!d)
         return hfft__fail(HFFT_ERR_HOST_MEMORY, "emulated device: out of memory");
     d->budget = budget > 0 ? budget : EMU_DEFAULT_BUDGET;
+    pthread_mutex_init(&d->mu, NULL);
+    d->rng = 0x9e3779b97f4a7c15ull * (__atomic_add_fetch(&opened, 1, __ATOMIC_RELAXED) + 1);
+    const char *order = getenv("HFFT_EMULATED_ORDER");
+    d->in_order = order && strcmp(order, "issue") == 0;
     *out = d;
     return 0;
 }
 
-static void emu_close(hfft__dev *d) { free(d); }
+static void emu_close(hfft__dev *d) {
+    pthread_mutex_destroy(&d->mu);
+    free(d);
+}
 static int64_t emu_budget(hfft__dev *d) { return d->budget; }
 static int64_t emu_used(hfft__dev *d) { return d->used; }
 static int64_t emu_reserve(hfft__dev *d) {
@@ -89,39 +135,85 @@ static void emu_free(hfft__dev *d, void *p) {
     free(m);
 }
 
-/* Work is synchronous: streams and events only need distinct non-NULL handles. */
 static int emu_stream_create(hfft__dev *d, hfft__stream *s) {
-    (void)d;
-    *s = malloc(1);
-    return *s ? 0 : hfft__fail(HFFT_ERR_HOST_MEMORY, "emulated stream");
+    emu_stream *q = calloc(1, sizeof *q);
+    if (!q)
+        return hfft__fail(HFFT_ERR_HOST_MEMORY, "emulated stream");
+    pthread_mutex_lock(&d->mu);
+    q->next = d->streams;
+    d->streams = q;
+    pthread_mutex_unlock(&d->mu);
+    *s = q;
+    return 0;
 }
+
+static int run_all(hfft__dev *d, emu_stream *until);
+
 static void emu_stream_destroy(hfft__dev *d, hfft__stream s) {
-    (void)d;
-    free(s);
+    emu_stream *q = s;
+    run_all(d, q); /* as cudaStreamDestroy: queued work still completes */
+    pthread_mutex_lock(&d->mu);
+    for (emu_stream **p = &d->streams; *p; p = &(*p)->next) {
+        if (*p == q) {
+            *p = q->next;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&d->mu);
+    free(q->q);
+    free(q);
 }
+
 static int emu_event_create(hfft__dev *d, hfft__event *e) {
     (void)d;
-    *e = malloc(1);
+    *e = calloc(1, sizeof(emu_event));
     return *e ? 0 : hfft__fail(HFFT_ERR_HOST_MEMORY, "emulated event");
 }
 static void emu_event_destroy(hfft__dev *d, hfft__event e) {
     (void)d;
     free(e);
 }
-static int emu_nop2(hfft__dev *d, void *a, void *b) {
-    (void)d;
-    (void)a;
-    (void)b;
-    return 0;
-}
-static int emu_activate(hfft__dev *d) {
-    (void)d;
+
+static int push(hfft__dev *d, hfft__stream s, const emu_op *op) {
+    emu_stream *q = s;
+    pthread_mutex_lock(&d->mu);
+    if (q->n == q->cap) {
+        /* drop what has run before growing */
+        memmove(q->q, q->q + q->head, (q->n - q->head) * sizeof *op);
+        q->n -= q->head;
+        q->head = 0;
+    }
+    if (q->n == q->cap) {
+        size_t cap = q->cap ? 2 * q->cap : 64;
+        emu_op *grown = realloc(q->q, cap * sizeof *op);
+        if (!grown) {
+            pthread_mutex_unlock(&d->mu);
+            return hfft__fail(HFFT_ERR_HOST_MEMORY, "emulated device: out of memory");
+        }
+        q->q = grown;
+        q->cap = cap;
+    }
+    q->q[q->n] = *op;
+    q->q[q->n++].order = d->issued++;
+    pthread_mutex_unlock(&d->mu);
     return 0;
 }
 
-static int emu_sync(hfft__dev *d, hfft__stream s) {
+static int emu_record(hfft__dev *d, hfft__event e, hfft__stream s) {
+    emu_event *ev = e;
+    emu_op op = {.kind = OP_RECORD, .ev = ev, .seq = ++ev->issued};
+    return push(d, s, &op);
+}
+
+/* As cudaStreamWaitEvent: waits for the event's last record issued so far. */
+static int emu_wait(hfft__dev *d, hfft__stream s, hfft__event e) {
+    emu_event *ev = e;
+    emu_op op = {.kind = OP_WAIT, .ev = ev, .seq = ev->issued};
+    return push(d, s, &op);
+}
+
+static int emu_activate(hfft__dev *d) {
     (void)d;
-    (void)s;
     return 0;
 }
 
@@ -131,24 +223,135 @@ static void copy2d(void *dst, size_t dpitch, const void *src, size_t spitch, siz
         memcpy((char *)dst + r * dpitch, (const char *)src + r * spitch, width);
 }
 
+static void radix2(const emu_op *op) {
+    for (int64_t r = 0; r < op->rows; r++) {
+        double wr, wi;
+        hfft__twiddle(op->k0 + r, op->n, op->sign, &wr, &wi);
+        for (int64_t c = 0; c < op->cols; c++) {
+            int64_t i = 2 * (r * op->cols + c);
+            if (op->prec == 4)
+                hfft__radix2_f((float *)op->dst + i, (float *)op->blk[0] + i, wr, wi);
+            else
+                hfft__radix2_d((double *)op->dst + i, (double *)op->blk[0] + i, wr, wi);
+        }
+    }
+}
+
+static void radixr(const emu_op *op) {
+    for (int64_t row = 0; row < op->rows; row++) {
+        for (int64_t c = 0; c < op->cols; c++) {
+            int64_t i = 2 * (row * op->cols + c);
+            if (op->prec == 4) {
+                float *v[HFFT__RADIXR_MAX];
+                for (int j = 0; j < op->r; j++)
+                    v[j] = (float *)op->blk[j] + i;
+                hfft__radixr_f(v, op->r, op->k0 + row, op->n, op->sign);
+            } else {
+                double *v[HFFT__RADIXR_MAX];
+                for (int j = 0; j < op->r; j++)
+                    v[j] = (double *)op->blk[j] + i;
+                hfft__radixr_d(v, op->r, op->k0 + row, op->n, op->sign);
+            }
+        }
+    }
+}
+
+static void transpose(const emu_op *op) {
+    size_t es = 2u * (size_t)op->prec;
+    for (size_t r = 0; r < op->width; r++)
+        for (size_t c = 0; c < op->height; c++)
+            memcpy((char *)op->dst + (c * op->dpitch + r) * es,
+                   (const char *)op->src + (r * op->spitch + c) * es, es);
+}
+
+static void execute(const emu_op *op) {
+    switch (op->kind) {
+    case OP_COPY:
+        copy2d(op->dst, op->dpitch, op->src, op->spitch, op->width, op->height);
+        break;
+    case OP_FFT:
+        hfft__lines_exec(op->plan, op->dst, op->dst);
+        break;
+    case OP_RADIX2:
+        radix2(op);
+        break;
+    case OP_RADIXR:
+        radixr(op);
+        break;
+    case OP_TRANSPOSE:
+        transpose(op);
+        break;
+    case OP_RECORD:
+        op->ev->done = op->seq;
+        break;
+    default: /* OP_WAIT: nothing left to do once ready */
+        break;
+    }
+}
+
+static uint64_t next_random(hfft__dev *d) {
+    d->rng ^= d->rng << 13;
+    d->rng ^= d->rng >> 7;
+    d->rng ^= d->rng << 17;
+    return d->rng;
+}
+
+/* Runs queued work until `until` is empty (NULL: every stream). */
+static int run_all(hfft__dev *d, emu_stream *until) {
+    pthread_mutex_lock(&d->mu);
+    for (;;) {
+        emu_stream *ready[64];
+        int nready = 0, pending = 0;
+        for (emu_stream *q = d->streams; q; q = q->next) {
+            if (q->head == q->n)
+                continue;
+            pending = 1;
+            const emu_op *op = &q->q[q->head];
+            if (d->in_order) {
+                /* the earliest issued is always ready: what it waits for came before */
+                if (!nready || op->order < ready[0]->q[ready[0]->head].order)
+                    ready[0] = q, nready = 1;
+            } else if ((op->kind != OP_WAIT || op->ev->done >= op->seq) && nready < 64) {
+                ready[nready++] = q;
+            }
+        }
+        if ((until && until->head == until->n) || !pending)
+            break;
+        if (nready == 0) {
+            pthread_mutex_unlock(&d->mu);
+            return hfft__fail(HFFT_ERR_INTERNAL, "emulated device: streams wait on each other");
+        }
+        emu_stream *q = ready[d->in_order ? 0 : (int)(next_random(d) % (uint64_t)nready)];
+        /* a stream runs a few operations at a time, as a GPU's would */
+        for (int k = d->in_order ? 1 : (int)(next_random(d) % 3) + 1; k > 0 && q->head < q->n;
+             k--) {
+            const emu_op *op = &q->q[q->head];
+            if (op->kind == OP_WAIT && op->ev->done < op->seq)
+                break;
+            execute(op);
+            q->head++;
+        }
+    }
+    pthread_mutex_unlock(&d->mu);
+    return 0;
+}
+
+static int emu_sync(hfft__dev *d, hfft__stream s) { return run_all(d, s); }
+
 static int emu_h2d(hfft__dev *d, hfft__stream s, void *dst, size_t dpitch, const void *src,
                    size_t spitch, size_t width, size_t height) {
-    (void)d;
-    (void)s;
     int st = fault("h2d");
-    if (!st)
-        copy2d(dst, dpitch, src, spitch, width, height);
-    return st;
+    emu_op op = {.kind = OP_COPY, .dst = dst, .dpitch = dpitch, .src = src, .spitch = spitch,
+                 .width = width, .height = height};
+    return st ? st : push(d, s, &op);
 }
 
 static int emu_d2h(hfft__dev *d, hfft__stream s, void *dst, size_t dpitch, const void *src,
                    size_t spitch, size_t width, size_t height) {
-    (void)d;
-    (void)s;
     int st = fault("d2h");
-    if (!st)
-        copy2d(dst, dpitch, src, spitch, width, height);
-    return st;
+    emu_op op = {.kind = OP_COPY, .dst = dst, .dpitch = dpitch, .src = src, .spitch = spitch,
+                 .width = width, .height = height};
+    return st ? st : push(d, s, &op);
 }
 
 static int emu_fft_plan(hfft__dev *d, int prec, int rank, const int64_t *n, int64_t stride,
@@ -177,13 +380,10 @@ static int emu_fft_plan(hfft__dev *d, int prec, int rank, const int64_t *n, int6
 }
 
 static int emu_fft_exec(hfft__dev *d, hfft__fftplan plan, hfft__stream s, void *data, void *work) {
-    (void)d;
-    (void)s;
     (void)work;
     int st = fault("fft_exec");
-    if (!st)
-        hfft__lines_exec(plan, data, data);
-    return st;
+    emu_op op = {.kind = OP_FFT, .plan = plan, .dst = data};
+    return st ? st : push(d, s, &op);
 }
 
 static void emu_fft_destroy(hfft__dev *d, hfft__fftplan plan) {
@@ -193,64 +393,33 @@ static void emu_fft_destroy(hfft__dev *d, hfft__fftplan plan) {
 
 static int emu_radix2(hfft__dev *d, int prec, hfft__stream s, void *a, void *b, int64_t rows,
                       int64_t width, int64_t N, int64_t k0, int sign) {
-    (void)d;
-    (void)s;
     int st = fault("kernel");
-    if (st)
-        return st;
-    for (int64_t r = 0; r < rows; r++) {
-        double wr, wi;
-        hfft__twiddle(k0 + r, N, sign, &wr, &wi);
-        for (int64_t c = 0; c < width; c++) {
-            int64_t i = 2 * (r * width + c);
-            if (prec == 4)
-                hfft__radix2_f((float *)a + i, (float *)b + i, wr, wi);
-            else
-                hfft__radix2_d((double *)a + i, (double *)b + i, wr, wi);
-        }
-    }
-    return 0;
+    emu_op op = {.kind = OP_RADIX2, .prec = prec, .sign = sign, .dst = a, .blk = {b},
+                 .rows = rows, .cols = width, .n = N, .k0 = k0};
+    return st ? st : push(d, s, &op);
 }
 
 static int emu_radixr(hfft__dev *d, int prec, hfft__stream s, void *const *blk, int r, int64_t rows,
                       int64_t width, int64_t L, int64_t k0, int sign) {
-    (void)d;
-    (void)s;
     int st = fault("kernel");
     if (st)
         return st;
-    for (int64_t row = 0; row < rows; row++) {
-        for (int64_t c = 0; c < width; c++) {
-            int64_t i = 2 * (row * width + c);
-            if (prec == 4) {
-                float *v[HFFT__RADIXR_MAX];
-                for (int j = 0; j < r; j++)
-                    v[j] = (float *)blk[j] + i;
-                hfft__radixr_f(v, r, k0 + row, L, sign);
-            } else {
-                double *v[HFFT__RADIXR_MAX];
-                for (int j = 0; j < r; j++)
-                    v[j] = (double *)blk[j] + i;
-                hfft__radixr_d(v, r, k0 + row, L, sign);
-            }
-        }
-    }
-    return 0;
+    if (r < 2 || r > HFFT__RADIXR_MAX)
+        return hfft__fail(HFFT_ERR_INTERNAL, "emulated radix-%d kernel", r);
+    emu_op op = {.kind = OP_RADIXR, .prec = prec, .sign = sign, .r = r, .rows = rows,
+                 .cols = width, .n = L, .k0 = k0};
+    for (int j = 0; j < r; j++)
+        op.blk[j] = blk[j];
+    return push(d, s, &op);
 }
 
-static int emu_transpose(hfft__dev *d, int prec, hfft__stream s, void *dst, const void *src,
-                         int64_t rows, int64_t cols) {
-    (void)d;
-    (void)s;
+static int emu_transpose(hfft__dev *d, int prec, hfft__stream s, void *dst, int64_t dpitch,
+                         const void *src, int64_t spitch, int64_t rows, int64_t cols) {
     int st = fault("kernel");
-    if (st)
-        return st;
-    size_t es = 2u * (size_t)prec;
-    for (int64_t r = 0; r < rows; r++)
-        for (int64_t c = 0; c < cols; c++)
-            memcpy((char *)dst + (size_t)(c * rows + r) * es, (const char *)src + (size_t)(r * cols + c) * es,
-                   es);
-    return 0;
+    emu_op op = {.kind = OP_TRANSPOSE, .prec = prec, .dst = dst, .dpitch = (size_t)dpitch,
+                 .src = src, .spitch = (size_t)spitch, .width = (size_t)rows,
+                 .height = (size_t)cols};
+    return st ? st : push(d, s, &op);
 }
 
 /*
@@ -358,8 +527,8 @@ const hfft__dev_ops hfft__emulated_ops = {
     .stream_destroy = emu_stream_destroy,
     .event_create = emu_event_create,
     .event_destroy = emu_event_destroy,
-    .record = (int (*)(hfft__dev *, hfft__event, hfft__stream))emu_nop2,
-    .wait = (int (*)(hfft__dev *, hfft__stream, hfft__event))emu_nop2,
+    .record = emu_record,
+    .wait = emu_wait,
     .sync = emu_sync,
     .activate = emu_activate,
     .h2d = emu_h2d,

@@ -136,9 +136,10 @@ typedef struct hfft__dev_ops {
     /* a' = a + w b, b' = a - w b with w = exp(sign 2 pi i (k0 + row) / N), on rows x w tiles. */
     int (*radix2)(hfft__dev *d, int prec, hfft__stream s, void *a, void *b, int64_t rows,
                   int64_t width, int64_t N, int64_t k0, int sign);
-    /* dst (cols x rows) = transpose of src (rows x cols), complex elements. */
-    int (*transpose)(hfft__dev *d, int prec, hfft__stream s, void *dst, const void *src,
-                     int64_t rows, int64_t cols);
+    /* dst[j * dpitch + i] = src[i * spitch + j] for i < rows, j < cols: complex
+       elements, pitches in elements. */
+    int (*transpose)(hfft__dev *d, int prec, hfft__stream s, void *dst, int64_t dpitch,
+                     const void *src, int64_t spitch, int64_t rows, int64_t cols);
     /* Radix-r DIT combination of r tiles (see gpu/butterfly.h). */
     int (*radixr)(hfft__dev *d, int prec, hfft__stream s, void *const *blk, int r, int64_t rows,
                   int64_t width, int64_t L, int64_t k0, int sign);

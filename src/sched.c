@@ -2,9 +2,12 @@
  * sched.c: the GPU engine's out-of-card schedule, written once against the
  * device interface so that the CUDA backend and the emulated device run the
  * same passes.  Three schedules:
- *   plain   whole lines per pass, NSLOT buffers rotating on their own streams so
- *           that the copy in of one pass, the FFT of another and the copy out of
- *           a third overlap;
+ *   plain   whole lines per pass through K device buffers (two by default, so
+ *           that each is as large as the budget allows: strided passes then copy
+ *           wide rows, which the link moves faster); one stream copies in, one
+ *           computes, one copies out, and the copy in of a pass follows the copy
+ *           out of the buffer's previous pass chunk by chunk, so both directions
+ *           stay busy;
  *   radix2  the 2013 library's split: four subsequences by index mod 4, each on
  *           its own stream (copy in + L/4-point FFT), two radix-2 combinations
  *           (phase 2) on two streams, then phase 3 in chunks of k whose copies
@@ -21,8 +24,11 @@
 
 enum { K_NONE, K_PLAIN, K_RADIX2, K_LONG };
 #define NSLOT 8     /* device buffers at most */
-#define DEFAULT_SLOTS 4
+#define DEFAULT_SLOTS 2
+#define RADIX2_SLOTS 4 /* two buffer sets of two halves */
 #define NSTREAM 8   /* streams and cuFFT plans */
+#define NCHUNK 8    /* copy chunks per plain pass */
+#define MIN_PASSES 4 /* automatic passes: at least this many in the largest round */
 #define MAX_LEVELS 48
 #define MIB (1024.0 * 1024.0)
 
@@ -32,6 +38,7 @@ typedef struct srd {
     int inplace;                    /* src == dst when this round runs */
     int kind;
     int transpose;                  /* strided passes computed as contiguous lines */
+    int64_t wc;                     /* transposed compute: columns per chunk */
     int64_t blk;                    /* columns (strided) or lines (contiguous) per pass */
     hfft__fftplan plan[NSTREAM];
     int nplan;
@@ -54,9 +61,16 @@ struct hfft__gpu {
     int nslot;                      /* pass buffers in flight */
     void *buf[NSLOT];
     void *work[NSTREAM];
-    hfft__stream st[NSTREAM + 1];   /* the last one runs transposed compute */
+    hfft__stream st[NSTREAM + 1];   /* plain: st[0] copies in, st[1] out, the last computes */
     hfft__event ev[3 * NSTREAM];
-    void *tbuf;                     /* transposed-compute scratch, one pass */
+    /* plain passes: per buffer, its copy in landed, its compute done, and each
+       chunk of its copy out done (with the byte where that chunk ends) */
+    hfft__event in_ev[NSLOT], comp_ev[NSLOT], out_ev[NSLOT][NCHUNK];
+    size_t out_end[NSLOT][NCHUNK];
+    int out_n[NSLOT];
+    int64_t piped;                  /* plain passes issued since everything was idle */
+    void *tb;                       /* transposed compute: scratch of wc lines */
+    size_t tb_bytes;
     int nrounds;
     srd rd[3];
     void *scratch;                  /* host, pinned: in-place long lines */
@@ -83,8 +97,9 @@ static void destroy_plans(hfft__gpu *g, srd *r) {
     r->nplan = 0;
 }
 
-/* n plans of length L over `batch` columns of a tile with `batch` pitch (strided)
-   or `batch` contiguous lines; reports the largest work area. */
+/* n plans of length L over `batch` columns of a tile with `batch` pitch (strided),
+   `batch` contiguous lines of length L (strided computed transposed), or
+   `batch` contiguous lines or planes of the round; reports the largest work area. */
 static int make_plans(hfft__gpu *g, srd *r, int n, int64_t L, int64_t batch, size_t *work) {
     int64_t shape[2];
     int rank = 1;
@@ -124,18 +139,26 @@ static int make_plans(hfft__gpu *g, srd *r, int n, int64_t L, int64_t batch, siz
 
 /*
  * cuFFT's strided transforms of long lines (a column pass of a 2D array) run
- * at a fraction of its contiguous speed and, on a fast link, become the
- * bottleneck.  Such passes are computed transposed: one kernel turns the
- * L x w tile into w contiguous lines, cuFFT transforms them, another kernel
- * turns them back.  All of it runs on one compute stream, so one scratch of a
- * pass serves every slot.
+ * at a fraction of its contiguous speed, so such passes are computed
+ * transposed: WCOLS columns at a time, one kernel turns them into contiguous
+ * lines in a small scratch, cuFFT transforms them there, another kernel turns
+ * them back.  The chunks matter on the link, not only on the device: work that
+ * streams more than the L2 cache's size through it while pitched copies run
+ * slows those copies by a third (bench/RESULTS.md), and a scratch of a few
+ * tens of MiB keeps cuFFT's traffic in the cache.  Compute runs on one stream,
+ * so one scratch and one work area serve every buffer.
  */
 #define TRANSPOSE_MIN_L 4096
+#define WCOLS 128
 
 static int plain_plans(hfft__gpu *g, srd *r, int64_t L, size_t *work, int *nwork) {
     r->transpose = hfft__round_strided(&r->r) && L >= TRANSPOSE_MIN_L && r->blk > 1;
-    *nwork = r->transpose ? 1 : g->nslot;
-    return make_plans(g, r, *nwork, L, r->blk, work);
+    /* a scratch of at most a quarter pass, so that small budgets go to the passes */
+    r->wc = r->blk / 4 < WCOLS ? (r->blk / 4 > 0 ? r->blk / 4 : 1) : WCOLS;
+    if (!r->transpose)
+        r->wc = 0;
+    *nwork = 1;
+    return make_plans(g, r, 1, L, r->transpose ? r->wc : r->blk, work);
 }
 
 /* Sizes one round for slot capacity cap: kind, pass size and cuFFT plans. */
@@ -159,8 +182,7 @@ static int plan_round(hfft__gpu *g, srd *r, int want, size_t cap, size_t *work, 
         r->blk = (int64_t)(cap / line);
         if (r->blk > r->units)
             r->blk = r->units;
-        *nwork = g->nslot;
-        return make_plans(g, r, g->nslot, r->r.L, r->blk, work);
+        return plain_plans(g, r, r->r.L, work, nwork);
     }
     size_t col = (size_t)r->r.L * es;
     if (col <= cap) {
@@ -209,6 +231,15 @@ static int plan_round(hfft__gpu *g, srd *r, int want, size_t cap, size_t *work, 
     return plain_plans(g, r, r->leaf, work, nwork);
 }
 
+/*
+ * Automatic passes are as large as the budget allows over the buffers, but
+ * leave the largest round at least MIN_PASSES passes so that copies in and out
+ * overlap.  Large matters for strided rounds: a pass of cap bytes copies rows
+ * of cap / L bytes, and the link moves pitched rows of 8 KiB at about 32 GB/s
+ * while FFTs run, 32 KiB rows at 40-45, contiguous ones at 48-50 (an H200
+ * host, bench/RESULTS.md).  The allocation loop shrinks the passes until the
+ * buffers, the scratch and cuFFT's work areas fit.
+ */
 static size_t pick_capacity(const hfft__gpu_req *req, int64_t budget, size_t es, int nslot) {
     int64_t biggest = 0;
     for (int h = 0; h < req->nrounds; h++) {
@@ -218,24 +249,9 @@ static size_t pick_capacity(const hfft__gpu_req *req, int64_t budget, size_t es,
             biggest = e;
     }
     size_t total = (size_t)biggest * es;
-    /* Auto: about 32 passes per round (fill and drain cost one pass each), no pass
-       under 4 MiB, and room for the buffers and as much again of work area. */
-    size_t cap = req->pass_bytes > 0 ? (size_t)req->pass_bytes : total / 32;
+    size_t cap = req->pass_bytes > 0 ? (size_t)req->pass_bytes : total / MIN_PASSES;
     if (req->pass_bytes <= 0 && cap < (4u << 20))
         cap = 4u << 20;
-    /* A strided pass copies rows of cap / L bytes, and pitched rows under 8 KiB
-       run far below the link (4 KiB rows: 20 GB/s, 2 KiB: 15 GB/s, 8 KiB: 32 GB/s
-       on an H200 host; bench/RESULTS.md).  Auto passes grow until such rows
-       reach 8 KiB, up to an eighth of the array. */
-    for (int h = 0; h < req->nrounds && req->pass_bytes <= 0; h++) {
-        const hfft__round *r = &req->rounds[h];
-        size_t wide = (size_t)r->L * 8192;
-        if (hfft__round_strided(r) && cap < wide)
-            cap = wide < total / 8 ? wide : (total / 8 > cap ? total / 8 : cap);
-    }
-    size_t most = (size_t)budget / (2 * (size_t)nslot + NSTREAM);
-    if (req->pass_bytes <= 0 && cap > most * 2)
-        cap = most * 2;
     if (cap > (size_t)budget / (size_t)nslot)
         cap = (size_t)budget / (size_t)nslot;
     return cap & ~(size_t)255;
@@ -250,9 +266,10 @@ static void release(hfft__gpu *g) {
     for (int i = 0; i < NSTREAM; i++)
         if (g->work[i])
             g->ops->free(g->d, g->work[i]);
-    if (g->tbuf)
-        g->ops->free(g->d, g->tbuf);
-    g->tbuf = NULL;
+    if (g->tb)
+        g->ops->free(g->d, g->tb);
+    g->tb = NULL;
+    g->tb_bytes = 0;
     memset(g->buf, 0, sizeof g->buf);
     memset(g->work, 0, sizeof g->work);
 }
@@ -264,11 +281,25 @@ static int any_transpose(const hfft__gpu *g) {
     return 0;
 }
 
+/* Bytes of the transposed compute's scratch: WCOLS lines of the longest such line. */
+static size_t scratch_bytes(const hfft__gpu *g) {
+    size_t most = 0;
+    for (int h = 0; h < g->nrounds; h++) {
+        const srd *r = &g->rd[h];
+        int64_t L = r->kind == K_LONG ? r->leaf : r->r.L;
+        size_t b = r->kind != K_NONE && r->transpose ? (size_t)(r->wc * L) * g->es : 0;
+        if (b > most)
+            most = b;
+    }
+    return most;
+}
+
 static int allocate(hfft__gpu *g) {
     for (int i = 0; i < g->nslot; i++)
         TRY(g->ops->alloc(g->d, &g->buf[i], g->cap));
-    if (any_transpose(g))
-        TRY(g->ops->alloc(g->d, &g->tbuf, g->cap));
+    g->tb_bytes = scratch_bytes(g);
+    if (g->tb_bytes)
+        TRY(g->ops->alloc(g->d, &g->tb, g->tb_bytes));
     for (int i = 0; i < g->nwork && g->work_bytes; i++)
         TRY(g->ops->alloc(g->d, &g->work[i], g->work_bytes));
     return 0;
@@ -292,6 +323,13 @@ int hfft__gpu_create(const hfft__dev_ops *ops, hfft__dev *dev, const hfft__gpu_r
         st = ops->stream_create(dev, &g->st[i]);
     for (int i = 0; i < 3 * NSTREAM && !st; i++)
         st = ops->event_create(dev, &g->ev[i]);
+    for (int i = 0; i < NSLOT && !st; i++) {
+        st = ops->event_create(dev, &g->in_ev[i]);
+        if (!st)
+            st = ops->event_create(dev, &g->comp_ev[i]);
+        for (int j = 0; j < NCHUNK && !st; j++)
+            st = ops->event_create(dev, &g->out_ev[i][j]);
+    }
     if (st) {
         hfft__gpu_destroy(g);
         return st;
@@ -314,12 +352,12 @@ int hfft__gpu_create(const hfft__dev_ops *ops, hfft__dev *dev, const hfft__gpu_r
     }
     int want = req->schedule == 2 ? 2 : 1;
     g->nslot = req->slots > 0 ? req->slots : DEFAULT_SLOTS;
-    if (g->nslot < 3)
-        g->nslot = 3;
+    if (g->nslot < 2)
+        g->nslot = 2;
     if (g->nslot > NSLOT)
         g->nslot = NSLOT;
-    if (want == 2 && g->nslot < 4)
-        g->nslot = 4; /* two buffer sets of two halves */
+    if (want == 2 && g->nslot < RADIX2_SLOTS)
+        g->nslot = RADIX2_SLOTS;
     size_t cap = pick_capacity(req, budget, g->es, g->nslot);
     for (;;) {
         if (cap < 256) {
@@ -340,16 +378,23 @@ int hfft__gpu_create(const hfft__dev_ops *ops, hfft__dev *dev, const hfft__gpu_r
             if (n > nwork)
                 nwork = n;
         }
+        size_t next = (cap * 3 / 4) & ~(size_t)255;
         if (!st) {
-            int64_t left = budget;
             g->cap = cap;
             g->work_bytes = work;
             g->nwork = nwork;
-            size_t bufs = (size_t)(g->nslot + any_transpose(g)) * cap;
-            if ((int64_t)(bufs + (size_t)nwork * work) > left)
+            size_t other = scratch_bytes(g) + (size_t)nwork * work;
+            if ((int64_t)((size_t)g->nslot * cap + other) > budget) {
+                /* Passes that take what the scratch and work areas leave (these
+                   shrink with the passes, so the next try fits). */
+                size_t fit = (int64_t)other < budget ? ((size_t)budget - other) / g->nslot : 0;
+                fit &= ~(size_t)255;
+                if (fit > next && fit < cap && req->pass_bytes <= 0)
+                    next = fit;
                 st = HFFT_ERR_BUDGET;
-            else
+            } else {
                 st = allocate(g);
+            }
             if (!st)
                 break;
             if (st != HFFT_ERR_DEVICE_MEMORY && st != HFFT_ERR_BUDGET)
@@ -361,7 +406,7 @@ int hfft__gpu_create(const hfft__dev_ops *ops, hfft__dev *dev, const hfft__gpu_r
         release(g);
         hfft__clear_error();
         st = 0;
-        cap = (cap * 3 / 4) & ~(size_t)255;
+        cap = next;
     }
     if (st) {
         hfft__gpu_destroy(g);
@@ -397,6 +442,14 @@ void hfft__gpu_destroy(hfft__gpu *g) {
     for (int i = 0; i < 3 * NSTREAM; i++)
         if (g->ev[i])
             g->ops->event_destroy(g->d, g->ev[i]);
+    for (int i = 0; i < NSLOT; i++) {
+        hfft__event *e[2 + NCHUNK] = {&g->in_ev[i], &g->comp_ev[i]};
+        for (int j = 0; j < NCHUNK; j++)
+            e[2 + j] = &g->out_ev[i][j];
+        for (int j = 0; j < 2 + NCHUNK; j++)
+            if (*e[j])
+                g->ops->event_destroy(g->d, *e[j]);
+    }
     if (g->scratch)
         g->ops->host_free(g->d, g->scratch);
     free(g);
@@ -414,94 +467,162 @@ typedef struct view {
 static int sync_all(hfft__gpu *g) {
     for (int i = 0; i < NSTREAM + 1; i++)
         TRY(g->ops->sync(g->d, g->st[i]));
+    g->piped = 0; /* every buffer is idle: the next passes wait for nothing */
     return 0;
 }
 
 /*
- * Pass boundaries over `units` in blocks of at most `blk`.  A round's first copy
- * in and last copy out run with the other direction idle, so the first passes
- * ramp up (blk/16, /8, /4, /2) and the last ramp down: the idle time shrinks to
- * a sixteenth of a pass.  Short passes still run the full-size FFT plan on the
- * tile; the columns or lines beyond them are never copied back.
+ * Pass boundaries over `units` in blocks of at most `blk`.  With the copy in
+ * never waiting, a round takes its copies in plus the compute and copy out of
+ * its last pass: the last passes ramp down (blk/2, /4, ...) so that the copy
+ * out left alone at the end is short.  The first pass needs no ramp: the copy
+ * out it leaves idle costs nothing once the copies in run back to back.
+ * `smallest` bounds the ramp (strided rows narrower than 8 KiB copy slowly).
+ * Pass sizes are multiples of `align` units where blk allows, so that strided
+ * rows start on a page (rows off a page copy a few percent slower).  Short
+ * passes still run the full-size FFT plan on the tile; the columns or lines
+ * beyond them are never copied back.
  */
 #define RAMP 4
-static int64_t next_pass(int64_t at, int64_t units, int64_t blk) {
-    int64_t ramp = 0;
-    for (int i = 0; i < RAMP; i++)
-        ramp += blk >> (RAMP - i) > 0 ? blk >> (RAMP - i) : 1;
-    int64_t left = units - at;
-    if (units < 2 * ramp + 2 * blk)
-        return left < blk ? left : blk;
-    /* head ramp */
-    int64_t edge = 0;
-    for (int i = 0; i < RAMP; i++) {
-        int64_t sz = blk >> (RAMP - i) > 0 ? blk >> (RAMP - i) : 1;
-        if (at == edge)
-            return sz;
-        edge += sz;
+static int64_t ramp_size(int64_t blk, int i, int64_t align) {
+    int64_t s = blk >> i;
+    return s >= align ? s / align * align : s;
+}
+
+static int64_t next_pass(int64_t at, int64_t units, int64_t blk, int64_t smallest,
+                         int64_t align) {
+    if (blk < 2 * align)
+        align = 1;
+    int64_t tail = 0;
+    int k = 0;
+    while (k < RAMP && ramp_size(blk, k + 1, align) >= smallest &&
+           ramp_size(blk, k + 1, align) > 0 &&
+           units >= blk + tail + ramp_size(blk, k + 1, align)) {
+        k++;
+        tail += ramp_size(blk, k, align);
     }
-    /* tail ramp: the last passes mirror the head */
-    if (left <= ramp) {
-        int64_t tail = ramp;
-        for (int i = RAMP - 1; i >= 0; i--) {
-            int64_t sz = blk >> (RAMP - i) > 0 ? blk >> (RAMP - i) : 1;
-            if (left == tail)
-                return sz;
-            tail -= sz;
-        }
-        return left;
+    int64_t middle = units - tail;
+    if (at < middle) {
+        int64_t n = (middle + blk - 1) / blk;
+        int64_t size = (middle + n - 1) / n;
+        size = (size + align - 1) / align * align;
+        if (size > blk)
+            size = blk / align * align;
+        return size < middle - at ? size : middle - at;
     }
-    /* middle: equal blocks of at most blk ending where the tail ramp starts */
-    int64_t middle = left - ramp;
-    int64_t nblk = (middle + blk - 1) / blk;
-    return (middle + nblk - 1) / nblk;
+    for (int i = 1; i <= k; i++) {
+        if (at == middle)
+            return ramp_size(blk, i, align);
+        middle += ramp_size(blk, i, align);
+    }
+    return units - at;
+}
+
+/* One plain pass: rows of `width` bytes from src (pitch spitch) into a tile of
+   pitch tpitch, computed, and back to dst (pitch dpitch). */
+typedef struct tile_io {
+    const char *src;
+    size_t spitch;
+    char *dst;
+    size_t dpitch;
+    size_t width, tpitch;
+    int64_t rows;
+} tile_io;
+
+/* The chunk of buffer b's last copy out that ends at or past byte `end`. */
+static int out_chunk(const hfft__gpu *g, int b, size_t end) {
+    for (int j = 0; j < g->out_n[b]; j++)
+        if (g->out_end[b][j] >= end)
+            return j;
+    return g->out_n[b] - 1;
+}
+
+/* The FFTs of a pass's w units in tile, on the compute stream. */
+static int compute(hfft__gpu *g, srd *r, char *tile, int64_t L, int64_t w) {
+    const hfft__dev_ops *o = g->ops;
+    hfft__stream c = g->st[NSTREAM];
+    if (!r->transpose)
+        return o->fft_exec(g->d, r->plan[0], c, tile, g->work[0]);
+    for (int64_t c0 = 0; c0 < w; c0 += r->wc) {
+        int64_t n = w - c0 < r->wc ? w - c0 : r->wc;
+        char *col = tile + (size_t)c0 * g->es;
+        TRY(o->transpose(g->d, g->prec, c, g->tb, L, col, r->blk, L, n));
+        TRY(o->fft_exec(g->d, r->plan[0], c, g->tb, g->work[0]));
+        TRY(o->transpose(g->d, g->prec, c, col, r->blk, g->tb, L, n, L));
+    }
+    return 0;
+}
+
+/*
+ * Buffer b = (passes issued) mod K.  Its copy in goes chunk by chunk, each
+ * chunk after the chunk of the buffer's previous copy out that read the same
+ * bytes; its compute waits for the copy in and for all of that copy out (the
+ * FFT plan writes the whole tile); its copy out waits for the compute.
+ */
+static int plain_pass(hfft__gpu *g, srd *r, const tile_io *t, int64_t L, int64_t w,
+                      int64_t *pass) {
+    const hfft__dev_ops *o = g->ops;
+    hfft__dev *d = g->d;
+    int b = (int)(g->piped % g->nslot), reuse = g->piped >= g->nslot;
+    char *tile = g->buf[b];
+    hfft__stream in = g->st[0], out = g->st[1], c = g->st[NSTREAM];
+    int nc = t->rows < NCHUNK ? (int)t->rows : NCHUNK;
+    for (int j = 0; j < nc; j++) {
+        int64_t r0 = t->rows * j / nc, r1 = t->rows * (j + 1) / nc;
+        size_t end = (size_t)(r1 - 1) * t->tpitch + t->width;
+        if (reuse)
+            TRY(o->wait(d, in, g->out_ev[b][out_chunk(g, b, end)]));
+        TRY(o->h2d(d, in, tile + (size_t)r0 * t->tpitch, t->tpitch, t->src + (size_t)r0 * t->spitch,
+                   t->spitch, t->width, (size_t)(r1 - r0)));
+    }
+    TRY(o->record(d, g->in_ev[b], in));
+    TRY(o->wait(d, c, g->in_ev[b]));
+    if (reuse)
+        TRY(o->wait(d, c, g->out_ev[b][g->out_n[b] - 1]));
+    TRY(compute(g, r, tile, L, w));
+    TRY(o->record(d, g->comp_ev[b], c));
+    TRY(o->wait(d, out, g->comp_ev[b]));
+    for (int j = 0; j < nc; j++) {
+        int64_t r0 = t->rows * j / nc, r1 = t->rows * (j + 1) / nc;
+        TRY(o->d2h(d, out, t->dst + (size_t)r0 * t->dpitch, t->dpitch, tile + (size_t)r0 * t->tpitch,
+                   t->tpitch, t->width, (size_t)(r1 - r0)));
+        TRY(o->record(d, g->out_ev[b][j], out));
+        g->out_end[b][j] = (size_t)(r1 - 1) * t->tpitch + t->width;
+    }
+    g->out_n[b] = nc;
+    g->piped++;
+    (*pass)++;
+    return 0;
+}
+
+/* The smallest ramp pass (strided rows of at least 8 KiB) and the alignment
+   of pass sizes (strided rows start on a 4 KiB page). */
+static int64_t ramp_floor(const hfft__gpu *g, const srd *r) {
+    return hfft__round_strided(&r->r) ? (int64_t)(8192 / g->es) : 1;
+}
+static int64_t pass_align(const hfft__gpu *g, const srd *r) {
+    return hfft__round_strided(&r->r) ? (int64_t)(4096 / g->es) : 1;
 }
 
 /* Strided: columns [0, cols) of lines of length L with row pitches ss and ds. */
 static int plain_strided(hfft__gpu *g, srd *r, view v, int64_t L, int64_t cols, int64_t *pass) {
-    const hfft__dev_ops *o = g->ops;
     size_t es = g->es;
     for (int64_t c0 = 0, w; c0 < cols; c0 += w) {
-        w = next_pass(c0, cols, r->blk);
-        int s = (int)(*pass % g->nslot);
-        (*pass)++;
-        hfft__stream q = g->st[s];
-        TRY(o->h2d(g->d, q, g->buf[s], (size_t)r->blk * es, v.src + c0 * es, (size_t)v.ss * es,
-                   (size_t)w * es, (size_t)L));
-        if (r->transpose) {
-            /* The compute stream takes the tile once it has landed; the copy out
-               waits for the compute stream. */
-            hfft__stream c = g->st[NSTREAM];
-            hfft__event in = g->ev[s], done = g->ev[NSTREAM + s];
-            TRY(o->record(g->d, in, q));
-            TRY(o->wait(g->d, c, in));
-            TRY(o->transpose(g->d, g->prec, c, g->tbuf, g->buf[s], L, r->blk));
-            TRY(o->fft_exec(g->d, r->plan[0], c, g->tbuf, g->work[0]));
-            TRY(o->transpose(g->d, g->prec, c, g->buf[s], g->tbuf, r->blk, L));
-            TRY(o->record(g->d, done, c));
-            TRY(o->wait(g->d, q, done));
-        } else {
-            TRY(o->fft_exec(g->d, r->plan[s], q, g->buf[s], g->work[s]));
-        }
-        TRY(o->d2h(g->d, q, v.dst + c0 * es, (size_t)v.ds * es, g->buf[s], (size_t)r->blk * es,
-                   (size_t)w * es, (size_t)L));
+        w = next_pass(c0, cols, r->blk, ramp_floor(g, r), pass_align(g, r));
+        tile_io t = {v.src + c0 * es, (size_t)v.ss * es, v.dst + c0 * es, (size_t)v.ds * es,
+                     (size_t)w * es, (size_t)r->blk * es, L};
+        TRY(plain_pass(g, r, &t, L, w, pass));
     }
     return 0;
 }
 
 static int plain_contig(hfft__gpu *g, srd *r, const char *src, char *dst, int64_t lines,
                         int64_t *pass) {
-    const hfft__dev_ops *o = g->ops;
     size_t line = (size_t)r->r.dout * g->es;
     for (int64_t l0 = 0, n; l0 < lines; l0 += n) {
-        n = next_pass(l0, lines, r->blk);
-        int s = (int)(*pass % g->nslot);
-        (*pass)++;
-        hfft__stream q = g->st[s];
-        size_t bytes = (size_t)n * line;
-        TRY(o->h2d(g->d, q, g->buf[s], bytes, src + l0 * line, bytes, bytes, 1));
-        TRY(o->fft_exec(g->d, r->plan[s], q, g->buf[s], g->work[s]));
-        TRY(o->d2h(g->d, q, dst + l0 * line, bytes, g->buf[s], bytes, bytes, 1));
+        n = next_pass(l0, lines, r->blk, ramp_floor(g, r), pass_align(g, r));
+        tile_io t = {src + l0 * line, line, dst + l0 * line, line, line, line, n};
+        TRY(plain_pass(g, r, &t, r->r.L, n, pass));
     }
     return 0;
 }
@@ -713,7 +834,11 @@ void hfft__gpu_fill_info(const hfft__gpu *g, hfft_info *info) {
         const srd *r = &g->rd[h];
         int64_t units = r->units, per = r->blk > 0 ? r->blk : 1;
         int64_t outer = hfft__round_strided(&r->r) ? r->r.no : 1;
-        info->passes[h] = r->kind == K_NONE ? 0 : (int)(outer * ((units + per - 1) / per));
+        int64_t n = (units + per - 1) / per;
+        if (r->kind == K_PLAIN)
+            for (int64_t at = 0, k = n = 0; at < units; at += k, n++)
+                k = next_pass(at, units, per, ramp_floor(g, r), pass_align(g, r));
+        info->passes[h] = r->kind == K_NONE ? 0 : (int)(outer * n);
         if (r->kind == K_RADIX2)
             sched = 2;
         else if (r->kind != K_NONE && sched == 0)

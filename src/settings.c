@@ -168,8 +168,8 @@ int hfft__settings_resolve(const hfft_options *o, hfft__settings *s) {
     if (o && o->pass_bytes < 0)
         return hfft__fail(HFFT_ERR_SETTING, "options.pass_bytes is negative");
     s->pass_bytes = o ? o->pass_bytes : 0;
-    if (o && (o->slots < 0 || o->slots > 8 || (o->slots > 0 && o->slots < 3)))
-        return hfft__fail(HFFT_ERR_SETTING, "options.slots %d: use 3 to 8, or 0", o->slots);
+    if (o && (o->slots < 0 || o->slots > 8 || o->slots == 1))
+        return hfft__fail(HFFT_ERR_SETTING, "options.slots %d: use 2 to 8, or 0", o->slots);
     s->slots = o ? o->slots : 0;
     return 0;
 }

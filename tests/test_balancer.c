@@ -247,7 +247,7 @@ Test(balancer, wisdom_rounds_beyond_the_line) {
     q.rank = 3;
     q.n[0] = q.n[1] = q.n[2] = 64;
     q.inplace = 1;
-    q.budget = 64 << 10;
+    q.budget = 32 << 10;
     q.nratio = 2;
     q.ratio[0] = q.ratio[1] = 1.0;
     write_wisdom(path, NULL, &q);
@@ -256,7 +256,7 @@ Test(balancer, wisdom_rounds_beyond_the_line) {
     void *a = malloc(bytes), *x = malloc(bytes);
     hfft_ref_fill(4, a, 64 * 64 * 64, 5);
     memcpy(x, a, bytes);
-    hfft_options o = emulated_opts(path, 64 << 10);
+    hfft_options o = emulated_opts(path, 32 << 10);
     hfftf_plan p = hfftf_plan_dft(3, n, a, a, HFFT_FORWARD, 0, &o);
     cr_assert(p, "%s", hfft_last_error_message());
     hfft_info info;

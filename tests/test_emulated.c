@@ -128,10 +128,10 @@ ParameterizedTestParameters(emulated, schedules) {
         {F32, 2, {3 * 7 * 11 * 13, 2}, 8192, 0, 0, 0, 0, 2},
         /* 3D: planes that fit, and planes split into two more rounds */
         {F32, 3, {8, 4, 4}, 65536, 0, 0, 0, 0, 2},
-        {F32, 3, {12, 10, 14}, 4096, 0, 0, 0, 0, 3},
-        {F64, 3, {5, 7, 11}, 8192, 0, 0, 0, 0, 3},
-        {F32, 3, {2, 3, 257}, 32768, 0, 0, 0, 0, 3},
-        {F32, 3, {16, 16, 16}, 8192, RADIX2, 0, 0, 2, 3},
+        {F32, 3, {12, 10, 14}, 2048, 0, 0, 0, 0, 3},
+        {F64, 3, {5, 7, 11}, 2048, 0, 0, 0, 0, 3},
+        {F32, 3, {2, 3, 257}, 8192, 0, 0, 0, 0, 3},
+        {F32, 3, {16, 16, 16}, 4096, RADIX2, 0, 0, 2, 3},
         {F64, 3, {12, 8, 4}, 8192, RADIX2, 0, 0, 2, 0},
         {F32, 3, {1024, 2, 4}, 8192, 0, 0, 0, 0, 0},
         /* hybrid: a fixed GPU share, and the HFFT_HYBRID flag */
@@ -142,7 +142,7 @@ ParameterizedTestParameters(emulated, schedules) {
         {F32, 2, {97, 101}, 16384, HFFT_HYBRID, 0, 0, 0, 2},
         {F32, 2, {4096, 8}, 8192, 0, 0.5, 0, 0, 2},
         {F32, 2, {729, 8}, 8192, 0, 0.3, 0, 0, 2},
-        {F32, 3, {12, 10, 14}, 4096, HFFT_HYBRID, 0, 0, 0, 3},
+        {F32, 3, {12, 10, 14}, 2048, HFFT_HYBRID, 0, 0, 0, 3},
         {F64, 3, {20, 6, 5}, 65536, 0, 0.5, 0, 0, 2},
         /* passes ramped up and down at the edges of a round (many units per pass) */
         {F32, 2, {16, 1000}, 65536, 0, 0, 0, 1, 2},
@@ -155,7 +155,7 @@ ParameterizedTestParameters(emulated, schedules) {
         {F32, 2, {1, 64}, 4096, 0, 0, 0, 0, 0},
         {F64, 3, {1, 40, 6}, 4096, 0, 0, 0, 0, 2},
         /* 3D: a long Z and planes split */
-        {F32, 3, {256, 10, 10}, 4096, 0, 0, 0, 0, 3},
+        {F32, 3, {256, 10, 10}, 1024, 0, 0, 0, 0, 3},
         /* a pass size below a line: the long-line split (64 = 4 x 4 x 4) */
         {F32, 2, {64, 16}, 65536, 0, 0, 256, 1, 2},
         /* long strided lines (L >= 4096) several to a pass: computed transposed */
@@ -165,7 +165,7 @@ ParameterizedTestParameters(emulated, schedules) {
         {F32, 2, {8192, 20}, 1 << 20, 0, 0.5, 131072, 0, 2, 1},
         /* GPU only, said explicitly */
         {F32, 2, {64, 48}, 4096, HFFT_GPU_ONLY, 0, 0, 0, 2},
-        {F64, 3, {5, 7, 11}, 8192, HFFT_GPU_ONLY | RADIX2, 0, 0, 0, 3},
+        {F64, 3, {5, 7, 11}, 2048, HFFT_GPU_ONLY | RADIX2, 0, 0, 0, 3},
     };
     return cr_make_param_array(struct emu_case, cases, sizeof cases / sizeof cases[0]);
 }
@@ -230,9 +230,9 @@ Test(emulated, hybrid_flag_on_small_problems) {
     }
 }
 
-/* options.slots: pass buffers in flight, 3 to 8. */
+/* options.slots: pass buffers on the device, 2 to 8. */
 Test(emulated, slots) {
-    for (int slots = 3; slots <= 8; slots++) {
+    for (int slots = 2; slots <= 8; slots++) {
         for (int prec = 4; prec <= 8; prec += 4) {
             hfft_options o;
             hfft_options_init(&o);
@@ -421,8 +421,8 @@ Test(emulated, budget_too_small_for_any_pass) {
     int64_t n2[2] = {64, 48}, n1[1] = {16}, n3[3] = {4, 4, 4};
     expect_budget_error(4, 2, n2, 64, 0, "too small for any pass");
     expect_budget_error(8, 2, n2, 64, HFFT_GPU_ONLY, "too small for any pass");
-    expect_budget_error(4, 1, n1, 1000, 0, "too small for any pass");
-    expect_budget_error(8, 3, n3, 2047, HFFT_SCHEDULE_RADIX2, "too small for any pass");
+    expect_budget_error(4, 1, n1, 200, 0, "too small for any pass");
+    expect_budget_error(8, 3, n3, 1023, HFFT_SCHEDULE_RADIX2, "too small for any pass");
 }
 
 Test(emulated, prime_line_longer_than_budget) {
@@ -445,24 +445,38 @@ Test(emulated, contiguous_line_longer_than_pass) {
     expect_budget_error(8, 2, n2, 8192, HFFT_GPU_ONLY, "does not fit");
 }
 
-/* Automatic passes of a strided round grow until their rows reach 8 KiB (up to
-   an eighth of the array): 8192 x 1024 f32 is 64 MiB, so a 32nd (2 MiB, raised
-   to the 4 MiB floor) would copy rows of 512 bytes in 16 passes; an eighth
-   (8 MiB) copies 1 KiB rows in 8. */
-Test(emulated, strided_passes_grow_towards_wide_rows) {
+/* Automatic passes take the budget over two buffers, so that strided passes
+   copy rows as wide as it allows: 8192 x 1024 f32 (64 MiB) with a 16 MiB
+   budget gets passes of 112 columns (7 MiB, what the scratch of the
+   transposed compute leaves) in 10 passes, not the 32 columns of an eighth of
+   the budget; with a budget
+   larger than the array, the largest round still gets 4 passes. */
+Test(emulated, passes_fill_the_budget) {
     int64_t n[2] = {8192, 1024};
     size_t bytes = (size_t)n[0] * (size_t)n[1] * 8;
     hfftf_complex *a = tu_alloc(bytes);
     memset(a, 0, bytes);
-    hfft_options o;
-    hfft_options_init(&o);
-    o.device = HFFT_DEVICE_EMULATED;
-    o.device_memory = 256 << 20;
-    hfftf_plan p = hfftf_plan_dft(2, n, a, a, HFFT_FORWARD, HFFT_ESTIMATE | HFFT_GPU_ONLY, &o);
-    cr_assert(p, "%s", hfft_last_error_message());
-    hfft_info info;
-    cr_assert_eq(hfftf_plan_info(p, &info), 0);
-    cr_assert_eq(info.passes[0], 8, "strided round: %d passes", info.passes[0]);
-    hfftf_destroy_plan(p);
+    static const struct {
+        int64_t budget;
+        int most_passes, least_passes;
+    } cases[] = {{16 << 20, 10, 10}, {256 << 20, 4, 4}};
+    for (int i = 0; i < 2; i++) {
+        hfft_options o;
+        hfft_options_init(&o);
+        o.device = HFFT_DEVICE_EMULATED;
+        o.device_memory = cases[i].budget;
+        hfftf_plan p =
+            hfftf_plan_dft(2, n, a, a, HFFT_FORWARD, HFFT_ESTIMATE | HFFT_GPU_ONLY, &o);
+        cr_assert(p, "%s", hfft_last_error_message());
+        hfft_info info;
+        cr_assert_eq(hfftf_plan_info(p, &info), 0);
+        cr_assert_eq(info.streams, 2, "%d buffers", info.streams);
+        cr_assert(info.passes[0] >= cases[i].least_passes &&
+                      info.passes[0] <= cases[i].most_passes,
+                  "budget %lld: strided round in %d passes", (long long)cases[i].budget,
+                  info.passes[0]);
+        cr_assert_leq(info.device_bytes, cases[i].budget);
+        hfftf_destroy_plan(p);
+    }
     tu_free(a);
 }

@@ -51,7 +51,7 @@ Test(faults, alloc_at_plan_time_shrinks_passes) {
             tu_case c = {prec, 2, {64, 48}, inplace, HFFT_FORWARD, 0, &o, 0};
             hfft_info plain, faulted;
             run_case(&c, &plain);
-            const char *specs[] = {"alloc:1", "alloc:3"};
+            const char *specs[] = {"alloc:1", "alloc:2"};
             for (int s = 0; s < 2; s++) {
                 tu_fault_arm(specs[s]);
                 run_case(&c, &faulted);
@@ -119,7 +119,7 @@ Test(faults, fft_plan_at_plan_time) {
         plan_fault("fft_plan:1", prec, 2, n2, 0, 0, &o, HFFT_ERR_CUDA, "fft_plan");
         plan_fault("fft_plan:1", prec, 2, n2, 1, HFFT_SCHEDULE_RADIX2, &o, HFFT_ERR_CUDA,
                    "injected fault");
-        plan_fault("fft_plan:5", prec, 3, n3, 1, 0, &o, HFFT_ERR_CUDA, "fft_plan");
+        plan_fault("fft_plan:2", prec, 3, n3, 1, 0, &o, HFFT_ERR_CUDA, "fft_plan");
         plan_fault("fft_plan:2", prec, 2, nl, 0, 0, &ol, HFFT_ERR_CUDA, "fft_plan");
         works_again(prec, 2, n2, HFFT_SCHEDULE_RADIX2, &o);
         works_again(prec, 3, n3, 0, &o);

@@ -316,6 +316,7 @@ Test(internals, emulated_device_copies_and_kernels) {
         hfft_ref_fill(prec, b, rows * width, tu_seed());
         void *a0 = tu_dup(a, tile), *b0 = tu_dup(b, tile);
         cr_assert_eq(ops->radix2(d, prec, s, a, b, rows, width, N, k0, HFFT_BACKWARD), 0);
+        cr_assert_eq(ops->sync(d, s), 0);
         for (int64_t r = 0; r < rows; r++) {
             long double wr, wi;
             twiddle_ref(k0 + r, N, HFFT_BACKWARD, &wr, &wi);
@@ -353,6 +354,7 @@ Test(internals, emulated_device_copies_and_kernels) {
         size_t work = 1;
         cr_assert_eq(ops->fft_plan(d, prec, 1, &L, cols, 1, cols, HFFT_FORWARD, &plan, &work), 0);
         cr_assert_eq(ops->fft_exec(d, plan, s, buf, NULL), 0);
+        cr_assert_eq(ops->sync(d, s), 0);
         for (int64_t c = 0; c < cols; c++) {
             long double X[24];
             naive_dft(x + 2 * c, cols, L, HFFT_FORWARD, X);
@@ -369,6 +371,51 @@ Test(internals, emulated_device_copies_and_kernels) {
     ops->stream_destroy(d, s);
     cr_assert_eq(ops->used(d), 0);
     ops->close(d);
+}
+
+/* The emulated device runs queued work when the host synchronizes, in a random
+   order that keeps each stream's order and every event wait.  A copy out on
+   one stream of what a copy in on another wrote: with the wait it always reads
+   the new data, without it some runs read the old (so a schedule that forgets
+   a wait fails its tests); HFFT_EMULATED_ORDER=issue runs in issue order. */
+static int stale_reads(int with_wait, int trials) {
+    const hfft__dev_ops *ops = hfft__device_ops(HFFT_DEVICE_EMULATED);
+    int stale = 0;
+    for (int t = 0; t < trials; t++) {
+        hfft__dev *d;
+        cr_assert_eq(ops->open(4096, &d), 0);
+        hfft__stream a, b;
+        hfft__event e;
+        cr_assert_eq(ops->stream_create(d, &a), 0);
+        cr_assert_eq(ops->stream_create(d, &b), 0);
+        cr_assert_eq(ops->event_create(d, &e), 0);
+        void *buf;
+        cr_assert_eq(ops->alloc(d, &buf, 8), 0);
+        int64_t in = t + 1, out = -1;
+        cr_assert_eq(ops->h2d(d, a, buf, 8, &in, 8, 8, 1), 0);
+        if (with_wait) {
+            cr_assert_eq(ops->record(d, e, a), 0);
+            cr_assert_eq(ops->wait(d, b, e), 0);
+        }
+        cr_assert_eq(ops->d2h(d, b, &out, 8, buf, 8, 8, 1), 0);
+        cr_assert_eq(ops->sync(d, b), 0);
+        cr_assert_eq(ops->sync(d, a), 0);
+        stale += out != in;
+        ops->free(d, buf);
+        ops->event_destroy(d, e);
+        ops->stream_destroy(d, a);
+        ops->stream_destroy(d, b);
+        ops->close(d);
+    }
+    return stale;
+}
+
+Test(internals, emulated_device_orders_work_as_a_gpu_may, .fini = tu_env_clear) {
+    cr_assert_eq(stale_reads(1, 64), 0, "a copy ran before the copy it waited for");
+    int stale = stale_reads(0, 64);
+    cr_assert(stale > 0 && stale < 64, "without the wait, %d of 64 reads were stale", stale);
+    setenv("HFFT_EMULATED_ORDER", "issue", 1);
+    cr_assert_eq(stale_reads(0, 64), 0, "issue order");
 }
 
 /* ---- the GPU engine writes exactly its share of a round ---- */
