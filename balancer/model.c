@@ -36,9 +36,11 @@ double hfft__model_gpu_rate(const hfft__link *l, const hfft__round_model *r) {
 }
 
 static double edge(const hfft__link *l, const hfft__round_model *r) {
-    /* The ramped first copy in and last copy out run alone: a sixteenth of a pass each. */
-    double h2d = l->h2d > 0 ? l->h2d : 1e9, d2h = l->d2h > 0 ? l->d2h : 1e9;
-    return r->pass_bytes / 16.0 * (1.0 / h2d + 1.0 / d2h);
+    /* Beyond its copies, a round waits for its largest pass to come in, be
+       computed and go out: a whole strided pass (its FFTs need whole columns),
+       or a chunk of a contiguous one (an eighth of a pass). */
+    double b = l->duplex > 0 ? l->duplex : 1e9;
+    return (r->row_bytes > 0 ? r->pass_bytes : r->pass_bytes / 8.0) / b;
 }
 
 double hfft__model_gpu_time(const hfft__link *l, const hfft__round_model *r, double f) {

@@ -177,7 +177,7 @@ static void emu_event_destroy(hfft__dev *d, hfft__event e) {
 static int push(hfft__dev *d, hfft__stream s, const emu_op *op) {
     emu_stream *q = s;
     pthread_mutex_lock(&d->mu);
-    if (q->n == q->cap) {
+    if (q->n == q->cap && q->head > 0) {
         /* drop what has run before growing */
         memmove(q->q, q->q + q->head, (q->n - q->head) * sizeof *op);
         q->n -= q->head;

@@ -29,6 +29,7 @@ enum { K_NONE, K_PLAIN, K_RADIX2, K_LONG };
 #define NSTREAM 8   /* streams and cuFFT plans */
 #define NCHUNK 8    /* copy chunks per plain pass */
 #define MIN_PASSES 4 /* automatic passes: at least this many in the largest round */
+#define WIDE_ROW 65536 /* strided rows this wide copy at the link's rate */
 #define MAX_LEVELS 48
 #define MIB (1024.0 * 1024.0)
 
@@ -39,6 +40,7 @@ typedef struct srd {
     int kind;
     int transpose;                  /* strided passes computed as contiguous lines */
     int64_t wc;                     /* transposed compute: columns per chunk */
+    int64_t cb;                     /* contiguous: lines per chunk (copies and compute) */
     int64_t blk;                    /* columns (strided) or lines (contiguous) per pass */
     hfft__fftplan plan[NSTREAM];
     int nplan;
@@ -63,9 +65,9 @@ struct hfft__gpu {
     void *work[NSTREAM];
     hfft__stream st[NSTREAM + 1];   /* plain: st[0] copies in, st[1] out, the last computes */
     hfft__event ev[3 * NSTREAM];
-    /* plain passes: per buffer, its copy in landed, its compute done, and each
-       chunk of its copy out done (with the byte where that chunk ends) */
-    hfft__event in_ev[NSLOT], comp_ev[NSLOT], out_ev[NSLOT][NCHUNK];
+    /* plain passes: per buffer and chunk, the copy in landed, the compute done,
+       the copy out done (with the byte where that copy out chunk ended) */
+    hfft__event in_ev[NSLOT][NCHUNK], comp_ev[NSLOT][NCHUNK], out_ev[NSLOT][NCHUNK];
     size_t out_end[NSLOT][NCHUNK];
     int out_n[NSLOT];
     int64_t piped;                  /* plain passes issued since everything was idle */
@@ -76,6 +78,7 @@ struct hfft__gpu {
     void *scratch;                  /* host, pinned: in-place long lines */
     size_t scratch_bytes;
     int64_t passes[3];
+    int fixed_passes;               /* options.pass_bytes set: passes of that size */
 };
 
 #define TRY HFFT__TRY
@@ -151,8 +154,21 @@ static int make_plans(hfft__gpu *g, srd *r, int n, int64_t L, int64_t batch, siz
 #define TRANSPOSE_MIN_L 4096
 #define WCOLS 128
 
+/*
+ * Contiguous passes are copied and computed chunk by chunk (cb lines, blk a
+ * multiple of it): a pass's first lines go out while its last still come in,
+ * so a round waits at its end for a chunk, not a pass.  (A strided pass
+ * cannot: each column's FFT needs all of the column.)
+ */
 static int plain_plans(hfft__gpu *g, srd *r, int64_t L, size_t *work, int *nwork) {
-    r->transpose = hfft__round_strided(&r->r) && L >= TRANSPOSE_MIN_L && r->blk > 1;
+    r->cb = 0;
+    if (!hfft__round_strided(&r->r)) {
+        r->cb = (r->blk + NCHUNK - 1) / NCHUNK;
+        r->blk = r->blk / r->cb * r->cb;
+        *nwork = 1;
+        return make_plans(g, r, 1, L, r->cb, work);
+    }
+    r->transpose = L >= TRANSPOSE_MIN_L && r->blk > 1;
     /* a scratch of at most a quarter pass, so that small budgets go to the passes */
     r->wc = r->blk / 4 < WCOLS ? (r->blk / 4 > 0 ? r->blk / 4 : 1) : WCOLS;
     if (!r->transpose)
@@ -187,6 +203,13 @@ static int plan_round(hfft__gpu *g, srd *r, int want, size_t cap, size_t *work, 
     size_t col = (size_t)r->r.L * es;
     if (col <= cap) {
         int64_t w = (int64_t)(cap / col);
+        /* An execute waits, beyond its copies, for one whole strided pass (its
+           FFTs need all of each column before any of it goes out).  Where the
+           buffer's rows would be wider than WIDE_ROW, narrower passes (down to
+           an eighth of the buffer) cut that wait at no cost in copy rate. */
+        int64_t wide = (int64_t)(WIDE_ROW / es);
+        if (!g->fixed_passes && w > wide)
+            w = w / 8 > wide ? w / 8 : wide;
         if (w > r->units)
             w = r->units;
         r->blk = w;
@@ -318,17 +341,20 @@ int hfft__gpu_create(const hfft__dev_ops *ops, hfft__dev *dev, const hfft__gpu_r
     g->sign = req->sign;
     g->inplace = req->inplace;
     g->nrounds = req->nrounds;
+    g->fixed_passes = req->pass_bytes > 0;
     int st = 0;
     for (int i = 0; i < NSTREAM + 1 && !st; i++)
         st = ops->stream_create(dev, &g->st[i]);
     for (int i = 0; i < 3 * NSTREAM && !st; i++)
         st = ops->event_create(dev, &g->ev[i]);
     for (int i = 0; i < NSLOT && !st; i++) {
-        st = ops->event_create(dev, &g->in_ev[i]);
-        if (!st)
-            st = ops->event_create(dev, &g->comp_ev[i]);
-        for (int j = 0; j < NCHUNK && !st; j++)
-            st = ops->event_create(dev, &g->out_ev[i][j]);
+        for (int j = 0; j < NCHUNK && !st; j++) {
+            st = ops->event_create(dev, &g->in_ev[i][j]);
+            if (!st)
+                st = ops->event_create(dev, &g->comp_ev[i][j]);
+            if (!st)
+                st = ops->event_create(dev, &g->out_ev[i][j]);
+        }
     }
     if (st) {
         hfft__gpu_destroy(g);
@@ -443,12 +469,12 @@ void hfft__gpu_destroy(hfft__gpu *g) {
         if (g->ev[i])
             g->ops->event_destroy(g->d, g->ev[i]);
     for (int i = 0; i < NSLOT; i++) {
-        hfft__event *e[2 + NCHUNK] = {&g->in_ev[i], &g->comp_ev[i]};
-        for (int j = 0; j < NCHUNK; j++)
-            e[2 + j] = &g->out_ev[i][j];
-        for (int j = 0; j < 2 + NCHUNK; j++)
-            if (*e[j])
-                g->ops->event_destroy(g->d, *e[j]);
+        for (int j = 0; j < NCHUNK; j++) {
+            hfft__event e[3] = {g->in_ev[i][j], g->comp_ev[i][j], g->out_ev[i][j]};
+            for (int k = 0; k < 3; k++)
+                if (e[k])
+                    g->ops->event_destroy(g->d, e[k]);
+        }
     }
     if (g->scratch)
         g->ops->host_free(g->d, g->scratch);
@@ -478,42 +504,28 @@ static int sync_all(hfft__gpu *g) {
  * out left alone at the end is short.  The first pass needs no ramp: the copy
  * out it leaves idle costs nothing once the copies in run back to back.
  * `smallest` bounds the ramp (strided rows narrower than 8 KiB copy slowly).
- * Pass sizes are multiples of `align` units where blk allows, so that strided
- * rows start on a page (rows off a page copy a few percent slower).  Short
- * passes still run the full-size FFT plan on the tile; the columns or lines
- * beyond them are never copied back.
+ * Short passes still run the full-size FFT plan on the tile; the columns or
+ * lines beyond them are never copied back.
  */
 #define RAMP 4
-static int64_t ramp_size(int64_t blk, int i, int64_t align) {
-    int64_t s = blk >> i;
-    return s >= align ? s / align * align : s;
-}
-
-static int64_t next_pass(int64_t at, int64_t units, int64_t blk, int64_t smallest,
-                         int64_t align) {
-    if (blk < 2 * align)
-        align = 1;
+static int64_t next_pass(int64_t at, int64_t units, int64_t blk, int64_t smallest) {
     int64_t tail = 0;
     int k = 0;
-    while (k < RAMP && ramp_size(blk, k + 1, align) >= smallest &&
-           ramp_size(blk, k + 1, align) > 0 &&
-           units >= blk + tail + ramp_size(blk, k + 1, align)) {
+    while (k < RAMP && (blk >> (k + 1)) >= smallest && (blk >> (k + 1)) > 0 &&
+           units >= blk + tail + (blk >> (k + 1))) {
         k++;
-        tail += ramp_size(blk, k, align);
+        tail += blk >> k;
     }
     int64_t middle = units - tail;
     if (at < middle) {
         int64_t n = (middle + blk - 1) / blk;
         int64_t size = (middle + n - 1) / n;
-        size = (size + align - 1) / align * align;
-        if (size > blk)
-            size = blk / align * align;
         return size < middle - at ? size : middle - at;
     }
     for (int i = 1; i <= k; i++) {
         if (at == middle)
-            return ramp_size(blk, i, align);
-        middle += ramp_size(blk, i, align);
+            return blk >> i;
+        middle += blk >> i;
     }
     return units - at;
 }
@@ -537,8 +549,8 @@ static int out_chunk(const hfft__gpu *g, int b, size_t end) {
     return g->out_n[b] - 1;
 }
 
-/* The FFTs of a pass's w units in tile, on the compute stream. */
-static int compute(hfft__gpu *g, srd *r, char *tile, int64_t L, int64_t w) {
+/* The FFTs of a strided pass's w columns in tile, on the compute stream. */
+static int compute_strided(hfft__gpu *g, srd *r, char *tile, int64_t L, int64_t w) {
     const hfft__dev_ops *o = g->ops;
     hfft__stream c = g->st[NSTREAM];
     if (!r->transpose)
@@ -554,10 +566,14 @@ static int compute(hfft__gpu *g, srd *r, char *tile, int64_t L, int64_t w) {
 }
 
 /*
- * Buffer b = (passes issued) mod K.  Its copy in goes chunk by chunk, each
- * chunk after the chunk of the buffer's previous copy out that read the same
- * bytes; its compute waits for the copy in and for all of that copy out (the
- * FFT plan writes the whole tile); its copy out waits for the compute.
+ * Buffer b = (passes issued) mod K.  Chunk j of the copy in follows the chunk
+ * of the buffer's previous copy out that read the same bytes.  A strided pass
+ * is computed whole, after all of its copy in and all of that previous copy
+ * out (the FFT writes the whole tile), and copied out after.  A contiguous
+ * pass goes chunk by chunk: copy in, compute (after the previous copy out of
+ * the bytes the chunk's FFT writes), copy out.  The compute's waits on the
+ * previous copy out are implied by the copy in's while a round's passes chunk
+ * alike; they stay so that each kernel waits for what it overwrites.
  */
 static int plain_pass(hfft__gpu *g, srd *r, const tile_io *t, int64_t L, int64_t w,
                       int64_t *pass) {
@@ -566,28 +582,44 @@ static int plain_pass(hfft__gpu *g, srd *r, const tile_io *t, int64_t L, int64_t
     int b = (int)(g->piped % g->nslot), reuse = g->piped >= g->nslot;
     char *tile = g->buf[b];
     hfft__stream in = g->st[0], out = g->st[1], c = g->st[NSTREAM];
-    int nc = t->rows < NCHUNK ? (int)t->rows : NCHUNK;
+    int64_t cb = r->cb, at[NCHUNK + 1];
+    int nc = cb ? (int)((t->rows + cb - 1) / cb) : t->rows < NCHUNK ? (int)t->rows : NCHUNK;
+    for (int j = 0; j <= nc; j++)
+        at[j] = cb ? (j * cb < t->rows ? j * cb : t->rows) : t->rows * j / nc;
     for (int j = 0; j < nc; j++) {
-        int64_t r0 = t->rows * j / nc, r1 = t->rows * (j + 1) / nc;
-        size_t end = (size_t)(r1 - 1) * t->tpitch + t->width;
+        size_t end = (size_t)(at[j + 1] - 1) * t->tpitch + t->width;
         if (reuse)
             TRY(o->wait(d, in, g->out_ev[b][out_chunk(g, b, end)]));
-        TRY(o->h2d(d, in, tile + (size_t)r0 * t->tpitch, t->tpitch, t->src + (size_t)r0 * t->spitch,
-                   t->spitch, t->width, (size_t)(r1 - r0)));
+        TRY(o->h2d(d, in, tile + (size_t)at[j] * t->tpitch, t->tpitch,
+                   t->src + (size_t)at[j] * t->spitch, t->spitch, t->width,
+                   (size_t)(at[j + 1] - at[j])));
+        if (cb || j == nc - 1)
+            TRY(o->record(d, g->in_ev[b][j], in));
     }
-    TRY(o->record(d, g->in_ev[b], in));
-    TRY(o->wait(d, c, g->in_ev[b]));
-    if (reuse)
-        TRY(o->wait(d, c, g->out_ev[b][g->out_n[b] - 1]));
-    TRY(compute(g, r, tile, L, w));
-    TRY(o->record(d, g->comp_ev[b], c));
-    TRY(o->wait(d, out, g->comp_ev[b]));
+    if (cb) {
+        for (int j = 0; j < nc; j++) {
+            char *lines = tile + (size_t)at[j] * t->tpitch;
+            TRY(o->wait(d, c, g->in_ev[b][j]));
+            if (reuse)
+                TRY(o->wait(d, c, g->out_ev[b][out_chunk(g, b, (size_t)(at[j] + cb) * t->tpitch)]));
+            TRY(o->fft_exec(d, r->plan[0], c, lines, g->work[0]));
+            TRY(o->record(d, g->comp_ev[b][j], c));
+        }
+    } else {
+        TRY(o->wait(d, c, g->in_ev[b][nc - 1]));
+        if (reuse)
+            TRY(o->wait(d, c, g->out_ev[b][g->out_n[b] - 1]));
+        TRY(compute_strided(g, r, tile, L, w));
+        TRY(o->record(d, g->comp_ev[b][0], c));
+    }
     for (int j = 0; j < nc; j++) {
-        int64_t r0 = t->rows * j / nc, r1 = t->rows * (j + 1) / nc;
-        TRY(o->d2h(d, out, t->dst + (size_t)r0 * t->dpitch, t->dpitch, tile + (size_t)r0 * t->tpitch,
-                   t->tpitch, t->width, (size_t)(r1 - r0)));
+        if (cb || j == 0)
+            TRY(o->wait(d, out, g->comp_ev[b][cb ? j : 0]));
+        TRY(o->d2h(d, out, t->dst + (size_t)at[j] * t->dpitch, t->dpitch,
+                   tile + (size_t)at[j] * t->tpitch, t->tpitch, t->width,
+                   (size_t)(at[j + 1] - at[j])));
         TRY(o->record(d, g->out_ev[b][j], out));
-        g->out_end[b][j] = (size_t)(r1 - 1) * t->tpitch + t->width;
+        g->out_end[b][j] = (size_t)(at[j + 1] - 1) * t->tpitch + t->width;
     }
     g->out_n[b] = nc;
     g->piped++;
@@ -595,20 +627,16 @@ static int plain_pass(hfft__gpu *g, srd *r, const tile_io *t, int64_t L, int64_t
     return 0;
 }
 
-/* The smallest ramp pass (strided rows of at least 8 KiB) and the alignment
-   of pass sizes (strided rows start on a 4 KiB page). */
+/* The smallest ramp pass: strided rows of at least 8 KiB. */
 static int64_t ramp_floor(const hfft__gpu *g, const srd *r) {
     return hfft__round_strided(&r->r) ? (int64_t)(8192 / g->es) : 1;
-}
-static int64_t pass_align(const hfft__gpu *g, const srd *r) {
-    return hfft__round_strided(&r->r) ? (int64_t)(4096 / g->es) : 1;
 }
 
 /* Strided: columns [0, cols) of lines of length L with row pitches ss and ds. */
 static int plain_strided(hfft__gpu *g, srd *r, view v, int64_t L, int64_t cols, int64_t *pass) {
     size_t es = g->es;
     for (int64_t c0 = 0, w; c0 < cols; c0 += w) {
-        w = next_pass(c0, cols, r->blk, ramp_floor(g, r), pass_align(g, r));
+        w = next_pass(c0, cols, r->blk, ramp_floor(g, r));
         tile_io t = {v.src + c0 * es, (size_t)v.ss * es, v.dst + c0 * es, (size_t)v.ds * es,
                      (size_t)w * es, (size_t)r->blk * es, L};
         TRY(plain_pass(g, r, &t, L, w, pass));
@@ -620,7 +648,7 @@ static int plain_contig(hfft__gpu *g, srd *r, const char *src, char *dst, int64_
                         int64_t *pass) {
     size_t line = (size_t)r->r.dout * g->es;
     for (int64_t l0 = 0, n; l0 < lines; l0 += n) {
-        n = next_pass(l0, lines, r->blk, ramp_floor(g, r), pass_align(g, r));
+        n = next_pass(l0, lines, r->blk, ramp_floor(g, r));
         tile_io t = {src + l0 * line, line, dst + l0 * line, line, line, line, n};
         TRY(plain_pass(g, r, &t, r->r.L, n, pass));
     }
@@ -837,7 +865,7 @@ void hfft__gpu_fill_info(const hfft__gpu *g, hfft_info *info) {
         int64_t n = (units + per - 1) / per;
         if (r->kind == K_PLAIN)
             for (int64_t at = 0, k = n = 0; at < units; at += k, n++)
-                k = next_pass(at, units, per, ramp_floor(g, r), pass_align(g, r));
+                k = next_pass(at, units, per, ramp_floor(g, r));
         info->passes[h] = r->kind == K_NONE ? 0 : (int)(outer * n);
         if (r->kind == K_RADIX2)
             sched = 2;

@@ -88,7 +88,8 @@ Test(balancer, hybrid_only_where_it_pays) {
 }
 
 /* The GPU side from the link alone: duplex rate times the 2D efficiency of the
-   pass's rows, plus the ramped edges. */
+   pass's rows, plus the wait for the last strided pass (a contiguous round
+   waits for an eighth of one). */
 Test(balancer, link_model) {
     hfft__link l = link_of(50 * GB);
     cr_assert(fabs(hfft__link_efficiency(&l, 0) - 1.0) < 1e-12);
@@ -100,8 +101,12 @@ Test(balancer, link_model) {
     m.bytes = 8e9;
     m.row_bytes = 8192;
     m.pass_bytes = 256e6;
-    double want = 8e9 / (45 * GB) + 16e6 * (2.0 / (55 * GB));
+    double want = 8e9 / (45 * GB) + 256e6 / (50 * GB);
     cr_assert(fabs(hfft__model_gpu_time(&l, &m, 1.0) - want) < 1e-9, "%g vs %g",
+              hfft__model_gpu_time(&l, &m, 1.0), want);
+    m.row_bytes = 0;
+    want = 8e9 / (50 * GB) + 32e6 / (50 * GB);
+    cr_assert(fabs(hfft__model_gpu_time(&l, &m, 1.0) - want) < 1e-9, "contiguous: %g vs %g",
               hfft__model_gpu_time(&l, &m, 1.0), want);
 }
 
