@@ -68,6 +68,7 @@ typedef struct args {
     double ratio, round_ratio[3], measure_limit;
     int slots, hfft_measure;
     int host_malloc; /* arrays from malloc (the plan pins them) instead of hfft_malloc */
+    int pinning;     /* hfft_options.pinning for malloc arrays */
     const char *csv, *wisdom;
     uint64_t seed;
 } args;
@@ -268,7 +269,7 @@ static void h_info(const problem *p, void *plan, hfft_info *i) {
 static void describe_hfft(const hfft_info *i, char *s, size_t len) {
     static const char *const place[] = {"cpu", "gpu", "hybrid"};
     static const char *const sched[] = {"-", "plain", "radix2"};
-    static const char *const pin[] = {"pageable", "registered", "hfft_malloc"};
+    static const char *const pin[] = {"staged", "registered", "hfft_malloc"};
     char b1[32], b2[32], b3[32], passes[48] = "", ratios[64] = "";
     int pl = i->placement >= 0 && i->placement <= 2 ? i->placement : 0;
     int sc = i->schedule >= 0 && i->schedule <= 2 ? i->schedule : 0;
@@ -337,6 +338,7 @@ static void run_hfft(const args *a, const problem *p, int e, void *A, void *B, r
     o.pass_bytes = a->pass_bytes;
     o.slots = a->slots;
     o.wisdom = a->wisdom;
+    o.pinning = a->pinning;
 
     void *in = a->inplace ? B : A, *out = B;
     fill(p, A, a->seed + (uint64_t)e * 7919u);
@@ -810,7 +812,9 @@ static void usage(FILE *f) {
             "  --threads N             hfft's CPU threads (default: the library's)\n"
             "  --baseline-threads N    FFTW and MKL threads (default: all %d cores)\n"
             "  --host H                where the arrays come from: hfft_malloc (pinned, the\n"
-            "                          default) or malloc (each plan pins them)\n"
+            "                          default) or malloc (each plan pins or stages them)\n"
+            "  --pinning P             malloc arrays: auto, register or stage (hfft_options\n"
+            "                          .pinning; default auto)\n"
             "  --inplace               time hfft in place (the error still comes from an\n"
             "                          out-of-place run); baselines always run in place\n"
             "                          on a copy\n"
@@ -1075,6 +1079,17 @@ int main(int argc, char **argv) {
                 a.host_malloc = 1;
             else {
                 fprintf(stderr, "hfft-bench: --host '%s': hfft_malloc or malloc\n", v);
+                return 2;
+            }
+        } else if (strcmp(o, "--pinning") == 0) {
+            const char *v = need(argc, argv, &i);
+            static const char *const modes[] = {"auto", "register", "stage"};
+            a.pinning = -1;
+            for (int k = 0; k < 3; k++)
+                if (strcmp(v, modes[k]) == 0)
+                    a.pinning = k;
+            if (a.pinning < 0) {
+                fprintf(stderr, "hfft-bench: --pinning '%s': auto, register or stage\n", v);
                 return 2;
             }
         } else if (strcmp(o, "--bandwidth") == 0) {

@@ -220,6 +220,20 @@ static int cuda_sync(hfft__dev *d, hfft__stream s) {
     return 0;
 }
 
+static int cuda_event_sync(hfft__dev *d, hfft__event e) {
+    (void)d;
+    CU(cudaEventSynchronize((cudaEvent_t)e));
+    return 0;
+}
+
+static int cuda_host_fn(hfft__dev *d, hfft__stream s, void (*fn)(void *), void *arg) {
+    (void)d;
+    if (hfft__fault_hit("host_fn"))
+        return hfft__fail(HFFT_ERR_CUDA, "cudaLaunchHostFunc failed: injected fault");
+    CU(cudaLaunchHostFunc((cudaStream_t)s, fn, arg));
+    return 0;
+}
+
 static int copy(hfft__stream s, void *dst, size_t dpitch, const void *src, size_t spitch,
                 size_t width, size_t height, enum cudaMemcpyKind kind, const char *what) {
     if (hfft__fault_hit(what))
@@ -346,6 +360,8 @@ static void cuda_host_free(hfft__dev *d, void *p) {
 }
 static int cuda_host_register(hfft__dev *d, void *p, size_t bytes) {
     (void)d;
+    if (hfft__fault_hit("host_register"))
+        return hfft__fail(HFFT_ERR_CUDA, "cudaHostRegister failed: injected fault");
     CU(cudaHostRegister(p, bytes, cudaHostRegisterDefault));
     return 0;
 }
@@ -382,6 +398,8 @@ const hfft__dev_ops hfft__cuda_ops = {
     .record = cuda_record,
     .wait = cuda_wait,
     .sync = cuda_sync,
+    .event_sync = cuda_event_sync,
+    .host_fn = cuda_host_fn,
     .activate = cuda_activate,
     .h2d = cuda_h2d,
     .d2h = cuda_d2h,

@@ -74,6 +74,16 @@ enum hfft_device_kind {
     HFFT_DEVICE_EMULATED = 3  /* a test double: the GPU schedule in host memory, budget enforced */
 };
 
+/* How a GPU plan copies arrays that are not pinned (not from hfft_malloc), for
+   hfft_options.pinning (also HFFT_PINNING=auto|register|stage). */
+enum hfft_pinning {
+    HFFT_PINNING_AUTO = 0,     /* register them; under HFFT_MEASURE, whichever of the two
+                                  executed faster; staged where registration fails */
+    HFFT_PINNING_REGISTER = 1, /* page-lock them for the plan's lifetime (cudaHostRegister) */
+    HFFT_PINNING_STAGE = 2     /* leave them pageable: copy through a few pinned buffers that
+                                  host threads fill and empty (plain schedule only) */
+};
+
 /*
  * Settings that a plan reads at creation.  A field left at 0 (NULL for
  * strings) falls back to its environment variable, then to the built-in
@@ -90,6 +100,8 @@ enum hfft_device_kind {
  *                                      3D), round 2 the rows (2D) or XY planes (3D)
  *   pass_bytes     (none)              fixed pass size on the device in bytes; 0: planner
  *   slots          (none)              pass buffers on the device, 2..8; 0: planner
+ *   pinning        HFFT_PINNING        enum hfft_pinning: arrays not from hfft_malloc are
+ *                                      registered or staged; default auto
  * Thread safety: an options struct is plain data; share it read-only freely.
  */
 typedef struct hfft_options {
@@ -101,6 +113,7 @@ typedef struct hfft_options {
     double round_ratio[3];
     int64_t pass_bytes;
     int slots;
+    int pinning;
 } hfft_options;
 
 /* What a plan chose and what it holds; filled by hfft_plan_info/hfftf_plan_info. */
@@ -122,7 +135,8 @@ typedef struct hfft_info {
     int64_t device_budget;      /* bytes the plan may use on the device */
     int64_t device_bytes;       /* bytes it allocated there (buffers and cuFFT work areas) */
     int64_t host_bytes;         /* host scratch and staging it allocated */
-    int host_pinned;            /* 0 pageable staging, 1 registered, 2 hfft_malloc memory */
+    int host_pinned;            /* GPU plans: 0 pageable arrays staged, 1 registered by the
+                                   plan, 2 already pinned (hfft_malloc) */
     double predicted_seconds[3];/* model's time per round (0 where no model ran) */
     double measured_seconds[3]; /* each round's time in the last execute */
     double measured_gpu[3];     /* of which the GPU side (hybrid rounds run both at once) */

@@ -30,7 +30,7 @@
  * runs the work in issue order instead; the random order's seed is drawn per
  * device from a process-wide counter, so a run repeats itself.
  */
-enum { OP_COPY, OP_FFT, OP_RADIX2, OP_RADIXR, OP_TRANSPOSE, OP_RECORD, OP_WAIT };
+enum { OP_COPY, OP_FFT, OP_RADIX2, OP_RADIXR, OP_TRANSPOSE, OP_RECORD, OP_WAIT, OP_HOST };
 
 typedef struct emu_event {
     uint64_t issued, done; /* records issued, and the last one run */
@@ -44,6 +44,8 @@ typedef struct emu_op {
     int64_t rows, cols, n, k0;            /* kernels */
     void *blk[HFFT__RADIXR_MAX];
     hfft__lines *plan;
+    void (*fn)(void *);
+    void *arg;
     emu_event *ev;
     uint64_t seq;
     uint64_t order; /* issue order on the device */
@@ -284,6 +286,9 @@ static void execute(const emu_op *op) {
     case OP_RECORD:
         op->ev->done = op->seq;
         break;
+    case OP_HOST:
+        op->fn(op->arg);
+        break;
     default: /* OP_WAIT: nothing left to do once ready */
         break;
     }
@@ -296,8 +301,9 @@ static uint64_t next_random(hfft__dev *d) {
     return d->rng;
 }
 
-/* Runs queued work until `until` is empty (NULL: every stream). */
-static int run_all(hfft__dev *d, emu_stream *until) {
+/* Runs queued work until `until` is empty (NULL: every stream), or until the
+   event `ev` has run its last record. */
+static int run_until(hfft__dev *d, emu_stream *until, emu_event *ev) {
     pthread_mutex_lock(&d->mu);
     for (;;) {
         emu_stream *ready[64];
@@ -315,7 +321,7 @@ static int run_all(hfft__dev *d, emu_stream *until) {
                 ready[nready++] = q;
             }
         }
-        if ((until && until->head == until->n) || !pending)
+        if ((until && until->head == until->n) || (ev && ev->done >= ev->issued) || !pending)
             break;
         if (nready == 0) {
             pthread_mutex_unlock(&d->mu);
@@ -336,7 +342,17 @@ static int run_all(hfft__dev *d, emu_stream *until) {
     return 0;
 }
 
+static int run_all(hfft__dev *d, emu_stream *until) { return run_until(d, until, NULL); }
+
 static int emu_sync(hfft__dev *d, hfft__stream s) { return run_all(d, s); }
+
+static int emu_event_sync(hfft__dev *d, hfft__event e) { return run_until(d, NULL, e); }
+
+static int emu_host_fn(hfft__dev *d, hfft__stream s, void (*fn)(void *), void *arg) {
+    int st = fault("host_fn");
+    emu_op op = {.kind = OP_HOST, .fn = fn, .arg = arg};
+    return st ? st : push(d, s, &op);
+}
 
 static int emu_h2d(hfft__dev *d, hfft__stream s, void *dst, size_t dpitch, const void *src,
                    size_t spitch, size_t width, size_t height) {
@@ -495,6 +511,8 @@ static void emu_host_free(hfft__dev *d, void *p) {
 }
 static int emu_host_register(hfft__dev *d, void *p, size_t bytes) {
     (void)d;
+    if (hfft__fault_hit("host_register"))
+        return hfft__fail(HFFT_ERR_CUDA, "cudaHostRegister failed: injected fault (emulated)");
     return pins_add(p, bytes, 1);
 }
 static void emu_host_unregister(hfft__dev *d, void *p) {
@@ -530,6 +548,8 @@ const hfft__dev_ops hfft__emulated_ops = {
     .record = emu_record,
     .wait = emu_wait,
     .sync = emu_sync,
+    .event_sync = emu_event_sync,
+    .host_fn = emu_host_fn,
     .activate = emu_activate,
     .h2d = emu_h2d,
     .d2h = emu_d2h,

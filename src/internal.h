@@ -36,7 +36,7 @@ double hfft__now(void);
 
 /* Fault injection for tests (src/fault.c): HFFT_FAULT=op:N makes the N-th call
    of op fail (counted from when the variable last changed).  Ops: alloc, h2d,
-   d2h, fft_plan, fft_exec, kernel, host_alloc, thread. */
+   d2h, fft_plan, fft_exec, kernel, host_alloc, host_register, host_fn, thread. */
 int hfft__fault_hit(const char *op);
 
 /* ---- settings (src/settings.c) ---- */
@@ -49,6 +49,7 @@ typedef struct hfft__settings {
     double ratio[3];    /* per round; < 0: balancer decides */
     int64_t pass_bytes; /* 0: planner decides */
     int slots;          /* 0: planner decides */
+    int pinning;        /* enum hfft_pinning */
 } hfft__settings;
 
 int hfft__settings_resolve(const hfft_options *opts, hfft__settings *out);
@@ -118,6 +119,11 @@ typedef struct hfft__dev_ops {
     int (*record)(hfft__dev *d, hfft__event e, hfft__stream s);
     int (*wait)(hfft__dev *d, hfft__stream s, hfft__event e);
     int (*sync)(hfft__dev *d, hfft__stream s);
+    /* Blocks until the event's last record has run. */
+    int (*event_sync)(hfft__dev *d, hfft__event e);
+    /* Runs fn(arg) on a host thread once the stream's earlier work is done; the
+       stream's later work waits for it.  fn must not call the device. */
+    int (*host_fn)(hfft__dev *d, hfft__stream s, void (*fn)(void *), void *arg);
     /* Makes the plan's device current on the calling thread (execute may run
        on another thread than planning did). */
     int (*activate)(hfft__dev *d);
@@ -201,6 +207,21 @@ int hfft__cpu_start(hfft__cpu *c, int h, const void *src, void *dst, int64_t u0,
 int hfft__cpu_finish(hfft__cpu *c);
 int64_t hfft__cpu_host_bytes(const hfft__cpu *c);
 
+/* ---- staged copies for arrays that are not pinned (src/stage.c) ---- */
+
+typedef struct hfft__stage hfft__stage;
+/* Pinned slots of slot_bytes (two per direction) and `threads` host threads. */
+int hfft__stage_create(const hfft__dev_ops *ops, hfft__dev *d, size_t slot_bytes, int threads,
+                       hfft__stage **out);
+void hfft__stage_destroy(hfft__stage *s);
+/* As ops->h2d and ops->d2h, from and to pageable host memory, on the caller's stream. */
+int hfft__stage_h2d(hfft__stage *s, hfft__stream in, void *dev, size_t dpitch, const void *host,
+                    size_t hpitch, size_t width, size_t rows);
+int hfft__stage_d2h(hfft__stage *s, hfft__stream out, void *host, size_t hpitch, const void *dev,
+                    size_t dpitch, size_t width, size_t rows);
+int hfft__stage_sync(hfft__stage *s);
+int64_t hfft__stage_bytes(const hfft__stage *s);
+
 /* ---- the GPU engine: the out-of-card pass schedule (src/sched.c) ---- */
 
 typedef struct hfft__gpu hfft__gpu;
@@ -217,6 +238,10 @@ int hfft__gpu_create(const hfft__dev_ops *ops, hfft__dev *dev, const hfft__gpu_r
                      hfft__gpu **out);
 void hfft__gpu_destroy(hfft__gpu *g);
 int hfft__gpu_run(hfft__gpu *g, int h, const void *src, void *dst);
+/* Copies through staging buffers (on) or straight from pinned arrays (off).
+   HFFT_ERR_UNSUPPORTED where a round uses the radix-2 or long-line schedule. */
+int hfft__gpu_stage(hfft__gpu *g, int on, int threads);
+int hfft__gpu_staged(const hfft__gpu *g);
 void hfft__gpu_fill_info(const hfft__gpu *g, hfft_info *info);
 
 /* ---- the plan (src/plan.c) ---- */

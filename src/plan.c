@@ -148,8 +148,8 @@ static void unpin(hfft__plan *p) {
     pthread_mutex_unlock(&pins_mu);
 }
 
-/* Arrays from hfft_malloc are used as they are; others are registered for the
-   plan's lifetime so that every copy is a pinned DMA. */
+/* Registers the arrays that are not pinned yet, for the plan's lifetime, so
+   that every copy is a pinned DMA. */
 static int pin(hfft__plan *p) {
     size_t bytes = (size_t)p->total * p->esize;
     void *arr[2] = {p->in, p->out};
@@ -161,9 +161,11 @@ static int pin(hfft__plan *p) {
             break;
         int registered;
         int st = pin_one(p, arr[i], bytes, &registered);
-        if (st)
+        if (st) {
+            unpin(p);
             return hfft__fail_context(st, "pinning the %s array for the GPU",
                                       i ? "output" : "input");
+        }
         if (registered) {
             p->registered[i] = arr[i];
             pinned = 1;
@@ -171,6 +173,50 @@ static int pin(hfft__plan *p) {
     }
     p->info.host_pinned = pinned;
     return 0;
+}
+
+static int staging_threads(const hfft__plan *p) {
+    int t = p->set.threads > 0 ? p->set.threads : hfft__cores() - 1;
+    return t > 0 ? t : 1;
+}
+
+/*
+ * Arrays already pinned (hfft_malloc) are used as they are.  Others are
+ * registered for the plan's lifetime (HFFT_PINNING=register, and auto), or
+ * left pageable and copied through staging buffers (HFFT_PINNING=stage, and
+ * auto where registration fails).  Under HFFT_MEASURE, auto times both once
+ * the plan is built (choose_pinning).
+ */
+static int place_arrays(hfft__plan *p) {
+    int pinned = 1;
+    pthread_mutex_lock(&pins_mu);
+    for (int i = 0; i < 2; i++) {
+        void *ptr = i ? p->out : p->in;
+        int ours = 0;
+        for (int k = 0; k < MAX_PINS && !ours; k++)
+            ours = pins[k].refs && pins[k].ptr == ptr;
+        pinned &= !ours && p->ops->host_is_pinned(p->dev, ptr);
+    }
+    pthread_mutex_unlock(&pins_mu);
+    if (pinned) {
+        p->info.host_pinned = 2;
+        return 0;
+    }
+    if (p->set.pinning == HFFT_PINNING_STAGE) {
+        p->info.host_pinned = 0;
+        return hfft__gpu_stage(p->gpu, 1, staging_threads(p));
+    }
+    int st = pin(p);
+    if (st && p->set.pinning == HFFT_PINNING_AUTO && st != HFFT_ERR_HOST_MEMORY) {
+        char why[256];
+        snprintf(why, sizeof why, "%s", hfft_last_error_message());
+        hfft__clear_error();
+        p->info.host_pinned = 0;
+        st = hfft__gpu_stage(p->gpu, 1, staging_threads(p));
+        if (st)
+            hfft__fail_context(st, "%s; staging instead", why);
+    }
+    return st;
 }
 
 /* The engines of one build; the device and the pinned arrays stay. */
@@ -299,6 +345,43 @@ static int try_whole(hfft__plan *p) {
     return st;
 }
 
+/*
+ * HFFT_MEASURE with HFFT_PINNING=auto, on arrays the plan registered: one
+ * execute with the arrays registered, one staged (each after a warm-up, on
+ * the plan's arrays, which MEASURE may overwrite); the faster stays, and a
+ * staged plan gives the registration back.
+ */
+static int choose_pinning(hfft__plan *p) {
+    if (!p->gpu || p->info.host_pinned != 1 || p->set.pinning != HFFT_PINNING_AUTO ||
+        !(p->flags & HFFT_MEASURE))
+        return 0;
+    double t[2] = {0, 0};
+    for (int staged = 0; staged < 2; staged++) {
+        int st = staged ? hfft__gpu_stage(p->gpu, 1, staging_threads(p)) : 0;
+        if (st == HFFT_ERR_UNSUPPORTED) {
+            hfft__clear_error(); /* radix-2 or long lines: registered it is */
+            return 0;
+        }
+        for (int rep = 0; rep < 2 && !st; rep++) {
+            double t0 = hfft__now();
+            st = hfft__plan_execute(p, p->in, p->out);
+            t[staged] = hfft__now() - t0;
+        }
+        if (st) {
+            (void)hfft__gpu_stage(p->gpu, 0, 0);
+            return hfft__fail_context(st, "HFFT_MEASURE, timing %s arrays",
+                                      staged ? "staged" : "registered");
+        }
+    }
+    if (t[1] < t[0]) {
+        unpin(p);
+        p->info.host_pinned = 0;
+    } else {
+        (void)hfft__gpu_stage(p->gpu, 0, 0);
+    }
+    return 0;
+}
+
 /* Engines for the chosen placement: c->ratio[h] in [0, 1] is round h's GPU share. */
 static int build(hfft__plan *p, const hfft__choice *c, int split) {
     p->nrounds = make_rounds(p->rank, p->n, split, p->rounds);
@@ -326,7 +409,7 @@ static int build(hfft__plan *p, const hfft__choice *c, int split) {
     if (!st && any_cpu)
         st = make_cpu(p, any_gpu ? 1 : 0);
     if (!st && any_gpu)
-        st = pin(p);
+        st = place_arrays(p);
     if (!st && !any_gpu && (p->flags & HFFT_MEASURE))
         st = try_whole(p);
     p->info.placement = !any_gpu ? 0 : any_cpu ? 2 : 1;
@@ -473,6 +556,8 @@ hfft__plan *hfft__plan_create(int prec, int rank, const int64_t *n_in, void *in,
         memset(&c, 0, sizeof c);
         st = build(p, &c, 0);
     }
+    if (!st)
+        st = choose_pinning(p);
     if (st) {
         hfft__plan_destroy(p);
         return NULL;

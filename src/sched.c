@@ -79,6 +79,7 @@ struct hfft__gpu {
     size_t scratch_bytes;
     int64_t passes[3];
     int fixed_passes;               /* options.pass_bytes set: passes of that size */
+    hfft__stage *stage;             /* pageable arrays: copies through staging buffers */
 };
 
 #define TRY HFFT__TRY
@@ -461,6 +462,7 @@ int hfft__gpu_create(const hfft__dev_ops *ops, hfft__dev *dev, const hfft__gpu_r
 void hfft__gpu_destroy(hfft__gpu *g) {
     if (!g)
         return;
+    hfft__stage_destroy(g->stage);
     release(g);
     for (int i = 0; i < NSTREAM + 1; i++)
         if (g->st[i])
@@ -493,6 +495,8 @@ typedef struct view {
 static int sync_all(hfft__gpu *g) {
     for (int i = 0; i < NSTREAM + 1; i++)
         TRY(g->ops->sync(g->d, g->st[i]));
+    if (g->stage)
+        TRY(hfft__stage_sync(g->stage));
     g->piped = 0; /* every buffer is idle: the next passes wait for nothing */
     return 0;
 }
@@ -540,6 +544,20 @@ typedef struct tile_io {
     size_t width, tpitch;
     int64_t rows;
 } tile_io;
+
+/* A plain pass's copies: straight from pinned memory, or through staging. */
+static int copy_in(hfft__gpu *g, hfft__stream s, void *dev, size_t dpitch, const char *host,
+                   size_t hpitch, size_t width, size_t rows) {
+    if (g->stage)
+        return hfft__stage_h2d(g->stage, s, dev, dpitch, host, hpitch, width, rows);
+    return g->ops->h2d(g->d, s, dev, dpitch, host, hpitch, width, rows);
+}
+static int copy_out(hfft__gpu *g, hfft__stream s, char *host, size_t hpitch, const void *dev,
+                    size_t dpitch, size_t width, size_t rows) {
+    if (g->stage)
+        return hfft__stage_d2h(g->stage, s, host, hpitch, dev, dpitch, width, rows);
+    return g->ops->d2h(g->d, s, host, hpitch, dev, dpitch, width, rows);
+}
 
 /* The chunk of buffer b's last copy out that ends at or past byte `end`. */
 static int out_chunk(const hfft__gpu *g, int b, size_t end) {
@@ -590,9 +608,9 @@ static int plain_pass(hfft__gpu *g, srd *r, const tile_io *t, int64_t L, int64_t
         size_t end = (size_t)(at[j + 1] - 1) * t->tpitch + t->width;
         if (reuse)
             TRY(o->wait(d, in, g->out_ev[b][out_chunk(g, b, end)]));
-        TRY(o->h2d(d, in, tile + (size_t)at[j] * t->tpitch, t->tpitch,
-                   t->src + (size_t)at[j] * t->spitch, t->spitch, t->width,
-                   (size_t)(at[j + 1] - at[j])));
+        TRY(copy_in(g, in, tile + (size_t)at[j] * t->tpitch, t->tpitch,
+                    t->src + (size_t)at[j] * t->spitch, t->spitch, t->width,
+                    (size_t)(at[j + 1] - at[j])));
         if (cb || j == nc - 1)
             TRY(o->record(d, g->in_ev[b][j], in));
     }
@@ -615,9 +633,9 @@ static int plain_pass(hfft__gpu *g, srd *r, const tile_io *t, int64_t L, int64_t
     for (int j = 0; j < nc; j++) {
         if (cb || j == 0)
             TRY(o->wait(d, out, g->comp_ev[b][cb ? j : 0]));
-        TRY(o->d2h(d, out, t->dst + (size_t)at[j] * t->dpitch, t->dpitch,
-                   tile + (size_t)at[j] * t->tpitch, t->tpitch, t->width,
-                   (size_t)(at[j + 1] - at[j])));
+        TRY(copy_out(g, out, t->dst + (size_t)at[j] * t->dpitch, t->dpitch,
+                     tile + (size_t)at[j] * t->tpitch, t->tpitch, t->width,
+                     (size_t)(at[j + 1] - at[j])));
         TRY(o->record(d, g->out_ev[b][j], out));
         g->out_end[b][j] = (size_t)(at[j + 1] - 1) * t->tpitch + t->width;
     }
@@ -807,6 +825,9 @@ int hfft__gpu_run(hfft__gpu *g, int h, const void *src_, void *dst_) {
            is still in flight when the caller (or the next execute) goes on. */
         for (int i = 0; i < NSTREAM + 1; i++)
             (void)g->ops->sync(g->d, g->st[i]);
+        if (g->stage)
+            (void)hfft__stage_sync(g->stage);
+        g->piped = 0;
     }
     return st;
 }
@@ -856,6 +877,44 @@ static int run_round(hfft__gpu *g, int h, const void *src_, void *dst_) {
     return sync_all(g);
 }
 
+/* The largest chunk a plain pass copies, in bytes. */
+static size_t largest_chunk(const hfft__gpu *g) {
+    size_t most = 0;
+    for (int h = 0; h < g->nrounds; h++) {
+        const srd *r = &g->rd[h];
+        size_t b = 0;
+        if (r->kind == K_PLAIN && r->cb)
+            b = (size_t)r->cb * (size_t)r->r.dout * g->es;
+        else if (r->kind == K_PLAIN) {
+            int64_t nc = r->r.L < NCHUNK ? r->r.L : NCHUNK;
+            b = (size_t)((r->r.L + nc - 1) / nc) * (size_t)r->blk * g->es;
+        }
+        if (b > most)
+            most = b;
+    }
+    return most;
+}
+
+int hfft__gpu_stage(hfft__gpu *g, int on, int threads) {
+    if (!on || g->stage) {
+        if (!on) {
+            hfft__stage_destroy(g->stage);
+            g->stage = NULL;
+        }
+        return 0;
+    }
+    for (int h = 0; h < g->nrounds; h++)
+        if (g->rd[h].kind != K_NONE && g->rd[h].kind != K_PLAIN)
+            return hfft__fail(HFFT_ERR_UNSUPPORTED,
+                              "staged copies need the plain schedule; the %s schedule copies "
+                              "straight from pinned (registered) arrays",
+                              g->rd[h].kind == K_RADIX2 ? "radix-2" : "long-line");
+    return hfft__stage_create(g->ops, g->d, largest_chunk(g), threads > 0 ? threads : 1,
+                              &g->stage);
+}
+
+int hfft__gpu_staged(const hfft__gpu *g) { return g->stage != NULL; }
+
 void hfft__gpu_fill_info(const hfft__gpu *g, hfft_info *info) {
     int sched = 0;
     for (int h = 0; h < g->nrounds; h++) {
@@ -876,5 +935,5 @@ void hfft__gpu_fill_info(const hfft__gpu *g, hfft_info *info) {
     info->transposed = any_transpose(g);
     info->streams = sched == 2 ? NSTREAM : g->nslot;
     info->device_bytes = g->ops->used(g->d);
-    info->host_bytes += (int64_t)g->scratch_bytes;
+    info->host_bytes += (int64_t)g->scratch_bytes + hfft__stage_bytes(g->stage);
 }

@@ -1,7 +1,7 @@
 /*
  * settings.c: the settings a plan reads at creation, from hfft_options, then
- * the environment (HFFT_DEVICE_MEMORY, HFFT_THREADS, HFFT_DEVICE, HFFT_WISDOM),
- * then defaults.  A malformed value is an error, never a silent default.
+ * the environment (HFFT_DEVICE_MEMORY, HFFT_THREADS, HFFT_DEVICE, HFFT_WISDOM,
+ * HFFT_PINNING), then defaults.  A malformed value is an error, never a silent default.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -105,6 +105,17 @@ static int parse_device(const char *text, int *out) {
                       text);
 }
 
+static int parse_pinning(const char *text, int *out) {
+    static const char *const names[] = {"auto", "register", "stage"};
+    for (int i = 0; i < 3; i++) {
+        if (strcasecmp(text, names[i]) == 0) {
+            *out = i;
+            return 0;
+        }
+    }
+    return hfft__fail(HFFT_ERR_SETTING, "HFFT_PINNING='%s': use auto, register or stage", text);
+}
+
 int hfft__settings_resolve(const hfft_options *o, hfft__settings *s) {
     memset(s, 0, sizeof *s);
     for (int h = 0; h < 3; h++)
@@ -139,6 +150,16 @@ int hfft__settings_resolve(const hfft_options *o, hfft__settings *s) {
         s->device = o->device;
     } else if ((env = getenv("HFFT_DEVICE")) && *env) {
         int st = parse_device(env, &s->device);
+        if (st)
+            return st;
+    }
+    if (o && (o->pinning < HFFT_PINNING_AUTO || o->pinning > HFFT_PINNING_STAGE))
+        return hfft__fail(HFFT_ERR_SETTING, "options.pinning %d: use an enum hfft_pinning value",
+                          o->pinning);
+    if (o && o->pinning != HFFT_PINNING_AUTO) {
+        s->pinning = o->pinning;
+    } else if ((env = getenv("HFFT_PINNING")) && *env) {
+        int st = parse_pinning(env, &s->pinning);
         if (st)
             return st;
     }

@@ -207,6 +207,7 @@ struct exec_case {
     double ratio;
     char spec[16]; /* an array: Criterion copies parameters into the test's process */
     int64_t pass_bytes;
+    int pinning;   /* options.pinning */
 };
 
 static void exec_fault(const struct exec_case *e, int inplace) {
@@ -216,6 +217,7 @@ static void exec_fault(const struct exec_case *e, int inplace) {
     hfft_options o = emu(e->budget);
     o.ratio = e->ratio;
     o.pass_bytes = e->pass_bytes;
+    o.pinning = e->pinning;
     void *in = tu_alloc(bytes), *out = inplace ? in : tu_alloc(bytes);
     char shape[64], what[160];
     snprintf(what, sizeof what, "HFFT_FAULT=%s, %s %s flags 0x%x ratio %g", e->spec,
@@ -286,8 +288,8 @@ ParameterizedTestParameters(faults, at_execute) {
         {4, 2, {729, 8}, 8192, 0, 0, "d2h:2"},
         {4, 2, {1250, 4}, 8192, 0, 0, "fft_exec:2"},
         /* 3D with split planes */
-        {4, 3, {12, 10, 14}, 4096, 0, 0, "h2d:3"},
-        {8, 3, {5, 7, 11}, 8192, 0, 0, "d2h:2"},
+        {4, 3, {12, 10, 14}, 2048, 0, 0, "h2d:3"},
+        {8, 3, {5, 7, 11}, 2048, 0, 0, "d2h:2"},
         /* hybrid: the CPU share runs while the device part fails */
         {4, 2, {64, 48}, 4096, 0, 0.5, "h2d:3"},
         {8, 2, {64, 48}, 8192, HFFT_SCHEDULE_RADIX2, 0.7, "kernel:1"},
@@ -296,6 +298,12 @@ ParameterizedTestParameters(faults, at_execute) {
         {4, 2, {4096, 16}, 1 << 20, 0, 0, "kernel:1", 131072},
         {8, 2, {4096, 12}, 2 << 20, 0, 0, "kernel:4", 262144},
         {4, 2, {4096, 16}, 1 << 20, 0, 0, "fft_exec:3", 131072},
+        /* pageable arrays through staging buffers: a host function, a copy in or out fails */
+        {4, 2, {64, 48}, 4096, HFFT_SCHEDULE_PLAIN, 0, "host_fn:3", 0, HFFT_PINNING_STAGE},
+        {8, 2, {64, 48}, 8192, 0, 0, "h2d:2", 0, HFFT_PINNING_STAGE},
+        {4, 2, {64, 48}, 4096, 0, 0, "d2h:5", 0, HFFT_PINNING_STAGE},
+        {4, 3, {12, 10, 14}, 2048, 0, 0, "host_fn:9", 0, HFFT_PINNING_STAGE},
+        {8, 2, {64, 48}, 8192, 0, 0.5, "host_fn:2", 0, HFFT_PINNING_STAGE},
     };
     return cr_make_param_array(struct exec_case, cases, sizeof cases / sizeof cases[0]);
 }

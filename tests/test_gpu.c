@@ -3,7 +3,8 @@
  * budgets far below the array so that every round takes many passes: 2D
  * plain and radix-2, double precision, 3D, lines longer than a pass, hybrid,
  * automatic placement, hfft_malloc memory, malloc'd arrays that share pages,
- * several plans on one array, faults at execute time, and two threads.
+ * pageable arrays staged, several plans on one array, faults at execute time,
+ * and two threads.
  * Where the library cannot use CUDA (no GPU, no driver, built without the
  * toolkit, HFFT_DEVICE=none) every test is reported as skipped, not passed.
  */
@@ -227,6 +228,32 @@ Test(gpu, host_memory_kinds) {
         tu_case c = {k % 2 ? 8 : 4, 2, {24 + k, 40}, 0, HFFT_FORWARD, 0, &o, 0};
         run_case(&c, &info);
         cr_assert_eq(info.host_pinned, 1);
+    }
+}
+
+/* Pageable arrays staged through pinned buffers (HFFT_PINNING=stage), which
+   host threads fill and empty in host functions on the plan's streams. */
+Test(gpu, staged_arrays) {
+    require_cuda();
+    static const struct {
+        int prec, rank;
+        int64_t n[3], budget;
+        double ratio;
+    } cases[] = {{4, 2, {2048, 2048, 0}, 16 * MiB, 0}, {8, 2, {1024, 1536, 0}, 16 * MiB, 0},
+                 {4, 3, {64, 64, 128}, 4 * MiB, 0},    {4, 2, {2048, 1024, 0}, 8 * MiB, 0.7}};
+    for (int i = 0; i < 4; i++) {
+        hfft_options o = cuda(cases[i].budget);
+        o.pinning = HFFT_PINNING_STAGE;
+        o.ratio = cases[i].ratio;
+        for (int inplace = 0; inplace < 2; inplace++) {
+            tu_case c = {cases[i].prec, cases[i].rank,
+                         {cases[i].n[0], cases[i].n[1], cases[i].n[2]}, inplace, HFFT_FORWARD,
+                         0, &o, 0};
+            hfft_info info;
+            run_case(&c, &info);
+            cr_assert_eq(info.host_pinned, 0, "host_pinned %d", info.host_pinned);
+            cr_assert_gt(info.host_bytes, 0);
+        }
     }
 }
 

@@ -2,7 +2,9 @@
  * test_pinning.c: host registration on the emulated device, which tracks it
  * as CUDA does.  Plans sharing one array register it once, from several
  * threads at once too; it stays registered until the last of them goes;
- * hfft_malloc memory is used as it is.
+ * hfft_malloc memory is used as it is.  Arrays left pageable are staged
+ * (HFFT_PINNING): correct results, the fallback where registration fails,
+ * the choice under HFFT_MEASURE, and the setting itself.
  */
 #include <criterion/criterion.h>
 #include <pthread.h>
@@ -12,6 +14,7 @@
 
 #include "hfft.h"
 #include "ref.h"
+#include "util.h"
 
 #define N0 64
 #define N1 48
@@ -114,4 +117,157 @@ Test(pinning, hfft_malloc_memory_is_used_as_it_is) {
     hfftf_destroy_plan(f.p);
     hfftf_destroy_plan(b.p);
     hfftf_free(a);
+}
+
+/* ---- pageable arrays through staging buffers ---- */
+
+static hfft_options staged(int64_t budget, int pinning) {
+    hfft_options o = emulated();
+    o.device_memory = budget;
+    o.pinning = pinning;
+    o.threads = 2;
+    return o;
+}
+
+/* HFFT_PINNING=stage: the plan registers nothing, copies through pinned
+   staging buffers that host threads fill and empty, and gets the FFTW answer:
+   strided and contiguous rounds, 3D planes, hybrid shares, both precisions,
+   in and out of place (run_case checks the error and the untouched input). */
+Test(pinning, staged_arrays, .init = tu_setup, .fini = tu_env_clear) {
+    static const struct {
+        int prec, rank;
+        int64_t n[3], budget;
+        double ratio;
+    } cases[] = {
+        {4, 2, {64, 48}, 4096, 0},       {8, 2, {64, 48}, 8192, 0},
+        {4, 2, {97, 101}, 16384, 0},     {8, 2, {1000, 31}, 65536, 0},
+        {4, 3, {12, 10, 14}, 2048, 0},   {8, 3, {20, 6, 5}, 65536, 0},
+        {4, 2, {4096, 16}, 1 << 20, 0},  {4, 2, {64, 48}, 4096, 0.5},
+        {8, 3, {12, 10, 14}, 4096, 0.6}, {4, 1, {300}, 65536, 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        hfft_options o = staged(cases[i].budget, HFFT_PINNING_STAGE);
+        o.ratio = cases[i].ratio;
+        for (int inplace = 0; inplace < 2; inplace++) {
+            tu_case c = {cases[i].prec, cases[i].rank,
+                         {cases[i].n[0], cases[i].n[1], cases[i].n[2]}, inplace,
+                         inplace ? HFFT_BACKWARD : HFFT_FORWARD, 0, &o, 0, 0};
+            hfft_info info;
+            run_case(&c, &info);
+            char shape[64];
+            tu_shape(shape, sizeof shape, c.prec, c.rank, c.n);
+            cr_assert_eq(info.host_pinned, 0, "%s: host_pinned %d", shape, info.host_pinned);
+            cr_assert_gt(info.host_bytes, 0, "%s: no staging buffers reported", shape);
+        }
+    }
+}
+
+/* hfft_malloc memory is used as it is, whatever HFFT_PINNING says. */
+Test(pinning, pinned_memory_is_never_staged, .init = tu_setup, .fini = tu_env_clear) {
+    void *a = hfftf_alloc_complex((size_t)N0 * N1);
+    cr_assert(a);
+    int64_t n[2] = {N0, N1};
+    hfft_options o = staged(64 << 10, HFFT_PINNING_STAGE);
+    hfftf_plan f = hfftf_plan_dft(2, n, a, a, HFFT_FORWARD, HFFT_GPU_ONLY, &o);
+    hfftf_plan b = hfftf_plan_dft(2, n, a, a, HFFT_BACKWARD, HFFT_GPU_ONLY, &o);
+    cr_assert(f && b, "%s", hfft_last_error_message());
+    hfft_info info;
+    hfftf_plan_info(f, &info);
+    cr_assert_eq(info.host_pinned, 2);
+    check_round_trip(f, b, a);
+    hfftf_destroy_plan(f);
+    hfftf_destroy_plan(b);
+    hfftf_free(a);
+}
+
+/* Where registration fails, auto stages (and says so in host_pinned); an
+   explicit HFFT_PINNING=register fails with the call's message instead. */
+Test(pinning, auto_stages_where_registration_fails, .init = tu_setup, .fini = tu_env_clear) {
+    for (int prec = 4; prec <= 8; prec += 4) {
+        hfft_options o = staged(prec == 4 ? 4096 : 8192, HFFT_PINNING_AUTO);
+        tu_case c = {prec, 2, {N0, N1}, prec == 8, HFFT_FORWARD, 0, &o, 0, 0};
+        hfft_info info;
+        tu_fault_arm("host_register:1");
+        run_case(&c, &info);
+        unsetenv("HFFT_FAULT");
+        cr_assert_eq(info.host_pinned, 0, "f%d: host_pinned %d", prec * 8, info.host_pinned);
+
+        size_t bytes = (size_t)N0 * N1 * tu_esize(prec);
+        void *a = tu_alloc(bytes);
+        hfft_ref_fill(prec, a, N0 * N1, tu_seed());
+        o.pinning = HFFT_PINNING_REGISTER;
+        int64_t n[2] = {N0, N1};
+        tu_fault_arm("host_register:1");
+        tplan t = tp_dft(prec, 2, n, a, a, HFFT_FORWARD, 0, &o);
+        unsetenv("HFFT_FAULT");
+        cr_assert_null(t.p, "HFFT_PINNING=register with registration failing: a plan");
+        cr_assert_eq(hfft_last_error(), HFFT_ERR_CUDA, "%s", hfft_last_error_message());
+        cr_assert(strstr(hfft_last_error_message(), "cudaHostRegister") != NULL, "%s",
+                  hfft_last_error_message());
+        tu_free(a);
+    }
+}
+
+/* HFFT_MEASURE with auto times a registered and a staged execute and keeps the
+   faster: either is right, and the transform is correct after. */
+Test(pinning, measure_times_both, .init = tu_setup, .fini = tu_env_clear) {
+    for (int prec = 4; prec <= 8; prec += 4) {
+        hfft_options o = staged(prec == 4 ? 16384 : 32768, HFFT_PINNING_AUTO);
+        o.ratio = 1.0;
+        tu_case c = {prec, 2, {N0, N1}, 1, HFFT_FORWARD, HFFT_MEASURE, &o, 0, 1};
+        hfft_info info;
+        run_case(&c, &info);
+        cr_assert(info.host_pinned == 0 || info.host_pinned == 1, "host_pinned %d",
+                  info.host_pinned);
+        cr_assert_eq(info.host_bytes > 0, info.host_pinned == 0,
+                     "staging buffers (%lld bytes) kept with host_pinned %d",
+                     (long long)info.host_bytes, info.host_pinned);
+    }
+}
+
+/* Staging needs the plain schedule: asked for with radix-2, a clear error. */
+Test(pinning, staging_needs_the_plain_schedule, .init = tu_setup, .fini = tu_env_clear) {
+    size_t bytes = (size_t)N0 * N1 * 8;
+    void *a = tu_alloc(bytes);
+    hfft_ref_fill(4, a, N0 * N1, tu_seed());
+    int64_t n[2] = {N0, N1};
+    hfft_options o = staged(4096, HFFT_PINNING_STAGE);
+    hfftf_plan p = hfftf_plan_dft(2, n, a, a, HFFT_FORWARD, HFFT_SCHEDULE_RADIX2, &o);
+    cr_assert_null(p);
+    cr_assert_eq(hfft_last_error(), HFFT_ERR_UNSUPPORTED, "%s", hfft_last_error_message());
+    cr_assert(strstr(hfft_last_error_message(), "radix-2") != NULL, "%s",
+              hfft_last_error_message());
+    tu_free(a);
+}
+
+/* The setting: HFFT_PINNING and options.pinning, malformed values refused. */
+Test(pinning, setting, .init = tu_setup, .fini = tu_env_clear) {
+    size_t bytes = (size_t)N0 * N1 * 8;
+    void *a = tu_alloc(bytes);
+    hfft_ref_fill(4, a, N0 * N1, tu_seed());
+    int64_t n[2] = {N0, N1};
+    hfft_options o = staged(4096, HFFT_PINNING_AUTO);
+    setenv("HFFT_PINNING", "Stage", 1);
+    hfftf_plan p = hfftf_plan_dft(2, n, a, a, HFFT_FORWARD, 0, &o);
+    cr_assert(p, "%s", hfft_last_error_message());
+    hfft_info info;
+    hfftf_plan_info(p, &info);
+    cr_assert_eq(info.host_pinned, 0, "HFFT_PINNING=Stage: host_pinned %d", info.host_pinned);
+    hfftf_destroy_plan(p);
+    o.pinning = HFFT_PINNING_REGISTER; /* the option wins over the environment */
+    p = hfftf_plan_dft(2, n, a, a, HFFT_FORWARD, 0, &o);
+    cr_assert(p, "%s", hfft_last_error_message());
+    hfftf_plan_info(p, &info);
+    cr_assert_eq(info.host_pinned, 1);
+    hfftf_destroy_plan(p);
+    setenv("HFFT_PINNING", "pinned", 1);
+    o.pinning = HFFT_PINNING_AUTO;
+    cr_assert_null(hfftf_plan_dft(2, n, a, a, HFFT_FORWARD, 0, &o));
+    cr_assert_eq(hfft_last_error(), HFFT_ERR_SETTING);
+    cr_assert(strstr(hfft_last_error_message(), "HFFT_PINNING") != NULL);
+    unsetenv("HFFT_PINNING");
+    o.pinning = 3;
+    cr_assert_null(hfftf_plan_dft(2, n, a, a, HFFT_FORWARD, 0, &o));
+    cr_assert_eq(hfft_last_error(), HFFT_ERR_SETTING);
+    tu_free(a);
 }

@@ -52,7 +52,8 @@ int64_t tu_total(int rank, const int64_t *n) {
 
 void tu_env_clear(void) {
     static const char *vars[] = {"HFFT_DEVICE", "HFFT_DEVICE_MEMORY", "HFFT_THREADS",
-                                 "HFFT_WISDOM", "HFFT_FAULT", "HFFT_EMULATED_ORDER"};
+                                 "HFFT_WISDOM", "HFFT_FAULT", "HFFT_EMULATED_ORDER",
+                                 "HFFT_PINNING"};
     for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++)
         unsetenv(vars[i]);
 }
