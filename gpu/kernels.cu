@@ -56,9 +56,8 @@ __global__ void radixr_kernel(Tiles t, int r, int64_t rows, int64_t width, int64
 /*
  * 32 x 32 tiles through shared memory (padded against bank conflicts), so that
  * both the reads and the writes are coalesced; complex elements move whole.
- * Loads and stores are streaming (evict-first): this kernel runs while the
- * copy engines move pitched host rows, and those copies slow by a third when
- * device work pushes more than the L2 cache through it (bench/RESULTS.md).
+ * (Streaming loads and stores were measured here too: no different at the
+ * engine's row widths, bench/RESULTS.md.)
  */
 constexpr int kTile = 32, kRows = 8;
 
@@ -72,14 +71,14 @@ __global__ void transpose_kernel(V *dst, int64_t dpitch, const V *src, int64_t s
             for (int k = threadIdx.y; k < kTile; k += kRows) {
                 int64_t r = by * kTile + k;
                 if (r < rows && c < cols)
-                    tile[k][threadIdx.x] = __ldcs(src + r * spitch + c);
+                    tile[k][threadIdx.x] = src[r * spitch + c];
             }
             __syncthreads();
             int64_t r = by * kTile + threadIdx.x;
             for (int k = threadIdx.y; k < kTile; k += kRows) {
                 int64_t cc = bx * kTile + k;
                 if (r < rows && cc < cols)
-                    __stcs(dst + cc * dpitch + r, tile[threadIdx.x][k]);
+                    dst[cc * dpitch + r] = tile[threadIdx.x][k];
             }
             __syncthreads();
         }

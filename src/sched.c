@@ -146,11 +146,11 @@ static int make_plans(hfft__gpu *g, srd *r, int n, int64_t L, int64_t batch, siz
  * at a fraction of its contiguous speed, so such passes are computed
  * transposed: WCOLS columns at a time, one kernel turns them into contiguous
  * lines in a small scratch, cuFFT transforms them there, another kernel turns
- * them back.  The chunks matter on the link, not only on the device: work that
- * streams more than the L2 cache's size through it while pitched copies run
- * slows those copies by a third (bench/RESULTS.md), and a scratch of a few
- * tens of MiB keeps cuFFT's traffic in the cache.  Compute runs on one stream,
- * so one scratch and one work area serve every buffer.
+ * them back.  A scratch of a few columns rather than a whole pass leaves the
+ * budget to the passes, whose rows the link then moves faster (pitched rows
+ * slow down under the compute's cache traffic, the narrower the more:
+ * bench/RESULTS.md).  Compute runs on one stream, so one scratch and one work
+ * area serve every buffer.
  */
 #define TRANSPOSE_MIN_L 4096
 #define WCOLS 128
