@@ -145,57 +145,54 @@ static int take_job(hfft__stage *s, stage_job **j, hfft__event *done) {
     return 0;
 }
 
-/* Copies in of `rows` rows at most a slot each. */
-static int64_t slot_rows(const hfft__stage *s, size_t width) {
-    int64_t r = (int64_t)(s->slot_bytes / width);
-    return r > 0 ? r : 1;
+/* Copies one way through that direction's slots, a slot at a time: in, pack
+   (pack stream) then copy to the device (caller's stream q); out, copy from
+   the device (q) then unpack (unpack stream). */
+static int staged(hfft__stage *s, int out, hfft__stream q, char *dev, size_t dpitch, char *host,
+                  size_t hpitch, size_t width, size_t rows) {
+    const hfft__dev_ops *o = s->ops;
+    hfft__dev *d = s->d;
+    int64_t most = (int64_t)(s->slot_bytes / width) > 0 ? (int64_t)(s->slot_bytes / width) : 1;
+    for (size_t r0 = 0, n; r0 < rows; r0 += n) {
+        n = rows - r0 < (size_t)most ? rows - r0 : (size_t)most;
+        int k = (int)(s->used[out]++ % NSTAGE);
+        char *slot = s->slot[out][k], *h = host + r0 * hpitch, *dv = dev + r0 * dpitch;
+        hfft__event free_ev = s->free_ev[out][k], full_ev = s->full_ev[out][k], done;
+        stage_job *j;
+        HFFT__TRY(take_job(s, &j, &done));
+        if (!out) {
+            *j = (stage_job){s, slot, h, width, hpitch, width, n};
+            /* pack over the slot once its last copy to the device is done */
+            HFFT__TRY(o->wait(d, s->pack, free_ev));
+            HFFT__TRY(o->host_fn(d, s->pack, run_job, j));
+            HFFT__TRY(o->record(d, done, s->pack));
+            HFFT__TRY(o->record(d, full_ev, s->pack));
+            HFFT__TRY(o->wait(d, q, full_ev));
+            HFFT__TRY(o->h2d(d, q, dv, dpitch, slot, width, width, n));
+            HFFT__TRY(o->record(d, free_ev, q));
+        } else {
+            *j = (stage_job){s, h, slot, hpitch, width, width, n};
+            /* land in the slot once its last contents were unpacked */
+            HFFT__TRY(o->wait(d, q, free_ev));
+            HFFT__TRY(o->d2h(d, q, slot, width, dv, dpitch, width, n));
+            HFFT__TRY(o->record(d, full_ev, q));
+            HFFT__TRY(o->wait(d, s->unpack, full_ev));
+            HFFT__TRY(o->host_fn(d, s->unpack, run_job, j));
+            HFFT__TRY(o->record(d, done, s->unpack));
+            HFFT__TRY(o->record(d, free_ev, s->unpack));
+        }
+    }
+    return 0;
 }
 
 int hfft__stage_h2d(hfft__stage *s, hfft__stream in, void *dev, size_t dpitch, const void *host,
                     size_t hpitch, size_t width, size_t rows) {
-    const hfft__dev_ops *o = s->ops;
-    hfft__dev *d = s->d;
-    for (size_t r0 = 0, n; r0 < rows; r0 += n) {
-        n = rows - r0 < (size_t)slot_rows(s, width) ? rows - r0 : (size_t)slot_rows(s, width);
-        int k = (int)(s->used[0]++ % NSTAGE);
-        stage_job *j;
-        hfft__event done;
-        HFFT__TRY(take_job(s, &j, &done));
-        *j = (stage_job){s, s->slot[0][k], (const char *)host + r0 * hpitch, width, hpitch, width, n};
-        /* pack over the slot once its last copy to the device is done */
-        HFFT__TRY(o->wait(d, s->pack, s->free_ev[0][k]));
-        HFFT__TRY(o->host_fn(d, s->pack, run_job, j));
-        HFFT__TRY(o->record(d, done, s->pack));
-        HFFT__TRY(o->record(d, s->full_ev[0][k], s->pack));
-        HFFT__TRY(o->wait(d, in, s->full_ev[0][k]));
-        HFFT__TRY(o->h2d(d, in, (char *)dev + r0 * dpitch, dpitch, s->slot[0][k], width, width, n));
-        HFFT__TRY(o->record(d, s->free_ev[0][k], in));
-    }
-    return 0;
+    return staged(s, 0, in, dev, dpitch, (char *)host, hpitch, width, rows);
 }
 
 int hfft__stage_d2h(hfft__stage *s, hfft__stream out, void *host, size_t hpitch, const void *dev,
                     size_t dpitch, size_t width, size_t rows) {
-    const hfft__dev_ops *o = s->ops;
-    hfft__dev *d = s->d;
-    for (size_t r0 = 0, n; r0 < rows; r0 += n) {
-        n = rows - r0 < (size_t)slot_rows(s, width) ? rows - r0 : (size_t)slot_rows(s, width);
-        int k = (int)(s->used[1]++ % NSTAGE);
-        stage_job *j;
-        hfft__event done;
-        HFFT__TRY(take_job(s, &j, &done));
-        *j = (stage_job){s, (char *)host + r0 * hpitch, s->slot[1][k], hpitch, width, width, n};
-        /* land in the slot once its last contents were unpacked */
-        HFFT__TRY(o->wait(d, out, s->free_ev[1][k]));
-        HFFT__TRY(o->d2h(d, out, s->slot[1][k], width, (const char *)dev + r0 * dpitch, dpitch,
-                         width, n));
-        HFFT__TRY(o->record(d, s->full_ev[1][k], out));
-        HFFT__TRY(o->wait(d, s->unpack, s->full_ev[1][k]));
-        HFFT__TRY(o->host_fn(d, s->unpack, run_job, j));
-        HFFT__TRY(o->record(d, done, s->unpack));
-        HFFT__TRY(o->record(d, s->free_ev[1][k], s->unpack));
-    }
-    return 0;
+    return staged(s, 1, out, (char *)dev, dpitch, host, hpitch, width, rows);
 }
 
 /* Waits for every staged copy issued so far, unpacking included. */
