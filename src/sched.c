@@ -502,14 +502,13 @@ static int sync_all(hfft__gpu *g) {
 }
 
 /*
- * Pass boundaries over `units` in blocks of at most `blk`.  With the copy in
- * never waiting, a round takes its copies in plus the compute and copy out of
- * its last pass: the last passes ramp down (blk/2, /4, ...) so that the copy
- * out left alone at the end is short.  The first pass needs no ramp: the copy
- * out it leaves idle costs nothing once the copies in run back to back.
- * `smallest` bounds the ramp (strided rows narrower than 8 KiB copy slowly).
- * Short passes still run the full-size FFT plan on the tile; the columns or
- * lines beyond them are never copied back.
+ * Pass boundaries over `units` in blocks of at most `blk`, the last passes
+ * ramping down (blk/2, /4, ...) so that the copy out left alone at the end is
+ * short.  (A round still waits, beyond its copies, for one copy of its largest
+ * unit, wherever that falls: a strided pass, or a chunk of a contiguous one;
+ * see plain_pass.)  `smallest` bounds the ramp (strided rows narrower than
+ * 8 KiB copy slowly).  Short passes still run the full-size FFT plan on the
+ * tile; the columns or lines beyond them are never copied back.
  */
 #define RAMP 4
 static int64_t next_pass(int64_t at, int64_t units, int64_t blk, int64_t smallest) {
