@@ -7,19 +7,29 @@
  * GPU-only, since without a measurement of the CPU the model cannot promise a
  * gain.  A hybrid is chosen only where it is predicted faster by more than 3%.
  */
-#include "balancer.h"
+#include "balancer/balancer.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../src/wisdom.h"
+#include "balancer/wisdom.h"
+#include "cpu/cpu.h"
+#include "src/core/status.h"
 
 #define HYBRID_MARGIN 0.03
 
-static int read_wisdom(const hfft__plan *p, hfft__choice *c) {
+/* The problem, its settings and device, as the wisdom look-up needs them. */
+typedef struct ask {
+    const hfft__problem *pb;
+    const hfft__settings *set;
+    const hfft__dev_ops *ops;
+    hfft__dev *dev;
+} ask;
+
+static int read_wisdom(const ask *p, hfft__choice *c) {
     char path[1024];
-    const char *w = p->set.wisdom;
+    const char *w = p->set->wisdom;
     if (strcmp(w, "none") == 0)
         return 0;
     if (!*w) {
@@ -31,7 +41,7 @@ static int read_wisdom(const hfft__plan *p, hfft__choice *c) {
     if (!wd)
         return hfft__fail(HFFT_ERR_HOST_MEMORY, "wisdom: out of memory");
     int st = hfft__wisdom_read(w, wd);
-    if (st == 1 || (st && !p->set.wisdom[0])) {
+    if (st == 1 || (st && !p->set->wisdom[0])) {
         /* No file; or the default file is unreadable: planning goes on without it. */
         free(wd);
         hfft__clear_error();
@@ -42,7 +52,7 @@ static int read_wisdom(const hfft__plan *p, hfft__choice *c) {
         return st;
     }
     char here[512], what[160];
-    int threads = p->set.threads > 0 ? p->set.threads : hfft__cores();
+    int threads = p->set->threads > 0 ? p->set->threads : hfft__cores();
     hfft__signature(p->ops, p->dev, threads, here, sizeof here);
     if (hfft__signature_diff(wd->signature, here, what, sizeof what)) {
         c->wisdom = -1;
@@ -55,7 +65,7 @@ static int read_wisdom(const hfft__plan *p, hfft__choice *c) {
         c->have_link = 1;
     }
     const hfft__wisdom_problem *q =
-        hfft__wisdom_find(wd, p->prec, p->info.rank, p->info.n, p->in == p->out, p->set.budget);
+        hfft__wisdom_find(wd, p->pb->prec, p->pb->rank, p->pb->n, p->pb->inplace, p->set->budget);
     if (q) {
         c->wisdom = 1;
         for (int h = 0; h < q->nratio; h++) {
@@ -66,11 +76,11 @@ static int read_wisdom(const hfft__plan *p, hfft__choice *c) {
         c->slots = q->slots;
         c->pass_bytes = q->pass_bytes;
         c->schedule = q->schedule;
-    } else if ((q = hfft__wisdom_nearest(wd, p->prec, p->info.rank, p->info.n, p->set.budget))) {
+    } else if ((q = hfft__wisdom_nearest(wd, p->pb->prec, p->pb->rank, p->pb->n, p->set->budget))) {
         /* Not tuned for this size: the rates tuned on the nearest problem of the
            same kind, put through the model for this one. */
         c->wisdom = 2;
-        double bytes = (double)p->total * (double)p->esize;
+        double bytes = (double)p->pb->total * (double)p->pb->esize;
         for (int h = 0; h < q->nratio; h++) {
             hfft__round_model m;
             memset(&m, 0, sizeof m);
@@ -92,10 +102,12 @@ static int read_wisdom(const hfft__plan *p, hfft__choice *c) {
     return 0;
 }
 
-int hfft__balance(const hfft__plan *p, unsigned flags, hfft__choice *c) {
+int hfft__balance(const hfft__problem *pb, const hfft__settings *set, const hfft__dev_ops *ops,
+                  hfft__dev *dev, unsigned flags, hfft__choice *c) {
+    const ask a = {pb, set, ops, dev}, *p = &a;
     memset(c, 0, sizeof *c);
-    c->slots = p->set.slots;
-    c->pass_bytes = p->set.pass_bytes;
+    c->slots = p->set->slots;
+    c->pass_bytes = p->set->pass_bytes;
     c->schedule = (flags & HFFT_SCHEDULE_RADIX2) ? 2 : (flags & HFFT_SCHEDULE_PLAIN) ? 1 : 0;
     if (flags & HFFT_CPU_ONLY)
         return 0;
@@ -104,8 +116,8 @@ int hfft__balance(const hfft__plan *p, unsigned flags, hfft__choice *c) {
         if (flags & HFFT_GPU_ONLY) {
             c->ratio[h] = 1.0;
             c->fixed[h] = 1;
-        } else if (p->set.ratio[h] > 0) {
-            c->ratio[h] = p->set.ratio[h];
+        } else if (p->set->ratio[h] > 0) {
+            c->ratio[h] = p->set->ratio[h];
             c->fixed[h] = 1;
         } else {
             c->ratio[h] = (flags & HFFT_HYBRID) ? HFFT__PROBE_SHARE : 1.0;
@@ -118,10 +130,10 @@ int hfft__balance(const hfft__plan *p, unsigned flags, hfft__choice *c) {
     int explicit_schedule = (flags & (HFFT_SCHEDULE_PLAIN | HFFT_SCHEDULE_RADIX2)) != 0;
     if (explicit_schedule)
         c->schedule = (flags & HFFT_SCHEDULE_RADIX2) ? 2 : 1;
-    if (p->set.slots)
-        c->slots = p->set.slots;
-    if (p->set.pass_bytes)
-        c->pass_bytes = p->set.pass_bytes;
+    if (p->set->slots)
+        c->slots = p->set->slots;
+    if (p->set->pass_bytes)
+        c->pass_bytes = p->set->pass_bytes;
     c->measure = !all_fixed && c->wisdom <= 0 && (flags & HFFT_MEASURE);
     return 0;
 }

@@ -7,8 +7,10 @@
 #ifndef HFFT_BALANCER_H
 #define HFFT_BALANCER_H
 
-#include "../src/internal.h"
-#include "model.h"
+#include "balancer/model.h"
+#include "src/core/device.h"
+#include "src/core/problem.h"
+#include "src/core/settings.h"
 
 typedef struct hfft__choice {
     double ratio[3];       /* GPU share per round */
@@ -24,8 +26,11 @@ typedef struct hfft__choice {
     int have_link;
 } hfft__choice;
 
-/* The choice before any probe.  0, or HFFT_ERR_WISDOM / HFFT_ERR_IO for bad wisdom. */
-int hfft__balance(const hfft__plan *p, unsigned flags, hfft__choice *c);
+/* The choice before any probe, for problem pb with settings set on the opened
+   device (ops, dev).  0, or HFFT_ERR_WISDOM / HFFT_ERR_IO for bad wisdom.
+   Thread safe: reads the wisdom file, writes only *c. */
+int hfft__balance(const hfft__problem *pb, const hfft__settings *set, const hfft__dev_ops *ops,
+                  hfft__dev *dev, unsigned flags, hfft__choice *c);
 
 /* The share for one round from measured times: GPU-only round time t1, and a
    probe at share f with its GPU side tg and CPU side tc.  Fills the model. */

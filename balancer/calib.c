@@ -3,7 +3,8 @@
  * few repetitions timed around a stream synchronisation, as the engine's own
  * passes are; 2D rows copy with a pitch of 256 KiB, like column passes.
  */
-#include "calib.h"
+#include "balancer/calib.h"
+#include "src/core/status.h"
 
 #include <string.h>
 

@@ -6,8 +6,8 @@
 #ifndef HFFT_CALIB_H
 #define HFFT_CALIB_H
 
-#include "../src/internal.h"
-#include "model.h"
+#include "balancer/model.h"
+#include "src/core/device.h"
 
 /* Measures l with copies of `bytes` (0: 256 MiB or a quarter of the budget). */
 int hfft__calibrate_link(const hfft__dev_ops *ops, hfft__dev *dev, size_t bytes, hfft__link *l);

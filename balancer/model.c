@@ -6,7 +6,7 @@
  *         while the link runs);
  * and Time(f) = max of the two.  The best split equalises them.
  */
-#include "model.h"
+#include "balancer/model.h"
 
 #include <math.h>
 

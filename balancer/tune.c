@@ -13,9 +13,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../src/wisdom.h"
-#include "balancer.h"
-#include "calib.h"
+#include "balancer/balancer.h"
+#include "balancer/calib.h"
+#include "balancer/wisdom.h"
+#include "cpu/cpu.h"
+#include "gpu/devices.h"
+#include "src/core/status.h"
 
 typedef struct problem {
     int rank, prec;
@@ -137,7 +140,7 @@ static result measure(const problem *p, void *in, void *out, const cand *c, int 
         progress("    (plan failed: %s)\n", hfft_last_error_message());
         return r;
     }
-    double tot[16], rd[3][16], g[3][16], cp[3][16];
+    double tot[16] = {0}, rd[3][16] = {{0}}, g[3][16] = {{0}}, cp[3][16] = {{0}};
     for (int i = 0; i <= nreps; i++) {
         double t0 = hfft__now();
         int st = p->prec == 4 ? hfftf_execute(plan) : hfft_execute(plan);

@@ -10,7 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "cpu/cpu.h"
+#include "src/core/status.h"
 
 enum { MODE_GATHER, MODE_STRIDED, MODE_CONTIG };
 

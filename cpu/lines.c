@@ -9,7 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "cpu/cpu.h"
+#include "src/core/status.h"
 
 #ifdef HFFT_SINGLE
 #define FFTW(name) fftwf_##name

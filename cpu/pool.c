@@ -12,7 +12,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "cpu/cpu.h"
+#include "src/core/fault.h"
+#include "src/core/status.h"
 
 struct worker {
     struct hfft__pool *pool;

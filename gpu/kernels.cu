@@ -7,8 +7,8 @@
  */
 #include <cuda_runtime.h>
 
-#include "butterfly.h"
-#include "kernels.h"
+#include "gpu/butterfly.h"
+#include "gpu/kernels.h"
 
 namespace {
 

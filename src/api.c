@@ -6,7 +6,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "internal.h"
+#include "src/core/status.h"
+#include "src/plan.h"
 
 #ifdef HFFT_SINGLE
 #define X(name) hfftf_##name

@@ -11,8 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../balancer/balancer.h"
-#include "internal.h"
+#include "balancer/balancer.h"
+#include "src/core/status.h"
+#include "src/plan.h"
 
 #define KNOWN_FLAGS                                                                   \
     (HFFT_ESTIMATE | HFFT_MEASURE | HFFT_CPU_ONLY | HFFT_GPU_ONLY | HFFT_HYBRID |     \
@@ -90,135 +91,6 @@ static int make_rounds(int rank, const int64_t *n, int split_planes, hfft__round
     return 3;
 }
 
-/*
- * Host ranges this library registered, counted: several plans may share an
- * array, and the range stays registered until the last of them is destroyed.
- */
-#define MAX_PINS 256
-static pthread_mutex_t pins_mu = PTHREAD_MUTEX_INITIALIZER;
-static struct {
-    void *ptr;
-    size_t bytes;
-    int refs;
-} pins[MAX_PINS];
-
-/* One reference to [ptr, ptr + bytes) for plan p: an existing registration of
-   ours, the caller's own pinned memory (no reference), or a new registration.
-   The lock covers the look-up and the registration, so two plans made at once
-   on one array register it once. */
-static int pin_one(hfft__plan *p, void *ptr, size_t bytes, int *registered) {
-    int st = 0, done = 0, free_slot = -1;
-    *registered = 0;
-    pthread_mutex_lock(&pins_mu);
-    for (int i = 0; i < MAX_PINS && !done; i++) {
-        if (pins[i].refs && pins[i].ptr == ptr && pins[i].bytes >= bytes) {
-            pins[i].refs++;
-            *registered = done = 1;
-        } else if (!pins[i].refs && free_slot < 0) {
-            free_slot = i;
-        }
-    }
-    if (!done && !p->ops->host_is_pinned(p->dev, ptr)) {
-        if (free_slot < 0) {
-            st = hfft__fail(HFFT_ERR_INTERNAL, "more than %d pinned arrays", MAX_PINS);
-        } else if (!(st = p->ops->host_register(p->dev, ptr, bytes))) {
-            pins[free_slot].ptr = ptr;
-            pins[free_slot].bytes = bytes;
-            pins[free_slot].refs = 1;
-            *registered = 1;
-        }
-    }
-    pthread_mutex_unlock(&pins_mu);
-    return st;
-}
-
-static void unpin(hfft__plan *p) {
-    pthread_mutex_lock(&pins_mu);
-    for (int k = 0; k < 2; k++) {
-        void *ptr = p->registered[k];
-        p->registered[k] = NULL;
-        for (int i = 0; ptr && i < MAX_PINS; i++) {
-            if (pins[i].refs && pins[i].ptr == ptr) {
-                if (--pins[i].refs == 0)
-                    p->ops->host_unregister(p->dev, ptr);
-                break;
-            }
-        }
-    }
-    pthread_mutex_unlock(&pins_mu);
-}
-
-/* Registers the arrays that are not pinned yet, for the plan's lifetime, so
-   that every copy is a pinned DMA. */
-static int pin(hfft__plan *p) {
-    size_t bytes = (size_t)p->total * p->esize;
-    void *arr[2] = {p->in, p->out};
-    int pinned = 2;
-    if (p->registered[0] || p->registered[1])
-        return 0; /* pinned by an earlier build of this plan */
-    for (int i = 0; i < 2; i++) {
-        if (i == 1 && p->out == p->in)
-            break;
-        int registered;
-        int st = pin_one(p, arr[i], bytes, &registered);
-        if (st) {
-            unpin(p);
-            return hfft__fail_context(st, "pinning the %s array for the GPU",
-                                      i ? "output" : "input");
-        }
-        if (registered) {
-            p->registered[i] = arr[i];
-            pinned = 1;
-        }
-    }
-    p->info.host_pinned = pinned;
-    return 0;
-}
-
-static int staging_threads(const hfft__plan *p) {
-    int t = p->set.threads > 0 ? p->set.threads : hfft__cores() - 1;
-    return t > 0 ? t : 1;
-}
-
-/*
- * Arrays already pinned (hfft_malloc) are used as they are.  Others are
- * registered for the plan's lifetime (HFFT_PINNING=register, and auto), or
- * left pageable and copied through staging buffers (HFFT_PINNING=stage, and
- * auto where registration fails).  Under HFFT_MEASURE, auto times both once
- * the plan is built (choose_pinning).
- */
-static int place_arrays(hfft__plan *p) {
-    int pinned = 1;
-    pthread_mutex_lock(&pins_mu);
-    for (int i = 0; i < 2; i++) {
-        void *ptr = i ? p->out : p->in;
-        int ours = 0;
-        for (int k = 0; k < MAX_PINS && !ours; k++)
-            ours = pins[k].refs && pins[k].ptr == ptr;
-        pinned &= !ours && p->ops->host_is_pinned(p->dev, ptr);
-    }
-    pthread_mutex_unlock(&pins_mu);
-    if (pinned) {
-        p->info.host_pinned = 2;
-        return 0;
-    }
-    if (p->set.pinning == HFFT_PINNING_STAGE) {
-        p->info.host_pinned = 0;
-        return hfft__gpu_stage(p->gpu, 1, staging_threads(p));
-    }
-    int st = pin(p);
-    if (st && p->set.pinning == HFFT_PINNING_AUTO && st != HFFT_ERR_HOST_MEMORY) {
-        char why[256];
-        snprintf(why, sizeof why, "%s", hfft_last_error_message());
-        hfft__clear_error();
-        p->info.host_pinned = 0;
-        st = hfft__gpu_stage(p->gpu, 1, staging_threads(p));
-        if (st)
-            hfft__fail_context(st, "%s; staging instead", why);
-    }
-    return st;
-}
-
 /* The engines of one build; the device and the pinned arrays stay. */
 static void release_keep_device(hfft__plan *p) {
     hfft__lines_destroy(p->whole);
@@ -234,7 +106,7 @@ static void release_keep_device(hfft__plan *p) {
 static void release_engines(hfft__plan *p) {
     release_keep_device(p);
     if (p->dev) {
-        unpin(p);
+        hfft__place_release(&p->place);
         p->ops->close(p->dev);
         p->dev = NULL;
     }
@@ -345,6 +217,21 @@ static int try_whole(hfft__plan *p) {
     return st;
 }
 
+static int staging_threads(const hfft__plan *p) {
+    int t = p->set.threads > 0 ? p->set.threads : hfft__cores() - 1;
+    return t > 0 ? t : 1;
+}
+
+/* The GPU engine's host arrays: pinned, registered or staged (place.c). */
+static int place_arrays(hfft__plan *p) {
+    p->place.ops = p->ops;
+    p->place.dev = p->dev;
+    int st = hfft__place_arrays(&p->place, p->in, p->out, (size_t)p->total * p->esize,
+                                p->set.pinning, p->gpu, staging_threads(p));
+    p->info.host_pinned = p->place.host_pinned;
+    return st;
+}
+
 /*
  * HFFT_MEASURE with HFFT_PINNING=auto, on arrays the plan registered: one
  * execute with the arrays registered, one staged (each after a warm-up, on
@@ -374,7 +261,7 @@ static int choose_pinning(hfft__plan *p) {
         }
     }
     if (t[1] < t[0]) {
-        unpin(p);
+        hfft__place_release(&p->place);
         p->info.host_pinned = 0;
     } else {
         (void)hfft__gpu_stage(p->gpu, 0, 0);
@@ -471,7 +358,7 @@ static int measure(hfft__plan *p, hfft__choice *c) {
 
 hfft__plan *hfft__plan_create(int prec, int rank, const int64_t *n_in, void *in, void *out,
                               int sign, unsigned flags, const hfft_options *opts) {
-    int64_t total;
+    int64_t total = 0;
     if (check_args(prec, rank, n_in, in, out, sign, flags, &total))
         return NULL;
     hfft__plan *p = calloc(1, sizeof *p);
@@ -492,9 +379,15 @@ hfft__plan *hfft__plan_create(int prec, int rank, const int64_t *n_in, void *in,
             p->n[p->rank++] = n_in[i];
     if (p->rank == 0)
         p->n[p->rank++] = 1;
+    p->pb.prec = prec;
+    p->pb.sign = sign;
+    p->pb.rank = rank;
+    p->pb.total = total;
+    p->pb.esize = p->esize;
+    p->pb.inplace = in == out;
     p->info.rank = rank;
     for (int i = 0; i < rank; i++)
-        p->info.n[i] = n_in[i];
+        p->info.n[i] = p->pb.n[i] = n_in[i];
     p->info.precision = prec;
 
     int st = hfft__settings_resolve(opts, &p->set);
@@ -531,7 +424,7 @@ hfft__plan *hfft__plan_create(int prec, int rank, const int64_t *n_in, void *in,
         p->info.device_budget = p->ops->budget(p->dev);
         snprintf(p->info.device_name, sizeof p->info.device_name, "%s",
                  p->ops->describe(p->dev));
-        st = hfft__balance(p, flags, &c);
+        st = hfft__balance(&p->pb, &p->set, p->ops, p->dev, flags, &c);
         if (!st && c.measure)
             st = measure(p, &c);
         p->info.wisdom = c.wisdom;
@@ -607,35 +500,4 @@ int hfft__plan_execute(hfft__plan *p, void *in, void *out) {
                                                 : "execute failed; the input is untouched and the "
                                                   "output undefined");
     return 0;
-}
-
-#define MALLOC_HEAD 4096
-
-void *hfft__malloc(size_t bytes) {
-    /* The block starts a page after the allocation, whose first bytes say how it
-       was allocated: page-aligned rows keep pitched copies at the link's rate. */
-    /* Pinned where a GPU is usable and not switched off for this process. */
-    const char *env = getenv("HFFT_DEVICE");
-    int no_gpu = env && (strcmp(env, "none") == 0 || strcmp(env, "cpu") == 0);
-    const hfft__dev_ops *ops = !no_gpu && hfft__cuda_usable()
-                                   ? hfft__device_ops(HFFT_DEVICE_CUDA)
-                                   : hfft__device_ops(HFFT_DEVICE_EMULATED);
-    if (bytes > SIZE_MAX - MALLOC_HEAD) {
-        hfft__fail(HFFT_ERR_INVALID_ARGUMENT, "hfft_malloc: %zu bytes", bytes);
-        return NULL;
-    }
-    void *m = NULL;
-    if (ops->host_alloc(NULL, &m, bytes + MALLOC_HEAD))
-        return NULL;
-    memcpy(m, &ops, sizeof ops);
-    return (char *)m + MALLOC_HEAD;
-}
-
-void hfft__free(void *ptr) {
-    if (!ptr)
-        return;
-    char *m = (char *)ptr - MALLOC_HEAD;
-    const hfft__dev_ops *ops;
-    memcpy(&ops, m, sizeof ops);
-    ops->host_free(NULL, m);
 }

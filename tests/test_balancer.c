@@ -10,12 +10,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../balancer/balancer.h"
-#include "../balancer/model.h"
+#include "balancer/balancer.h"
+#include "balancer/model.h"
+#include "balancer/wisdom.h"
+#include "gpu/devices.h"
 #include "hfft.h"
-#include "internal.h"
 #include "ref.h"
-#include "wisdom.h"
 
 static const double GB = 1e9;
 

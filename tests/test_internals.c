@@ -15,9 +15,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../gpu/butterfly.h"
-#include "internal.h"
-#include "wisdom.h"
+#include "balancer/wisdom.h"
+#include "cpu/cpu.h"
+#include "gpu/butterfly.h"
+#include "gpu/devices.h"
+#include "gpu/engine.h"
+#include "src/core/settings.h"
 #include "ref.h"
 #include "util.h"
 

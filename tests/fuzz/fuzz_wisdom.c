@@ -9,7 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "wisdom.h"
+#include "balancer/wisdom.h"
+#include "hfft.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     char *text = malloc(size + 1);

@@ -20,7 +20,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "wisdom.h"
+#include "balancer/wisdom.h"
+#include "cpu/cpu.h"
+#include "src/core/status.h"
 
 int hfft__wisdom_default_path(char *buf, size_t n) {
     const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");

@@ -11,7 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "cpu/cpu.h"
+#include "gpu/stage.h"
+#include "src/core/status.h"
 
 #define NSTAGE 2 /* slots per direction: one filled while the other is copied */
 #define NJOB 64  /* host-function arguments in flight */

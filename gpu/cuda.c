@@ -1,5 +1,5 @@
 /*
- * cuda_device.c: the CUDA backend of the device interface: budgeted device
+ * cuda.c: the CUDA backend of the device interface: budgeted device
  * memory, streams and events, pinned 2D copies, cuFFT plans with work areas
  * we allocate (so the budget counts them) and launches of our kernels.  Every
  * CUDA and cuFFT failure becomes an hfft status whose message names the call.
@@ -11,9 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../src/internal.h"
-#include "kernels.h"
-#include "cufft_text.h"
+#include "gpu/cufft_text.h"
+#include "gpu/kernels.h"
+#include "src/core/device.h"
+#include "src/core/fault.h"
+#include "src/core/status.h"
 
 #define MAX_ALLOCS 64
 #define MIB (1024.0 * 1024.0)

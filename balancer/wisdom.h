@@ -4,8 +4,11 @@
 #ifndef HFFT_WISDOM_H
 #define HFFT_WISDOM_H
 
-#include "../balancer/model.h"
-#include "internal.h"
+#include <stddef.h>
+#include <stdint.h>
+
+#include "balancer/model.h"
+#include "src/core/device.h"
 
 #define HFFT__WISDOM_MAX 256
 

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "src/core/fault.h"
 
 static pthread_mutex_t fault_mu = PTHREAD_MUTEX_INITIALIZER;
 static char fault_spec[256];

@@ -1,9 +1,10 @@
 /*
- * device.c: the table of device backends.  The CUDA backend is registered
+ * devices.c: the table of device backends.  The CUDA backend is registered
  * only when the library was built with the CUDA Toolkit; the emulated device
  * always is.  This is the one place that knows which backends exist.
  */
-#include "internal.h"
+#include "gpu/devices.h"
+#include "hfft.h"
 
 extern const hfft__dev_ops hfft__emulated_ops;
 #ifdef HFFT_HAVE_CUDA

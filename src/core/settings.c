@@ -10,7 +10,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "internal.h"
+#include "src/core/settings.h"
+#include "src/core/status.h"
 
 #define HFFT__MAX_THREADS 4096
 

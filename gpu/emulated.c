@@ -7,7 +7,7 @@
  * the host synchronizes, in a random order that a GPU could also choose (see
  * run_all).  It says nothing about GPU speed.
  *
- * Faults injected through HFFT_FAULT (src/fault.c) fail its calls as they
+ * Faults injected through HFFT_FAULT (src/core/fault.c) fail its calls as they
  * would fail on the GPU.
  */
 #include <pthread.h>
@@ -16,8 +16,11 @@
 #include <string.h>
 #include <strings.h>
 
-#include "../gpu/butterfly.h"
-#include "internal.h"
+#include "cpu/cpu.h"
+#include "gpu/butterfly.h"
+#include "src/core/device.h"
+#include "src/core/fault.h"
+#include "src/core/status.h"
 
 #define EMU_DEFAULT_BUDGET (64 << 20)
 #define HDR 64

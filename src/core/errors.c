@@ -7,7 +7,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "internal.h"
+#include "src/core/status.h"
 
 static _Thread_local int last_status;
 static _Thread_local char last_message[1024];

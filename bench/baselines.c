@@ -1,0 +1,192 @@
+/*
+ * baselines.c: what hfft is measured against, on the same arrays: FFTW
+ * threads (ESTIMATE and MEASURE, guru64 for 64-bit sizes, in place on a
+ * copy), MKL DFTI where built, and cuFFT in card and copy-transform-copy.
+ */
+#include <fftw3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench.h"
+#include "ref.h"
+
+#ifdef HFFT_BENCH_HAVE_CUDA
+#include "cuda_baselines.h"
+#endif
+#ifdef HFFT_BENCH_HAVE_MKL
+#include <mkl_dfti.h>
+#include <mkl_service.h>
+#endif
+
+/* ---- FFTW: in place on a copy, all cores, guru64 for 64-bit sizes ---- */
+
+void bench_run_fftw(const args *a, const problem *p, int e, void *A, void *B, result *r) {
+    int measure = e == E_FFTW_MEAS;
+    fftw_iodim64 d[3];
+    int64_t stride = 1;
+    for (int k = p->rank - 1; k >= 0; k--) {
+        d[k].n = p->n[k];
+        d[k].is = d[k].os = stride;
+        stride *= p->n[k];
+    }
+    unsigned flags = measure ? FFTW_MEASURE : FFTW_ESTIMATE;
+    bench_fill(p, A, a->seed + (uint64_t)e * 7919u);
+    snprintf(r->device, sizeof r->device, "cpu");
+    void *plan;
+    double t0 = hfft_ref_now();
+    if (p->prec == 4) {
+        fftwf_plan_with_nthreads(a->bthreads);
+        if (measure)
+            fftwf_set_timelimit(a->measure_limit);
+        plan = fftwf_plan_guru64_dft(p->rank, d, 0, NULL, B, B, FFTW_FORWARD, flags);
+        fftwf_set_timelimit(FFTW_NO_TIMELIMIT);
+    } else {
+        fftw_plan_with_nthreads(a->bthreads);
+        if (measure)
+            fftw_set_timelimit(a->measure_limit);
+        plan = fftw_plan_guru64_dft(p->rank, d, 0, NULL, B, B, FFTW_FORWARD, flags);
+        fftw_set_timelimit(FFTW_NO_TIMELIMIT);
+    }
+    r->plan_s = hfft_ref_now() - t0;
+    bench_fftw_threads_reset();
+    if (!plan) {
+        r->status = ST_FAILED;
+        snprintf(r->note, sizeof r->note, "FFTW planning failed");
+        return;
+    }
+    if (measure)
+        snprintf(r->plan, sizeof r->plan, "fftw%s measure threads=%d timelimit=%gs in-place",
+                 p->prec == 4 ? "f" : "", a->bthreads, a->measure_limit);
+    else
+        snprintf(r->plan, sizeof r->plan, "fftw%s estimate threads=%d in-place",
+                 p->prec == 4 ? "f" : "", a->bthreads);
+    double *t = calloc((size_t)a->reps, sizeof *t);
+    if (!t)
+        bench_die("out of memory");
+    for (int k = -1; k < a->reps; k++) {
+        bench_copy(p, B, A); /* planning with MEASURE overwrote B; every run starts from A */
+        double s = hfft_ref_now();
+        if (p->prec == 4)
+            fftwf_execute(plan);
+        else
+            fftw_execute(plan);
+        if (k >= 0)
+            t[k] = hfft_ref_now() - s;
+    }
+    bench_summarize(t, a->reps, r);
+    free(t);
+    if (p->prec == 4)
+        fftwf_destroy_plan(plan);
+    else
+        fftw_destroy_plan(plan);
+    /* Forget what MEASURE learned so later engines and problems plan from scratch. */
+    if (measure) {
+        fftw_forget_wisdom();
+        fftwf_forget_wisdom();
+    }
+    r->err = bench_verify(a, p, A, B);
+}
+
+/* ---- MKL DFTI ---- */
+
+#ifdef HFFT_BENCH_HAVE_MKL
+void bench_run_mkl(const args *a, const problem *p, void *A, void *B, result *r) {
+    bench_fill(p, A, a->seed + (uint64_t)E_MKL * 7919u);
+    snprintf(r->device, sizeof r->device, "cpu");
+    MKL_LONG len[3] = {0, 0, 0};
+    for (int k = 0; k < p->rank; k++)
+        len[k] = (MKL_LONG)p->n[k];
+    mkl_set_num_threads(a->bthreads);
+    DFTI_DESCRIPTOR_HANDLE h = NULL;
+    enum DFTI_CONFIG_VALUE prec = p->prec == 4 ? DFTI_SINGLE : DFTI_DOUBLE;
+    double t0 = hfft_ref_now();
+    /* The function, not mkl_dfti.h's macro: the rank is known only at run time. */
+    MKL_LONG s = p->rank == 1
+                     ? (DftiCreateDescriptor)(&h, prec, DFTI_COMPLEX, (MKL_LONG)1, len[0])
+                     : (DftiCreateDescriptor)(&h, prec, DFTI_COMPLEX, (MKL_LONG)p->rank, len);
+    if (!s)
+        s = DftiCommitDescriptor(h);
+    r->plan_s = hfft_ref_now() - t0;
+    if (s && !DftiErrorClass(s, DFTI_NO_ERROR)) {
+        r->status = ST_FAILED;
+        snprintf(r->note, sizeof r->note, "DFTI: %s", DftiErrorMessage(s));
+        if (h)
+            DftiFreeDescriptor(&h);
+        return;
+    }
+    snprintf(r->plan, sizeof r->plan, "mkl dfti %s threads=%d in-place",
+             p->prec == 4 ? "single" : "double", mkl_get_max_threads());
+    double *t = calloc((size_t)a->reps, sizeof *t);
+    if (!t)
+        bench_die("out of memory");
+    for (int k = -1; k < a->reps && !s; k++) {
+        bench_copy(p, B, A);
+        double s0 = hfft_ref_now();
+        s = DftiComputeForward(h, B);
+        if (k >= 0)
+            t[k] = hfft_ref_now() - s0;
+    }
+    DftiFreeDescriptor(&h);
+    if (s && !DftiErrorClass(s, DFTI_NO_ERROR)) {
+        r->status = ST_FAILED;
+        snprintf(r->note, sizeof r->note, "DftiComputeForward: %s", DftiErrorMessage(s));
+        free(t);
+        return;
+    }
+    bench_summarize(t, a->reps, r);
+    free(t);
+    r->err = bench_verify(a, p, A, B);
+}
+#endif
+
+/* ---- cuFFT ---- */
+
+#ifdef HFFT_BENCH_HAVE_CUDA
+void bench_run_cufft(const args *a, const problem *p, int want_incard, int want_chunk, void *A,
+                      void *B, result *ri, result *rc) {
+    bench_cufft *c = NULL;
+    double plan_s = 0;
+    char note[256];
+    int no = bench_cufft_open(p->prec, p->rank, p->n, &c, &plan_s, note, sizeof note);
+    result *rs[2] = {want_incard ? ri : NULL, want_chunk ? rc : NULL};
+    const char *pin =
+        bench_cuda_host_pinned(A) && bench_cuda_host_pinned(B) ? "pinned" : "pageable";
+    for (int i = 0; i < 2; i++) {
+        if (!rs[i])
+            continue;
+        snprintf(rs[i]->device, sizeof rs[i]->device, "%.95s", G.gpu_name);
+        rs[i]->plan_s = plan_s;
+        if (no) {
+            rs[i]->status = ST_SKIPPED;
+            snprintf(rs[i]->note, sizeof rs[i]->note, "%s", note);
+        } else {
+            snprintf(rs[i]->plan, sizeof rs[i]->plan, "cufft %s in-place %s host=%s",
+                     p->prec == 4 ? "C2C" : "Z2Z", note, pin);
+        }
+    }
+    if (no)
+        return;
+    double *t = calloc((size_t)a->reps, sizeof *t);
+    if (!t)
+        bench_die("out of memory");
+    if (want_incard) {
+        bench_fill(p, A, a->seed + (uint64_t)E_CU_INCARD * 7919u);
+        bench_cufft_incard(c, A, B, a->reps, t);
+        bench_summarize(t, a->reps, ri);
+        ri->err = bench_verify(a, p, A, B);
+    }
+    if (want_chunk) {
+        bench_fill(p, A, a->seed + (uint64_t)E_CU_CHUNK * 7919u);
+        bench_cufft_chunked(c, A, B, a->reps, t);
+        bench_summarize(t, a->reps, rc);
+        rc->link_bytes = 2.0 * (double)p->bytes;
+        /* One trip each way, overlappable at best: S / B is its floor. */
+        if (G.link_measured)
+            rc->floor_s = (double)p->bytes / (0.5 * (G.dup_h2d + G.dup_d2h));
+        rc->err = bench_verify(a, p, A, B);
+    }
+    free(t);
+    bench_cufft_close(c);
+}
+#endif

@@ -1,0 +1,310 @@
+/*
+ * options.c: hfft-bench's command line: the usage text, problem strings
+ * ("2d:32768x32768:f32"), engine lists and the option values, each checked
+ * (a bad value is a usage error, exit status 2).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench.h"
+#include "ref.h"
+
+const char *const option_name[E_COUNT] = {"hybrid", "gpu",           "cpu",
+                                                 "auto",   "fftw-estimate", "fftw-measure",
+                                                 "mkl",    "cufft-incard",  "cufft-chunked"};
+
+void bench_usage(FILE *f) {
+    fprintf(f,
+            "usage: hfft-bench [options] PROBLEM...\n"
+            "  PROBLEM  RANKd:N0[xN1[xN2]][:f32|f64], e.g. 2d:32768x32768:f32,\n"
+            "           3d:1024x1024x1024:f64, 1d:1048576:f32 (default precision f32)\n"
+            "options:\n"
+            "  --mode LIST             hfft placements, a comma list of hybrid (HFFT_HYBRID),\n"
+            "                          gpu (HFFT_GPU_ONLY), cpu (HFFT_CPU_ONLY), auto (no\n"
+            "                          flag: the planner decides), all (= hybrid,gpu,cpu;\n"
+            "                          the default) or none\n"
+            "  --baselines LIST        a comma list of fftw-estimate, fftw-measure, mkl,\n"
+            "                          cufft-incard, cufft-chunked, all or none;\n"
+            "                          default: all that are available\n"
+            "  --budget BYTES          hfft_options.device_memory (\"2GiB\", \"512MiB\")\n"
+            "  --reps N                timed runs after one warm-up (default 5)\n"
+            "  --ratio R               fixed GPU share in (0, 1]\n"
+            "  --round-ratio R1,R2[,R3] fixed GPU share per round (round 1: the strided one)\n"
+            "  --slots N               pass buffers on the device (2..8)\n"
+            "  --wisdom FILE           hfft_options.wisdom (a file written by hfft-tune)\n"
+            "  --hfft-measure          plan hfft with HFFT_MEASURE (default HFFT_ESTIMATE)\n"
+            "  --schedule S            plain or radix2 (default: the planner's choice)\n"
+            "  --pass-bytes BYTES      fixed pass size on the device\n"
+            "  --threads N             hfft's CPU threads (default: the library's)\n"
+            "  --baseline-threads N    FFTW and MKL threads (default: all %d cores)\n"
+            "  --host H                where the arrays come from: hfft_malloc (pinned, the\n"
+            "                          default) or malloc (each plan pins or stages them)\n"
+            "  --pinning P             malloc arrays: auto, register or stage (hfft_options\n"
+            "                          .pinning; default auto)\n"
+            "  --inplace               time hfft in place (the error still comes from an\n"
+            "                          out-of-place run); baselines always run in place\n"
+            "                          on a copy\n"
+            "  --verify                relative RMS error against FFTW in higher precision\n"
+            "                          (double for f32, long double for f64); needs two\n"
+            "                          more arrays' worth of host memory\n"
+            "  --fftw-measure-limit S  fftw_set_timelimit for FFTW_MEASURE (default 60)\n"
+            "  --csv FILE              append rows to FILE (a header when it is new)\n"
+            "  --bandwidth             measure the link (default where a GPU is present);\n"
+            "                          with no PROBLEM, only that\n"
+            "  --no-bandwidth          do not\n"
+            "  --seed N                random data seed (default 1)\n"
+            "  --help\n"
+            "columns:\n"
+            "  median_s, min_s, max_s  over the timed runs; plan_s: plan creation\n"
+            "  GFLOPS   5 N log2 N / median_s\n"
+            "  link_GB  bytes over PCIe per execution (hfft: sum over rounds of\n"
+            "           2 S ratio[h]; cufft-chunked: 2 S)\n"
+            "  B_GB/s   per-direction rate with both directions busy, measured at start\n"
+            "  bound    floor / median_s; floor = 2 S g / B for hfft on a GPU (g: mean GPU\n"
+            "           share), S / B for cufft-chunked\n"
+            "  error    relative RMS error, ! above %g (f32) or %g (f64)\n"
+            "  model_s  hfft's predicted time; xFFTW: best FFTW median / this median\n"
+            "  plan     what hfft_plan_info reports; round_s: each round's time in the\n"
+            "           last timed run\n"
+            "environment: HFFT_DEVICE=none|cuda|emulated and the other HFFT_* settings apply\n"
+            "to hfft; the emulated device is a test double, never a GPU timing.\n",
+            G.cores, bench_tolerance(4), bench_tolerance(8));
+}
+
+int bench_parse_problem(const char *s, problem *p) {
+    memset(p, 0, sizeof *p);
+    int rank = 0, used = 0;
+    if (sscanf(s, "%1dd:%n", &rank, &used) != 1 || used == 0 || rank < 1 || rank > 3)
+        return -1;
+    const char *c = s + used;
+    for (int k = 0; k < rank; k++) {
+        char *end;
+        errno = 0;
+        long long v = strtoll(c, &end, 10);
+        if (end == c || errno || v < 1)
+            return -1;
+        p->n[k] = v;
+        c = end;
+        if (k + 1 < rank) {
+            if (*c != 'x')
+                return -1;
+            c++;
+        }
+    }
+    p->prec = 4;
+    if (*c == ':') {
+        c++;
+        if (strcmp(c, "f32") == 0)
+            p->prec = 4;
+        else if (strcmp(c, "f64") == 0)
+            p->prec = 8;
+        else
+            return -1;
+    } else if (*c) {
+        return -1;
+    }
+    p->rank = rank;
+    p->total = 1;
+    for (int k = 0; k < rank; k++) {
+        if (__builtin_mul_overflow(p->total, p->n[k], &p->total))
+            return -1;
+    }
+    int64_t b;
+    if (__builtin_mul_overflow(p->total, (int64_t)(2 * p->prec), &b))
+        return -1;
+    p->bytes = (size_t)b;
+    for (int k = rank; k < 3; k++)
+        p->n[k] = 1;
+    snprintf(p->text, sizeof p->text, "%dd:", rank);
+    for (int k = 0; k < rank; k++)
+        snprintf(p->text + strlen(p->text), sizeof p->text - strlen(p->text), "%s%lld",
+                 k ? "x" : "", (long long)p->n[k]);
+    snprintf(p->text + strlen(p->text), sizeof p->text - strlen(p->text), ":%s",
+             p->prec == 4 ? "f32" : "f64");
+    return 0;
+}
+
+/* A comma list of names from option_name[] within `allowed`; returns the bits. */
+static unsigned parse_list(const char *opt, const char *list, unsigned allowed) {
+    unsigned bits = 0;
+    char buf[512];
+    snprintf(buf, sizeof buf, "%s", list);
+    for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok;
+         tok = strtok_r(NULL, ",", &save)) {
+        if (strcmp(tok, "all") == 0) {
+            bits |= allowed == HFFT_ENGINES ? ((1u << E_HYBRID) | (1u << E_GPU) | (1u << E_CPU))
+                                            : allowed;
+            continue;
+        }
+        if (strcmp(tok, "none") == 0)
+            continue;
+        int found = 0;
+        for (int e = 0; e < E_COUNT; e++)
+            if ((allowed >> e & 1u) && strcmp(tok, option_name[e]) == 0) {
+                bits |= 1u << e;
+                found = 1;
+            }
+        if (!found) {
+            fprintf(stderr, "hfft-bench: %s: unknown name '%s'\n", opt, tok);
+            exit(2);
+        }
+    }
+    return bits;
+}
+
+static const char *need(int argc, char **argv, int *i) {
+    if (*i + 1 >= argc) {
+        fprintf(stderr, "hfft-bench: %s needs a value\n", argv[*i]);
+        exit(2);
+    }
+    return argv[++*i];
+}
+
+static int64_t parse_size_opt(const char *opt, const char *v) {
+    int64_t b = 0;
+    if (hfft_parse_bytes(v, &b) || b <= 0) {
+        fprintf(stderr, "hfft-bench: %s '%s': not a byte size\n", opt, v);
+        exit(2);
+    }
+    return b;
+}
+
+static long parse_int_opt(const char *opt, const char *v, long lo) {
+    char *end;
+    errno = 0;
+    long x = strtol(v, &end, 10);
+    if (end == v || *end || errno || x < lo) {
+        fprintf(stderr, "hfft-bench: %s '%s': expected an integer >= %ld\n", opt, v, lo);
+        exit(2);
+    }
+    return x;
+}
+
+int bench_parse_args(int argc, char **argv, args *a, problem *probs, int *nprob) {
+    memset(a, 0, sizeof *a);
+    a->engines = (1u << E_HYBRID) | (1u << E_GPU) | (1u << E_CPU);
+    a->baselines = BASELINES;
+    a->reps = 5;
+    a->measure_limit = 60.0;
+    a->bandwidth = -1;
+    a->seed = 1;
+    a->bthreads = G.cores;
+    for (int i = 1; i < argc; i++) {
+        const char *o = argv[i];
+        if (strcmp(o, "--help") == 0 || strcmp(o, "-h") == 0) {
+            bench_usage(stdout);
+            return 0;
+        } else if (strcmp(o, "--mode") == 0) {
+            a->engines = parse_list(o, need(argc, argv, &i), HFFT_ENGINES);
+        } else if (strcmp(o, "--baselines") == 0) {
+            a->baselines = parse_list(o, need(argc, argv, &i), BASELINES);
+            a->baselines_given = 1;
+        } else if (strcmp(o, "--budget") == 0) {
+            a->budget = parse_size_opt(o, need(argc, argv, &i));
+        } else if (strcmp(o, "--pass-bytes") == 0) {
+            a->pass_bytes = parse_size_opt(o, need(argc, argv, &i));
+        } else if (strcmp(o, "--reps") == 0) {
+            a->reps = (int)parse_int_opt(o, need(argc, argv, &i), 1);
+        } else if (strcmp(o, "--threads") == 0) {
+            a->threads = (int)parse_int_opt(o, need(argc, argv, &i), 1);
+        } else if (strcmp(o, "--baseline-threads") == 0) {
+            a->bthreads = (int)parse_int_opt(o, need(argc, argv, &i), 1);
+        } else if (strcmp(o, "--seed") == 0) {
+            a->seed = (uint64_t)parse_int_opt(o, need(argc, argv, &i), 0);
+        } else if (strcmp(o, "--ratio") == 0) {
+            const char *v = need(argc, argv, &i);
+            char *end;
+            a->ratio = strtod(v, &end);
+            if (end == v || *end || !(a->ratio > 0 && a->ratio <= 1)) {
+                fprintf(stderr, "hfft-bench: --ratio '%s': expected a number in (0, 1]\n", v);
+                return 2;
+            }
+        } else if (strcmp(o, "--round-ratio") == 0) {
+            const char *v = need(argc, argv, &i);
+            char *c = (char *)v, *end;
+            for (int h = 0; h < 3 && *c; h++) {
+                a->round_ratio[h] = strtod(c, &end);
+                if (end == c || !(a->round_ratio[h] >= 0 && a->round_ratio[h] <= 1)) {
+                    fprintf(stderr,
+                            "hfft-bench: --round-ratio '%s': expected R1,R2[,R3] in [0, 1]\n", v);
+                    return 2;
+                }
+                c = *end == ',' ? end + 1 : end;
+            }
+            if (*c) {
+                fprintf(stderr, "hfft-bench: --round-ratio '%s': at most three shares\n", v);
+                return 2;
+            }
+        } else if (strcmp(o, "--slots") == 0) {
+            a->slots = (int)parse_int_opt(o, need(argc, argv, &i), 1);
+        } else if (strcmp(o, "--wisdom") == 0) {
+            a->wisdom = need(argc, argv, &i);
+        } else if (strcmp(o, "--hfft-measure") == 0) {
+            a->hfft_measure = 1;
+        } else if (strcmp(o, "--fftw-measure-limit") == 0) {
+            const char *v = need(argc, argv, &i);
+            char *end;
+            a->measure_limit = strtod(v, &end);
+            if (end == v || *end || !(a->measure_limit > 0)) {
+                fprintf(stderr, "hfft-bench: --fftw-measure-limit '%s': expected seconds > 0\n", v);
+                return 2;
+            }
+        } else if (strcmp(o, "--schedule") == 0) {
+            const char *v = need(argc, argv, &i);
+            if (strcmp(v, "plain") == 0)
+                a->schedule = HFFT_SCHEDULE_PLAIN;
+            else if (strcmp(v, "radix2") == 0)
+                a->schedule = HFFT_SCHEDULE_RADIX2;
+            else {
+                fprintf(stderr, "hfft-bench: --schedule '%s': plain or radix2\n", v);
+                return 2;
+            }
+        } else if (strcmp(o, "--csv") == 0) {
+            a->csv = need(argc, argv, &i);
+        } else if (strcmp(o, "--verify") == 0) {
+            a->verify = 1;
+        } else if (strcmp(o, "--inplace") == 0) {
+            a->inplace = 1;
+        } else if (strcmp(o, "--host") == 0) {
+            const char *v = need(argc, argv, &i);
+            if (strcmp(v, "hfft_malloc") == 0)
+                a->host_malloc = 0;
+            else if (strcmp(v, "malloc") == 0)
+                a->host_malloc = 1;
+            else {
+                fprintf(stderr, "hfft-bench: --host '%s': hfft_malloc or malloc\n", v);
+                return 2;
+            }
+        } else if (strcmp(o, "--pinning") == 0) {
+            const char *v = need(argc, argv, &i);
+            static const char *const modes[] = {"auto", "register", "stage"};
+            a->pinning = -1;
+            for (int k = 0; k < 3; k++)
+                if (strcmp(v, modes[k]) == 0)
+                    a->pinning = k;
+            if (a->pinning < 0) {
+                fprintf(stderr, "hfft-bench: --pinning '%s': auto, register or stage\n", v);
+                return 2;
+            }
+        } else if (strcmp(o, "--bandwidth") == 0) {
+            a->bandwidth = 1;
+        } else if (strcmp(o, "--no-bandwidth") == 0) {
+            a->bandwidth = 0;
+        } else if (o[0] == '-' && o[1] == '-') {
+            fprintf(stderr, "hfft-bench: unknown option %s (see --help)\n", o);
+            return 2;
+        } else if (bench_parse_problem(o, &probs[*nprob]) == 0) {
+            (*nprob)++;
+        } else {
+            fprintf(stderr, "hfft-bench: problem '%s': expected e.g. 2d:1024x1024:f32\n", o);
+            return 2;
+        }
+    }
+    if (*nprob == 0 && a->bandwidth != 1) {
+        bench_usage(stderr);
+        return 2;
+    }
+    return -1;
+}

@@ -1,0 +1,190 @@
+/*
+ * report.c: hfft-bench's output: a table per problem on stdout and, with
+ * --csv, one row per engine appended to a file that bench/sweep.py plots.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "bench.h"
+#include "ref.h"
+
+double bench_flops(const problem *p) { return 5.0 * (double)p->total * log2((double)p->total); }
+
+void bench_print_table(const args *a, const problem *p, result *res, int nres) {
+    double best_fftw = 0;
+    for (int i = 0; i < nres; i++)
+        if ((res[i].engine == E_FFTW_EST || res[i].engine == E_FFTW_MEAS) &&
+            res[i].status == ST_OK && (best_fftw == 0 || res[i].med < best_fftw))
+            best_fftw = res[i].med;
+    char b1[32];
+    printf("\n== %s: %s, %lld elements, %s, %d timed runs after 1 warm-up ==\n", p->text,
+           bench_fmt_bytes((double)p->bytes, b1, sizeof b1), (long long)p->total,
+           a->inplace ? "in-place" : "out-of-place", a->reps);
+    printf("%-14s %-22s %10s %10s %10s %9s %9s %8s %7s %6s %9s %9s %6s  %s\n", "engine", "device",
+           "median_s", "min_s", "max_s", "plan_s", "GFLOPS", "link_GB", "B_GB/s", "bound", "error",
+           "model_s", "xFFTW", "plan");
+    int emulated = 0;
+    for (int i = 0; i < nres; i++) {
+        result *r = &res[i];
+        const char *dev = r->device[0] ? r->device : "-";
+        if (strcmp(dev, "emulated") == 0)
+            emulated = 1;
+        char devbuf[40];
+        snprintf(devbuf, sizeof devbuf, "%.38s%s", dev, strcmp(dev, "emulated") == 0 ? "*" : "");
+        if (r->status != ST_OK) {
+            printf("%-14s %-22.22s %s\n", engine_name[r->engine], devbuf,
+                   r->note[0] ? r->note : "-");
+            continue;
+        }
+        char bw[16] = "-", bound[16] = "-", err[24] = "-", model[16] = "-", xf[16] = "-";
+        if (r->floor_s > 0 && G.link_measured) {
+            snprintf(bw, sizeof bw, "%.1f", 0.5 * (G.dup_h2d + G.dup_d2h) / 1e9);
+            snprintf(bound, sizeof bound, "%.0f%%", 100.0 * r->floor_s / r->med);
+        }
+        if (r->err >= 0)
+            snprintf(err, sizeof err, "%.2e%s", r->err, r->err > bench_tolerance(p->prec) ? "!" : "");
+        if (r->predicted_s > 0)
+            snprintf(model, sizeof model, "%.4g", r->predicted_s);
+        if (best_fftw > 0)
+            snprintf(xf, sizeof xf, "%.2f", best_fftw / r->med);
+        printf("%-14s %-22.22s %10.4g %10.4g %10.4g %9.3g %9.2f %8.3f %7s %6s %9s %9s %6s  %s\n",
+               engine_name[r->engine], devbuf, r->med, r->min, r->max, r->plan_s,
+               bench_flops(p) / r->med / 1e9, r->link_bytes / 1e9, bw, bound, err, model, xf,
+               r->plan[0] ? r->plan : "-");
+    }
+    if (emulated)
+        printf("* emulated: hfft's test double runs the GPU schedule in host memory; "
+               "these are NOT GPU timings.\n");
+    fflush(stdout);
+}
+
+static void csv_str(FILE *f, const char *s) {
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+static const char CSV_HEADER[] =
+    "time,host,problem,rank,n0,n1,n2,precision,elements,bytes,inplace,engine,device,status,note,"
+    "reps,median_s,min_s,max_s,plan_s,gflops,link_bytes,bw_h2d_gbs,bw_d2h_gbs,"
+    "bw_duplex_h2d_gbs,bw_duplex_d2h_gbs,bound_fraction,predicted_s,error,speedup_vs_fftw,"
+    "placement,schedule,rounds,passes,streams,ratio_mean,ratio0,ratio1,ratio2,threads,"
+    "device_budget,device_bytes,host_bytes,host_pinned,round0_s,round1_s,round2_s,"
+    "predicted0_s,predicted1_s,predicted2_s,gpu0_s,gpu1_s,gpu2_s,cpu0_s,cpu1_s,cpu2_s,"
+    "transposed,wisdom,plan\n";
+
+void bench_write_csv(const args *a, const problem *p, result *res, int nres) {
+    if (!a->csv)
+        return;
+    struct stat sb;
+    int fresh = stat(a->csv, &sb) != 0 || sb.st_size == 0;
+    FILE *f = fopen(a->csv, "a");
+    if (!f)
+        bench_die("cannot open %s for appending: %s", a->csv, strerror(errno));
+    if (fresh)
+        fputs(CSV_HEADER, f);
+    double best_fftw = 0;
+    for (int i = 0; i < nres; i++)
+        if ((res[i].engine == E_FFTW_EST || res[i].engine == E_FFTW_MEAS) &&
+            res[i].status == ST_OK && (best_fftw == 0 || res[i].med < best_fftw))
+            best_fftw = res[i].med;
+    char stamp[32];
+    time_t now = time(NULL);
+    strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%S", localtime(&now));
+    static const char *const status[] = {"ok", "skipped", "failed"};
+    for (int i = 0; i < nres; i++) {
+        const result *r = &res[i];
+        int ok = r->status == ST_OK;
+        fprintf(f, "%s,", stamp);
+        csv_str(f, G.host);
+        fputc(',', f);
+        csv_str(f, p->text);
+        fprintf(f, ",%d,%lld,%lld,%lld,%s,%lld,%zu,%d,%s,", p->rank, (long long)p->n[0],
+                (long long)(p->rank > 1 ? p->n[1] : 1), (long long)(p->rank > 2 ? p->n[2] : 1),
+                p->prec == 4 ? "f32" : "f64", (long long)p->total, p->bytes, a->inplace,
+                engine_name[r->engine]);
+        csv_str(f, r->device);
+        fprintf(f, ",%s,", status[r->status]);
+        csv_str(f, r->note);
+        fprintf(f, ",%d,", a->reps);
+        if (ok)
+            fprintf(f, "%.6g,%.6g,%.6g,%.6g,%.6g,%.0f,", r->med, r->min, r->max, r->plan_s,
+                    bench_flops(p) / r->med / 1e9, r->link_bytes);
+        else
+            fprintf(f, ",,,%.6g,,,", r->plan_s);
+        if (G.link_measured)
+            fprintf(f, "%.4g,%.4g,%.4g,%.4g,", G.h2d / 1e9, G.d2h / 1e9, G.dup_h2d / 1e9,
+                    G.dup_d2h / 1e9);
+        else
+            fputs(",,,,", f);
+        if (ok && r->floor_s > 0)
+            fprintf(f, "%.4g,", r->floor_s / r->med);
+        else
+            fputc(',', f);
+        if (r->predicted_s > 0)
+            fprintf(f, "%.6g,", r->predicted_s);
+        else
+            fputc(',', f);
+        if (ok && r->err >= 0)
+            fprintf(f, "%.4g,", r->err);
+        else
+            fputc(',', f);
+        if (ok && best_fftw > 0)
+            fprintf(f, "%.4g,", best_fftw / r->med);
+        else
+            fputc(',', f);
+        if (r->have_info) {
+            const hfft_info *q = &r->info;
+            static const char *const place[] = {"cpu", "gpu", "hybrid"};
+            static const char *const sched[] = {"none", "plain", "radix2"};
+            double mean = 0;
+            for (int h = 0; h < q->rounds && h < 3; h++)
+                mean += q->ratio[h];
+            mean = q->rounds ? mean / q->rounds : 0;
+            char passes[48] = "";
+            for (int h = 0; h < q->rounds && h < 3; h++)
+                snprintf(passes + strlen(passes), sizeof passes - strlen(passes), "%s%d",
+                         h ? "/" : "", q->passes[h]);
+            fprintf(f, "%s,%s,%d,\"%s\",%d,%.4g,%.4g,%.4g,%.4g,%d,%lld,%lld,%lld,%d,",
+                    place[q->placement >= 0 && q->placement <= 2 ? q->placement : 0],
+                    sched[q->schedule >= 0 && q->schedule <= 2 ? q->schedule : 0], q->rounds,
+                    passes, q->streams, mean, q->ratio[0], q->ratio[1], q->ratio[2], q->threads,
+                    (long long)q->device_budget, (long long)q->device_bytes,
+                    (long long)q->host_bytes, q->host_pinned);
+            for (int h = 0; h < 3; h++)
+                if (ok && h < q->rounds)
+                    fprintf(f, "%.6g,", q->measured_seconds[h]);
+                else
+                    fputc(',', f);
+            for (int h = 0; h < 3; h++)
+                if (h < q->rounds && q->predicted_seconds[h] > 0)
+                    fprintf(f, "%.6g,", q->predicted_seconds[h]);
+                else
+                    fputc(',', f);
+            for (int h = 0; h < 6; h++) {
+                int k = h % 3;
+                double v = h < 3 ? q->measured_gpu[k] : q->measured_cpu[k];
+                if (ok && k < q->rounds && q->placement == 2)
+                    fprintf(f, "%.6g,", v);
+                else
+                    fputc(',', f);
+            }
+            fprintf(f, "%d,%d,", q->transposed, q->wisdom);
+        } else {
+            fputs(",,,,,,,,,,,,,,,,,,,,,,,,,,,,", f);
+        }
+        csv_str(f, r->plan);
+        fputc('\n', f);
+    }
+    if (fclose(f))
+        bench_die("writing %s: %s", a->csv, strerror(errno));
+}

@@ -1,0 +1,67 @@
+/*
+ * cpu.h: the CPU engine, for the planner and for the parts of the GPU side
+ * that run host work (staged copies, the emulated device):
+ *   - the pool: worker threads bound to cores with hwloc;
+ *   - lines: batched FFTW transforms on host memory, by precision;
+ *   - the round executor: any range of a round's units on the pool.
+ * Includes only the ground headers (src/core/).
+ */
+#ifndef HFFT_CPU_H
+#define HFFT_CPU_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "src/core/problem.h"
+
+/* ---- the pool (pool.c) ----
+ * Threads bound with hwloc; `reserve` cores are left free (the GPU feeder).
+ * Thread safety: one batch at a time per pool; start and wait from one thread
+ * (the pool's owner).  hfft__cores is thread safe. */
+typedef struct hfft__pool hfft__pool;
+int hfft__pool_create(int threads, int reserve, hfft__pool **out);
+void hfft__pool_destroy(hfft__pool *p);
+int hfft__pool_size(const hfft__pool *p);
+typedef void (*hfft__job_fn)(void *ctx, int64_t job, int thread);
+/* Starts njobs jobs; returns at once.  hfft__pool_wait blocks until all ran. */
+int hfft__pool_start(hfft__pool *p, int64_t njobs, hfft__job_fn fn, void *ctx);
+void hfft__pool_wait(hfft__pool *p);
+/* When the last job of the last batch finished (hfft__now's clock). */
+double hfft__pool_done_at(hfft__pool *p);
+int hfft__cores(void);
+
+/* ---- batched FFTW transforms on host memory (lines.c) ----
+ * Planning holds one process-wide lock (FFTW's planner is not thread safe);
+ * executing a plan is thread safe on distinct arrays.  The creator destroys. */
+typedef struct hfft__lines hfft__lines;
+typedef struct hfft__lines_desc {
+    int prec, rank, sign;
+    int64_t n[3];          /* row-major shape of one transform, rank 1 to 3 */
+    int64_t is, os;        /* element stride of the (last) dimension */
+    int64_t howmany, idist, odist;
+    int inplace;
+    unsigned fftw_flags;   /* FFTW_ESTIMATE/FFTW_MEASURE and FFTW_UNALIGNED */
+    void *plan_in, *plan_out; /* plan on these instead of scratch (MEASURE overwrites them) */
+    int nthreads;          /* FFTW's own threads for this plan (0 or 1: none) */
+} hfft__lines_desc;
+int hfft__lines_plan(const hfft__lines_desc *d, hfft__lines **out);
+void hfft__lines_exec(hfft__lines *l, void *in, void *out);
+void hfft__lines_destroy(hfft__lines *l);
+unsigned hfft__fftw_estimate(void);
+unsigned hfft__fftw_measure(void);
+unsigned hfft__fftw_unaligned(void);
+const char *hfft__fftw_version(void);
+
+/* ---- the round executor (exec.c) ----
+ * Owned by one plan; one batch in flight at a time, started and finished by
+ * the plan's executing thread. */
+typedef struct hfft__cpu hfft__cpu;
+int hfft__cpu_create(int prec, int sign, int nrounds, const hfft__round *rounds, int measure,
+                     hfft__pool *pool, void *in, void *out, hfft__cpu **out_cpu);
+void hfft__cpu_destroy(hfft__cpu *c);
+/* Runs units [u0, u1) of round h from src to dst on the pool (asynchronously). */
+int hfft__cpu_start(hfft__cpu *c, int h, const void *src, void *dst, int64_t u0, int64_t u1);
+int hfft__cpu_finish(hfft__cpu *c);
+int64_t hfft__cpu_host_bytes(const hfft__cpu *c);
+
+#endif

@@ -1,0 +1,381 @@
+/*
+ * engine.c: the GPU engine's out-of-card pass schedule: sizing each round's
+ * passes to the budget, allocating everything at plan time, and running a
+ * round with the schedule its size calls for (one file each):
+ *   plain    whole lines per pass through rotating buffers (plain.c);
+ *   radix2   the 2013 four-subsequence split inside a pass (radix2.c);
+ *   long     lines longer than a pass, by decimation in time (longline.c).
+ * Written once against the device interface, so that the CUDA backend and
+ * the emulated device run the same passes.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpu/engine.h"
+#include "gpu/sched.h"
+
+#define DEFAULT_SLOTS 2
+#define RADIX2_SLOTS 4 /* two buffer sets of two halves */
+#define MIN_PASSES 4 /* automatic passes: at least this many in the largest round */
+#define WIDE_ROW 65536 /* strided rows this wide copy at the link's rate */
+
+/* Sizes one round for slot capacity cap: kind, pass size and cuFFT plans. */
+static int plan_round(hfft__gpu *g, srd *r, int want, size_t cap, size_t *work, int *nwork) {
+    size_t es = g->es;
+    hfft__sched_destroy_plans(g, r);
+    *work = 0;
+    *nwork = 0;
+    if (r->units == 0) {
+        r->kind = K_NONE;
+        return 0;
+    }
+    if (!hfft__round_strided(&r->r)) {
+        size_t line = (size_t)r->r.L * es;
+        if (line > cap)
+            return hfft__fail(HFFT_ERR_BUDGET,
+                              "a contiguous line of %lld elements (%zu bytes) does not fit a pass "
+                              "of %zu bytes; raise the device budget or use HFFT_CPU_ONLY",
+                              (long long)r->r.L, line, cap);
+        r->kind = K_PLAIN;
+        r->blk = (int64_t)(cap / line);
+        if (r->blk > r->units)
+            r->blk = r->units;
+        return hfft__plain_size(g, r, r->r.L, work, nwork);
+    }
+    size_t col = (size_t)r->r.L * es;
+    if (col <= cap) {
+        int64_t w = (int64_t)(cap / col);
+        /* An execute waits, beyond its copies, for one whole strided pass (its
+           FFTs need all of each column before any of it goes out).  Where the
+           buffer's rows would be wider than WIDE_ROW, narrower passes (down to
+           an eighth of the buffer) cut that wait at no cost in copy rate. */
+        int64_t wide = (int64_t)(WIDE_ROW / es);
+        if (!g->fixed_passes && w > wide)
+            w = w / 8 > wide ? w / 8 : wide;
+        if (w > r->units)
+            w = r->units;
+        r->blk = w;
+        /* Radix-2 keeps a whole pass in two slots (quarters in halves). */
+        int radix_ok = r->r.L % 4 == 0 && (size_t)w * col <= 2 * cap;
+        if (want == 2 && radix_ok)
+            return hfft__radix2_size(g, r, cap, work, nwork);
+        r->kind = K_PLAIN;
+        return hfft__plain_size(g, r, r->r.L, work, nwork);
+    }
+    return hfft__long_size(g, r, cap, work, nwork);
+}
+
+/*
+ * Automatic passes are as large as the budget allows over the buffers, but
+ * leave the largest round at least MIN_PASSES passes so that copies in and out
+ * overlap.  Large matters for strided rounds: a pass of cap bytes copies rows
+ * of cap / L bytes, and the link moves pitched rows of 8 KiB at about 32 GB/s
+ * while FFTs run, 32 KiB rows at 40-45, contiguous ones at 48-50 (an H200
+ * host, bench/RESULTS.md).  The allocation loop shrinks the passes until the
+ * buffers, the scratch and cuFFT's work areas fit.
+ */
+static size_t pick_capacity(const hfft__gpu_req *req, int64_t budget, size_t es, int nslot) {
+    int64_t biggest = 0;
+    for (int h = 0; h < req->nrounds; h++) {
+        const hfft__round *r = &req->rounds[h];
+        int64_t e = r->rank == 2 ? r->L * r->no : r->L * (r->ni > 1 ? r->ni : 1) * r->no;
+        if (e > biggest)
+            biggest = e;
+    }
+    size_t total = (size_t)biggest * es;
+    size_t cap = req->pass_bytes > 0 ? (size_t)req->pass_bytes : total / MIN_PASSES;
+    if (req->pass_bytes <= 0 && cap < (4u << 20))
+        cap = 4u << 20;
+    if (cap > (size_t)budget / (size_t)nslot)
+        cap = (size_t)budget / (size_t)nslot;
+    return cap & ~(size_t)255;
+}
+
+static void release(hfft__gpu *g) {
+    for (int h = 0; h < g->nrounds; h++)
+        hfft__sched_destroy_plans(g, &g->rd[h]);
+    for (int i = 0; i < NSLOT; i++)
+        if (g->buf[i])
+            g->ops->free(g->d, g->buf[i]);
+    for (int i = 0; i < NSTREAM; i++)
+        if (g->work[i])
+            g->ops->free(g->d, g->work[i]);
+    if (g->tb)
+        g->ops->free(g->d, g->tb);
+    g->tb = NULL;
+    g->tb_bytes = 0;
+    memset(g->buf, 0, sizeof g->buf);
+    memset(g->work, 0, sizeof g->work);
+}
+
+static int any_transpose(const hfft__gpu *g) {
+    for (int h = 0; h < g->nrounds; h++)
+        if (g->rd[h].kind != K_NONE && g->rd[h].transpose)
+            return 1;
+    return 0;
+}
+
+/* Bytes of the transposed compute's scratch: WCOLS lines of the longest such line. */
+static size_t scratch_bytes(const hfft__gpu *g) {
+    size_t most = 0;
+    for (int h = 0; h < g->nrounds; h++) {
+        const srd *r = &g->rd[h];
+        int64_t L = r->kind == K_LONG ? r->leaf : r->r.L;
+        size_t b = r->kind != K_NONE && r->transpose ? (size_t)(r->wc * L) * g->es : 0;
+        if (b > most)
+            most = b;
+    }
+    return most;
+}
+
+static int allocate(hfft__gpu *g) {
+    for (int i = 0; i < g->nslot; i++)
+        TRY(g->ops->alloc(g->d, &g->buf[i], g->cap));
+    g->tb_bytes = scratch_bytes(g);
+    if (g->tb_bytes)
+        TRY(g->ops->alloc(g->d, &g->tb, g->tb_bytes));
+    for (int i = 0; i < g->nwork && g->work_bytes; i++)
+        TRY(g->ops->alloc(g->d, &g->work[i], g->work_bytes));
+    return 0;
+}
+
+int hfft__gpu_create(const hfft__dev_ops *ops, hfft__dev *dev, const hfft__gpu_req *req,
+                     hfft__gpu **out) {
+    *out = NULL;
+    hfft__gpu *g = calloc(1, sizeof *g);
+    if (!g)
+        return hfft__fail(HFFT_ERR_HOST_MEMORY, "GPU engine: out of memory");
+    g->ops = ops;
+    g->d = dev;
+    g->prec = req->prec;
+    g->es = 2u * (size_t)req->prec;
+    g->sign = req->sign;
+    g->inplace = req->inplace;
+    g->nrounds = req->nrounds;
+    g->fixed_passes = req->pass_bytes > 0;
+    int st = 0;
+    for (int i = 0; i < NSTREAM + 1 && !st; i++)
+        st = ops->stream_create(dev, &g->st[i]);
+    for (int i = 0; i < 3 * NSTREAM && !st; i++)
+        st = ops->event_create(dev, &g->ev[i]);
+    for (int i = 0; i < NSLOT && !st; i++) {
+        for (int j = 0; j < NCHUNK && !st; j++) {
+            st = ops->event_create(dev, &g->in_ev[i][j]);
+            if (!st)
+                st = ops->event_create(dev, &g->comp_ev[i][j]);
+            if (!st)
+                st = ops->event_create(dev, &g->out_ev[i][j]);
+        }
+    }
+    if (st) {
+        hfft__gpu_destroy(g);
+        return st;
+    }
+    for (int h = 0; h < req->nrounds; h++) {
+        g->rd[h].r = req->rounds[h];
+        g->rd[h].units = req->units[h];
+        g->rd[h].inplace = h > 0 || req->inplace;
+    }
+    /* What is left of the budget after what the device already holds and what
+       the backend keeps for its own plan data. */
+    int64_t budget = ops->budget(dev) - ops->used(dev) - ops->reserve(dev);
+    if (budget <= 0) {
+        hfft__gpu_destroy(g);
+        return hfft__fail(HFFT_ERR_BUDGET,
+                          "device budget of %lld bytes leaves nothing for passes (%lld in use, "
+                          "%lld kept for cuFFT)",
+                          (long long)ops->budget(dev), (long long)ops->used(dev),
+                          (long long)ops->reserve(dev));
+    }
+    int want = req->schedule == 2 ? 2 : 1;
+    g->nslot = req->slots > 0 ? req->slots : DEFAULT_SLOTS;
+    if (g->nslot < 2)
+        g->nslot = 2;
+    if (g->nslot > NSLOT)
+        g->nslot = NSLOT;
+    if (want == 2 && g->nslot < RADIX2_SLOTS)
+        g->nslot = RADIX2_SLOTS;
+    size_t cap = pick_capacity(req, budget, g->es, g->nslot);
+    for (;;) {
+        if (cap < 256) {
+            st = hfft__fail(HFFT_ERR_BUDGET,
+                            "device budget of %lld bytes (%lld free of it) is too small for any "
+                            "pass of this problem",
+                            (long long)ops->budget(dev), (long long)budget);
+            break;
+        }
+        size_t work = 0;
+        int nwork = 0;
+        for (int h = 0; h < g->nrounds && !st; h++) {
+            size_t w;
+            int n;
+            st = plan_round(g, &g->rd[h], want, cap, &w, &n);
+            if (w > work)
+                work = w;
+            if (n > nwork)
+                nwork = n;
+        }
+        size_t next = (cap * 3 / 4) & ~(size_t)255;
+        if (!st) {
+            g->cap = cap;
+            g->work_bytes = work;
+            g->nwork = nwork;
+            size_t other = scratch_bytes(g) + (size_t)nwork * work;
+            if ((int64_t)((size_t)g->nslot * cap + other) > budget) {
+                /* Passes that take what the scratch and work areas leave (these
+                   shrink with the passes, so the next try fits). */
+                size_t fit = (int64_t)other < budget ? ((size_t)budget - other) / g->nslot : 0;
+                fit &= ~(size_t)255;
+                if (fit > next && fit < cap && req->pass_bytes <= 0)
+                    next = fit;
+                st = HFFT_ERR_BUDGET;
+            } else {
+                st = allocate(g);
+            }
+            if (!st)
+                break;
+            if (st != HFFT_ERR_DEVICE_MEMORY && st != HFFT_ERR_BUDGET)
+                break;
+        } else if (st != HFFT_ERR_DEVICE_MEMORY) {
+            break; /* a line that cannot fit any pass: shrinking will not help */
+        }
+        /* Too big, or the device refused memory: shrink the passes and try again. */
+        release(g);
+        hfft__clear_error();
+        st = 0;
+        cap = next;
+    }
+    if (st) {
+        hfft__gpu_destroy(g);
+        return st;
+    }
+    /* In-place long lines need a host scratch for phase 1. */
+    for (int h = 0; h < g->nrounds; h++) {
+        srd *r = &g->rd[h];
+        if (r->kind == K_LONG && r->inplace) {
+            size_t b = (size_t)(r->r.L * r->wcols) * g->es;
+            if (b > g->scratch_bytes)
+                g->scratch_bytes = b;
+        }
+    }
+    if (g->scratch_bytes) {
+        st = ops->host_alloc(dev, &g->scratch, g->scratch_bytes);
+        if (st) {
+            hfft__gpu_destroy(g);
+            return st;
+        }
+    }
+    *out = g;
+    return 0;
+}
+
+void hfft__gpu_destroy(hfft__gpu *g) {
+    if (!g)
+        return;
+    hfft__stage_destroy(g->stage);
+    release(g);
+    for (int i = 0; i < NSTREAM + 1; i++)
+        if (g->st[i])
+            g->ops->stream_destroy(g->d, g->st[i]);
+    for (int i = 0; i < 3 * NSTREAM; i++)
+        if (g->ev[i])
+            g->ops->event_destroy(g->d, g->ev[i]);
+    for (int i = 0; i < NSLOT; i++) {
+        for (int j = 0; j < NCHUNK; j++) {
+            hfft__event e[3] = {g->in_ev[i][j], g->comp_ev[i][j], g->out_ev[i][j]};
+            for (int k = 0; k < 3; k++)
+                if (e[k])
+                    g->ops->event_destroy(g->d, e[k]);
+        }
+    }
+    if (g->scratch)
+        g->ops->host_free(g->d, g->scratch);
+    free(g);
+}
+
+static int run_round(hfft__gpu *g, int h, const void *src, void *dst) {
+    srd *r = &g->rd[h];
+    int64_t pass = 0;
+    switch (r->kind) {
+    case K_NONE:
+        return 0;
+    case K_PLAIN:
+        TRY(hfft__plain_round(g, r, src, dst, &pass));
+        break;
+    case K_RADIX2:
+        TRY(hfft__radix2_round(g, r, src, dst, &pass));
+        break;
+    case K_LONG:
+        TRY(hfft__long_round(g, r, src, dst, &pass));
+        break;
+    }
+    g->passes[h] = pass;
+    return hfft__sched_sync(g);
+}
+
+int hfft__gpu_run(hfft__gpu *g, int h, const void *src, void *dst) {
+    int st = g->ops->activate(g->d);
+    if (st)
+        return st;
+    st = run_round(g, h, src, dst);
+    if (st) {
+        /* Let what was already queued finish, so that nothing of this execute
+           is still in flight when the caller (or the next execute) goes on. */
+        for (int i = 0; i < NSTREAM + 1; i++)
+            (void)g->ops->sync(g->d, g->st[i]);
+        if (g->stage)
+            (void)hfft__stage_sync(g->stage);
+        g->piped = 0;
+    }
+    return st;
+}
+
+/* The largest chunk a plain pass copies, in bytes. */
+static size_t largest_chunk(const hfft__gpu *g) {
+    size_t most = 0;
+    for (int h = 0; h < g->nrounds; h++) {
+        size_t b = g->rd[h].kind == K_PLAIN ? hfft__plain_chunk_bytes(g, &g->rd[h]) : 0;
+        if (b > most)
+            most = b;
+    }
+    return most;
+}
+int hfft__gpu_stage(hfft__gpu *g, int on, int threads) {
+    if (!on || g->stage) {
+        if (!on) {
+            hfft__stage_destroy(g->stage);
+            g->stage = NULL;
+        }
+        return 0;
+    }
+    for (int h = 0; h < g->nrounds; h++)
+        if (g->rd[h].kind != K_NONE && g->rd[h].kind != K_PLAIN)
+            return hfft__fail(HFFT_ERR_UNSUPPORTED,
+                              "staged copies need the plain schedule; the %s schedule copies "
+                              "straight from pinned (registered) arrays",
+                              g->rd[h].kind == K_RADIX2 ? "radix-2" : "long-line");
+    return hfft__stage_create(g->ops, g->d, largest_chunk(g), threads > 0 ? threads : 1,
+                              &g->stage);
+}
+
+int hfft__gpu_staged(const hfft__gpu *g) { return g->stage != NULL; }
+
+void hfft__gpu_fill_info(const hfft__gpu *g, hfft_info *info) {
+    int sched = 0;
+    for (int h = 0; h < g->nrounds; h++) {
+        const srd *r = &g->rd[h];
+        int64_t units = r->units, per = r->blk > 0 ? r->blk : 1;
+        int64_t outer = hfft__round_strided(&r->r) ? r->r.no : 1;
+        int64_t n = r->kind == K_PLAIN ? hfft__plain_passes(g, r) : (units + per - 1) / per;
+        info->passes[h] = r->kind == K_NONE ? 0 : (int)(outer * n);
+        if (r->kind == K_RADIX2)
+            sched = 2;
+        else if (r->kind != K_NONE && sched == 0)
+            sched = 1;
+    }
+    info->schedule = sched;
+    info->transposed = any_transpose(g);
+    info->streams = sched == 2 ? NSTREAM : g->nslot;
+    info->device_bytes = g->ops->used(g->d);
+    info->host_bytes += (int64_t)g->scratch_bytes + hfft__stage_bytes(g->stage);
+}

@@ -1,0 +1,42 @@
+/*
+ * engine.h: the GPU engine, as the planner sees it.  A GPU engine is made for
+ * one plan's rounds and the units of each that the GPU takes; it owns its
+ * device buffers, streams and cuFFT plans, sized at creation inside the
+ * device budget, and runs one round at a time between host arrays.
+ *
+ * Thread safety: an engine belongs to one plan: one call at a time.
+ */
+#ifndef HFFT_GPU_ENGINE_H
+#define HFFT_GPU_ENGINE_H
+
+#include <stdint.h>
+
+#include "hfft.h"
+#include "src/core/device.h"
+#include "src/core/problem.h"
+
+typedef struct hfft__gpu hfft__gpu;
+typedef struct hfft__gpu_req {
+    int prec, sign, nrounds;
+    const hfft__round *rounds;
+    int64_t units[3];   /* units each round gives the GPU: [0, units) */
+    int schedule;       /* 0 auto, 1 plain, 2 radix-2 */
+    int64_t pass_bytes; /* 0 auto */
+    int slots;          /* pass buffers in flight; 0 auto */
+    int inplace;
+} hfft__gpu_req;
+
+/* Everything is allocated here, inside the budget the device has left. */
+int hfft__gpu_create(const hfft__dev_ops *ops, hfft__dev *dev, const hfft__gpu_req *req,
+                     hfft__gpu **out);
+void hfft__gpu_destroy(hfft__gpu *g);
+/* Runs the GPU's units of round h from src to dst (host arrays); returns when
+   they have landed in dst.  After a failure nothing of it is still in flight. */
+int hfft__gpu_run(hfft__gpu *g, int h, const void *src, void *dst);
+/* Copies through staging buffers (on) or straight from pinned arrays (off).
+   HFFT_ERR_UNSUPPORTED where a round uses the radix-2 or long-line schedule. */
+int hfft__gpu_stage(hfft__gpu *g, int on, int threads);
+int hfft__gpu_staged(const hfft__gpu *g);
+void hfft__gpu_fill_info(const hfft__gpu *g, hfft_info *info);
+
+#endif

@@ -1,0 +1,244 @@
+/*
+ * plain.c: the plain schedule.  Whole lines per pass through K device
+ * buffers (two by default, so that each is as large as the budget allows:
+ * strided passes then copy wide rows, which the link moves faster); one
+ * stream copies in, one computes, one copies out, and the copy in of a pass
+ * follows the copy out of the buffer's previous pass chunk by chunk, so both
+ * directions stay busy.
+ */
+#include <string.h>
+
+#include "gpu/sched.h"
+
+/*
+ * cuFFT's strided transforms of long lines (a column pass of a 2D array) run
+ * at a fraction of its contiguous speed, so such passes are computed
+ * transposed: WCOLS columns at a time, one kernel turns them into contiguous
+ * lines in a small scratch, cuFFT transforms them there, another kernel turns
+ * them back.  A scratch of a few columns rather than a whole pass leaves the
+ * budget to the passes, whose rows the link then moves faster (pitched rows
+ * slow down under the compute's cache traffic, the narrower the more:
+ * bench/RESULTS.md).  Compute runs on one stream, so one scratch and one work
+ * area serve every buffer.
+ */
+#define TRANSPOSE_MIN_L 4096
+#define WCOLS 128
+
+/*
+ * Contiguous passes are copied and computed chunk by chunk (cb lines, blk a
+ * multiple of it): a pass's first lines go out while its last still come in,
+ * so a round waits at its end for a chunk, not a pass.  (A strided pass
+ * cannot: each column's FFT needs all of the column.)
+ */
+int hfft__plain_size(hfft__gpu *g, srd *r, int64_t L, size_t *work, int *nwork) {
+    r->cb = 0;
+    if (!hfft__round_strided(&r->r)) {
+        r->cb = (r->blk + NCHUNK - 1) / NCHUNK;
+        r->blk = r->blk / r->cb * r->cb;
+        *nwork = 1;
+        return hfft__sched_make_plans(g, r, 1, L, r->cb, work);
+    }
+    r->transpose = L >= TRANSPOSE_MIN_L && r->blk > 1;
+    /* a scratch of at most a quarter pass, so that small budgets go to the passes */
+    r->wc = r->blk / 4 < WCOLS ? (r->blk / 4 > 0 ? r->blk / 4 : 1) : WCOLS;
+    if (!r->transpose)
+        r->wc = 0;
+    *nwork = 1;
+    return hfft__sched_make_plans(g, r, 1, L, r->transpose ? r->wc : r->blk, work);
+}
+
+/*
+ * Pass boundaries over `units` in blocks of at most `blk`, the last passes
+ * ramping down (blk/2, /4, ...) so that the copy out left alone at the end is
+ * short.  (A round still waits, beyond its copies, for one copy of its largest
+ * unit, wherever that falls: a strided pass, or a chunk of a contiguous one;
+ * see plain_pass.)  `smallest` bounds the ramp (strided rows narrower than
+ * 8 KiB copy slowly).  Short passes still run the full-size FFT plan on the
+ * tile; the columns or lines beyond them are never copied back.
+ */
+#define RAMP 4
+static int64_t next_pass(int64_t at, int64_t units, int64_t blk, int64_t smallest) {
+    int64_t tail = 0;
+    int k = 0;
+    while (k < RAMP && (blk >> (k + 1)) >= smallest && (blk >> (k + 1)) > 0 &&
+           units >= blk + tail + (blk >> (k + 1))) {
+        k++;
+        tail += blk >> k;
+    }
+    int64_t middle = units - tail;
+    if (at < middle) {
+        int64_t n = (middle + blk - 1) / blk;
+        int64_t size = (middle + n - 1) / n;
+        return size < middle - at ? size : middle - at;
+    }
+    for (int i = 1; i <= k; i++) {
+        if (at == middle)
+            return blk >> i;
+        middle += blk >> i;
+    }
+    return units - at;
+}
+
+/* One plain pass: rows of `width` bytes from src (pitch spitch) into a tile of
+   pitch tpitch, computed, and back to dst (pitch dpitch). */
+typedef struct tile_io {
+    const char *src;
+    size_t spitch;
+    char *dst;
+    size_t dpitch;
+    size_t width, tpitch;
+    int64_t rows;
+} tile_io;
+
+/* A plain pass's copies: straight from pinned memory, or through staging. */
+static int copy_in(hfft__gpu *g, hfft__stream s, void *dev, size_t dpitch, const char *host,
+                   size_t hpitch, size_t width, size_t rows) {
+    if (g->stage)
+        return hfft__stage_h2d(g->stage, s, dev, dpitch, host, hpitch, width, rows);
+    return g->ops->h2d(g->d, s, dev, dpitch, host, hpitch, width, rows);
+}
+static int copy_out(hfft__gpu *g, hfft__stream s, char *host, size_t hpitch, const void *dev,
+                    size_t dpitch, size_t width, size_t rows) {
+    if (g->stage)
+        return hfft__stage_d2h(g->stage, s, host, hpitch, dev, dpitch, width, rows);
+    return g->ops->d2h(g->d, s, host, hpitch, dev, dpitch, width, rows);
+}
+
+/* The chunk of buffer b's last copy out that ends at or past byte `end`. */
+static int out_chunk(const hfft__gpu *g, int b, size_t end) {
+    for (int j = 0; j < g->out_n[b]; j++)
+        if (g->out_end[b][j] >= end)
+            return j;
+    return g->out_n[b] - 1;
+}
+
+/* The FFTs of a strided pass's w columns in tile, on the compute stream. */
+static int compute_strided(hfft__gpu *g, srd *r, char *tile, int64_t L, int64_t w) {
+    const hfft__dev_ops *o = g->ops;
+    hfft__stream c = g->st[NSTREAM];
+    if (!r->transpose)
+        return o->fft_exec(g->d, r->plan[0], c, tile, g->work[0]);
+    for (int64_t c0 = 0; c0 < w; c0 += r->wc) {
+        int64_t n = w - c0 < r->wc ? w - c0 : r->wc;
+        char *col = tile + (size_t)c0 * g->es;
+        TRY(o->transpose(g->d, g->prec, c, g->tb, L, col, r->blk, L, n));
+        TRY(o->fft_exec(g->d, r->plan[0], c, g->tb, g->work[0]));
+        TRY(o->transpose(g->d, g->prec, c, col, r->blk, g->tb, L, n, L));
+    }
+    return 0;
+}
+
+/*
+ * Buffer b = (passes issued) mod K.  Chunk j of the copy in follows the chunk
+ * of the buffer's previous copy out that read the same bytes.  A strided pass
+ * is computed whole, after all of its copy in and all of that previous copy
+ * out (the FFT writes the whole tile), and copied out after.  A contiguous
+ * pass goes chunk by chunk: copy in, compute (after the previous copy out of
+ * the bytes the chunk's FFT writes), copy out.  The compute's waits on the
+ * previous copy out are implied by the copy in's while a round's passes chunk
+ * alike; they stay so that each kernel waits for what it overwrites.
+ */
+static int plain_pass(hfft__gpu *g, srd *r, const tile_io *t, int64_t L, int64_t w,
+                      int64_t *pass) {
+    const hfft__dev_ops *o = g->ops;
+    hfft__dev *d = g->d;
+    int b = (int)(g->piped % g->nslot), reuse = g->piped >= g->nslot;
+    char *tile = g->buf[b];
+    hfft__stream in = g->st[0], out = g->st[1], c = g->st[NSTREAM];
+    int64_t cb = r->cb, at[NCHUNK + 1];
+    int nc = cb ? (int)((t->rows + cb - 1) / cb) : t->rows < NCHUNK ? (int)t->rows : NCHUNK;
+    for (int j = 0; j <= nc; j++)
+        at[j] = cb ? (j * cb < t->rows ? j * cb : t->rows) : t->rows * j / nc;
+    for (int j = 0; j < nc; j++) {
+        size_t end = (size_t)(at[j + 1] - 1) * t->tpitch + t->width;
+        if (reuse)
+            TRY(o->wait(d, in, g->out_ev[b][out_chunk(g, b, end)]));
+        TRY(copy_in(g, in, tile + (size_t)at[j] * t->tpitch, t->tpitch,
+                    t->src + (size_t)at[j] * t->spitch, t->spitch, t->width,
+                    (size_t)(at[j + 1] - at[j])));
+        if (cb || j == nc - 1)
+            TRY(o->record(d, g->in_ev[b][j], in));
+    }
+    if (cb) {
+        for (int j = 0; j < nc; j++) {
+            char *lines = tile + (size_t)at[j] * t->tpitch;
+            TRY(o->wait(d, c, g->in_ev[b][j]));
+            if (reuse)
+                TRY(o->wait(d, c, g->out_ev[b][out_chunk(g, b, (size_t)(at[j] + cb) * t->tpitch)]));
+            TRY(o->fft_exec(d, r->plan[0], c, lines, g->work[0]));
+            TRY(o->record(d, g->comp_ev[b][j], c));
+        }
+    } else {
+        TRY(o->wait(d, c, g->in_ev[b][nc - 1]));
+        if (reuse)
+            TRY(o->wait(d, c, g->out_ev[b][g->out_n[b] - 1]));
+        TRY(compute_strided(g, r, tile, L, w));
+        TRY(o->record(d, g->comp_ev[b][0], c));
+    }
+    for (int j = 0; j < nc; j++) {
+        if (cb || j == 0)
+            TRY(o->wait(d, out, g->comp_ev[b][cb ? j : 0]));
+        TRY(copy_out(g, out, t->dst + (size_t)at[j] * t->dpitch, t->dpitch,
+                     tile + (size_t)at[j] * t->tpitch, t->tpitch, t->width,
+                     (size_t)(at[j + 1] - at[j])));
+        TRY(o->record(d, g->out_ev[b][j], out));
+        g->out_end[b][j] = (size_t)(at[j + 1] - 1) * t->tpitch + t->width;
+    }
+    g->out_n[b] = nc;
+    g->piped++;
+    (*pass)++;
+    return 0;
+}
+
+/* The smallest ramp pass: strided rows of at least 8 KiB. */
+static int64_t ramp_floor(const hfft__gpu *g, const srd *r) {
+    return hfft__round_strided(&r->r) ? (int64_t)(8192 / g->es) : 1;
+}
+
+/* Strided: columns [0, cols) of lines of length L with row pitches ss and ds. */
+int hfft__plain_strided(hfft__gpu *g, srd *r, view v, int64_t L, int64_t cols, int64_t *pass) {
+    size_t es = g->es;
+    for (int64_t c0 = 0, w; c0 < cols; c0 += w) {
+        w = next_pass(c0, cols, r->blk, ramp_floor(g, r));
+        tile_io t = {v.src + c0 * es, (size_t)v.ss * es, v.dst + c0 * es, (size_t)v.ds * es,
+                     (size_t)w * es, (size_t)r->blk * es, L};
+        TRY(plain_pass(g, r, &t, L, w, pass));
+    }
+    return 0;
+}
+
+static int plain_contig(hfft__gpu *g, srd *r, const char *src, char *dst, int64_t lines,
+                        int64_t *pass) {
+    size_t line = (size_t)r->r.dout * g->es;
+    for (int64_t l0 = 0, n; l0 < lines; l0 += n) {
+        n = next_pass(l0, lines, r->blk, ramp_floor(g, r));
+        tile_io t = {src + l0 * line, line, dst + l0 * line, line, line, line, n};
+        TRY(plain_pass(g, r, &t, r->r.L, n, pass));
+    }
+    return 0;
+}
+
+int hfft__plain_round(hfft__gpu *g, srd *r, const char *src, char *dst, int64_t *pass) {
+    if (!hfft__round_strided(&r->r))
+        return plain_contig(g, r, src, dst, r->units, pass);
+    for (int64_t o = 0; o < r->r.no; o++) {
+        size_t off = (size_t)(o * r->r.dout) * g->es;
+        view v = {src + off, r->r.s, dst + off, r->r.s};
+        TRY(hfft__plain_strided(g, r, v, r->r.L, r->units, pass));
+    }
+    return 0;
+}
+
+int64_t hfft__plain_passes(const hfft__gpu *g, const srd *r) {
+    int64_t per = r->blk > 0 ? r->blk : 1, n = 0;
+    for (int64_t at = 0, k; at < r->units; at += k, n++)
+        k = next_pass(at, r->units, per, ramp_floor(g, r));
+    return n;
+}
+
+size_t hfft__plain_chunk_bytes(const hfft__gpu *g, const srd *r) {
+    if (r->cb)
+        return (size_t)r->cb * (size_t)r->r.dout * g->es;
+    int64_t nc = r->r.L < NCHUNK ? r->r.L : NCHUNK;
+    return (size_t)((r->r.L + nc - 1) / nc) * (size_t)r->blk * g->es;
+}

@@ -1,0 +1,110 @@
+/*
+ * sched.h: what the GPU engine's schedule files share (engine.c sizes and
+ * runs rounds; plain.c, radix2.c and longline.c each hold one schedule kind;
+ * pass.c what all of them use).
+ * Private to gpu/: the planner sees gpu/engine.h only.  Everything here is
+ * driven by the engine's one thread.
+ */
+#ifndef HFFT_GPU_SCHED_H
+#define HFFT_GPU_SCHED_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gpu/stage.h"
+#include "src/core/device.h"
+#include "src/core/problem.h"
+#include "src/core/status.h"
+
+typedef struct hfft__gpu hfft__gpu;
+
+enum { K_NONE, K_PLAIN, K_RADIX2, K_LONG };
+#define NSLOT 8     /* device buffers at most */
+#define NSTREAM 8   /* streams and cuFFT plans */
+#define NCHUNK 8    /* copy chunks per plain pass */
+#define MAX_LEVELS 48
+#define MIB (1024.0 * 1024.0)
+#define TRY HFFT__TRY
+
+/* One round as the engine runs it. */
+typedef struct srd {
+    hfft__round r;
+    int64_t units;                  /* GPU units [0, units) */
+    int inplace;                    /* src == dst when this round runs */
+    int kind;
+    int transpose;                  /* strided passes computed as contiguous lines */
+    int64_t wc;                     /* transposed compute: columns per chunk */
+    int64_t cb;                     /* contiguous: lines per chunk (copies and compute) */
+    int64_t blk;                    /* columns (strided) or lines (contiguous) per pass */
+    hfft__fftplan plan[NSTREAM];
+    int nplan;
+    /* long lines */
+    int nlev;
+    int radix[MAX_LEVELS];
+    int64_t leaf;                   /* leaf transform length */
+    int64_t wcols;                  /* columns per top-level batch */
+    int64_t ccols;                  /* combination: columns per chunk */
+} srd;
+
+struct hfft__gpu {
+    const hfft__dev_ops *ops;
+    hfft__dev *d;
+    int prec, sign, inplace;
+    size_t es;
+    size_t cap;                     /* bytes per slot buffer */
+    size_t work_bytes;
+    int nwork;
+    int nslot;                      /* pass buffers in flight */
+    void *buf[NSLOT];
+    void *work[NSTREAM];
+    hfft__stream st[NSTREAM + 1];   /* plain: st[0] copies in, st[1] out, the last computes */
+    hfft__event ev[3 * NSTREAM];
+    /* plain passes: per buffer and chunk, the copy in landed, the compute done,
+       the copy out done (with the byte where that copy out chunk ended) */
+    hfft__event in_ev[NSLOT][NCHUNK], comp_ev[NSLOT][NCHUNK], out_ev[NSLOT][NCHUNK];
+    size_t out_end[NSLOT][NCHUNK];
+    int out_n[NSLOT];
+    int64_t piped;                  /* plain passes issued since everything was idle */
+    void *tb;                       /* transposed compute: scratch of wc lines */
+    size_t tb_bytes;
+    int nrounds;
+    srd rd[3];
+    void *scratch;                  /* host, pinned: in-place long lines */
+    size_t scratch_bytes;
+    int64_t passes[3];
+    int fixed_passes;               /* options.pass_bytes set: passes of that size */
+    hfft__stage *stage;             /* pageable arrays: copies through staging buffers */
+};
+
+/* Strided lines of a round, from src (row pitch ss elements) to dst (ds). */
+typedef struct view {
+    const char *src;
+    int64_t ss;
+    char *dst;
+    int64_t ds;
+} view;
+
+/* pass.c */
+/* n cuFFT plans for the round's tiles (see pass.c); reports the largest work area. */
+int hfft__sched_make_plans(hfft__gpu *g, srd *r, int n, int64_t L, int64_t batch, size_t *work);
+void hfft__sched_destroy_plans(hfft__gpu *g, srd *r);
+/* Waits for everything issued; every buffer is idle afterwards. */
+int hfft__sched_sync(hfft__gpu *g);
+
+/* plain.c: whole lines per pass through the rotating slot buffers */
+int hfft__plain_size(hfft__gpu *g, srd *r, int64_t L, size_t *work, int *nwork);
+int hfft__plain_round(hfft__gpu *g, srd *r, const char *src, char *dst, int64_t *pass);
+int hfft__plain_strided(hfft__gpu *g, srd *r, view v, int64_t L, int64_t cols, int64_t *pass);
+/* Passes the round splits into; the largest chunk one copy moves, in bytes. */
+int64_t hfft__plain_passes(const hfft__gpu *g, const srd *r);
+size_t hfft__plain_chunk_bytes(const hfft__gpu *g, const srd *r);
+
+/* radix2.c: the 2013 four-subsequence split inside a pass */
+int hfft__radix2_size(hfft__gpu *g, srd *r, size_t cap, size_t *work, int *nwork);
+int hfft__radix2_round(hfft__gpu *g, srd *r, const char *src, char *dst, int64_t *pass);
+
+/* longline.c: lines longer than a pass, by decimation in time */
+int hfft__long_size(hfft__gpu *g, srd *r, size_t cap, size_t *work, int *nwork);
+int hfft__long_round(hfft__gpu *g, srd *r, const char *src, char *dst, int64_t *pass);
+
+#endif

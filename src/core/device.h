@@ -1,0 +1,84 @@
+/*
+ * device.h: the device interface, the seam between the GPU engine and a GPU.
+ * Two backends implement it, one file each in gpu/: the CUDA backend and the
+ * emulated device (a test double in host memory that enforces the budget and
+ * runs queued work in a random legal order).  The engine's schedules are
+ * written once against this table.
+ *
+ * Thread safety: a device (hfft__dev) belongs to one plan and is driven by one
+ * thread at a time; host_alloc/host_free/host_register/host_unregister/
+ * host_is_pinned may be called with d == NULL from any thread.
+ * Ownership: whoever creates a stream, event, allocation or plan destroys it.
+ */
+#ifndef HFFT_CORE_DEVICE_H
+#define HFFT_CORE_DEVICE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct hfft__dev hfft__dev;
+typedef void *hfft__stream;
+typedef void *hfft__event;
+typedef void *hfft__fftplan;
+
+typedef struct hfft__dev_ops {
+    const char *name;
+    int kind; /* enum hfft_device_kind */
+    /* Opens the device with a budget (0: free memory less a margin). */
+    int (*open)(int64_t budget, hfft__dev **out);
+    void (*close)(hfft__dev *d);
+    int64_t (*budget)(hfft__dev *d);
+    int64_t (*used)(hfft__dev *d);
+    /* Budget bytes to leave to the backend's own plan data (cuFFT's tables). */
+    int64_t (*reserve)(hfft__dev *d);
+    const char *(*describe)(hfft__dev *d);
+    /* "gpu=NAME;driver=V;cuda=V;cufft=V" for wisdom signatures. */
+    void (*signature)(hfft__dev *d, char *buf, size_t n);
+    int (*alloc)(hfft__dev *d, void **p, size_t bytes);
+    void (*free)(hfft__dev *d, void *p);
+    int (*stream_create)(hfft__dev *d, hfft__stream *s);
+    void (*stream_destroy)(hfft__dev *d, hfft__stream s);
+    int (*event_create)(hfft__dev *d, hfft__event *e);
+    void (*event_destroy)(hfft__dev *d, hfft__event e);
+    int (*record)(hfft__dev *d, hfft__event e, hfft__stream s);
+    int (*wait)(hfft__dev *d, hfft__stream s, hfft__event e);
+    int (*sync)(hfft__dev *d, hfft__stream s);
+    /* Blocks until the event's last record has run. */
+    int (*event_sync)(hfft__dev *d, hfft__event e);
+    /* Runs fn(arg) on a host thread once the stream's earlier work is done; the
+       stream's later work waits for it.  fn must not call the device. */
+    int (*host_fn)(hfft__dev *d, hfft__stream s, void (*fn)(void *), void *arg);
+    /* Makes the plan's device current on the calling thread (execute may run
+       on another thread than planning did). */
+    int (*activate)(hfft__dev *d);
+    /* 2D copies: height rows of width bytes, pitches in bytes. */
+    int (*h2d)(hfft__dev *d, hfft__stream s, void *dst, size_t dpitch, const void *src,
+               size_t spitch, size_t width, size_t height);
+    int (*d2h)(hfft__dev *d, hfft__stream s, void *dst, size_t dpitch, const void *src,
+               size_t spitch, size_t width, size_t height);
+    /* Batched in-place C2C: rank 1 or 2 of shape n, element stride `stride`,
+       `dist` between transforms, `batch` transforms.  Reports its work bytes. */
+    int (*fft_plan)(hfft__dev *d, int prec, int rank, const int64_t *n, int64_t stride,
+                    int64_t dist, int64_t batch, int sign, hfft__fftplan *plan,
+                    size_t *work_bytes);
+    int (*fft_exec)(hfft__dev *d, hfft__fftplan plan, hfft__stream s, void *data, void *work);
+    void (*fft_destroy)(hfft__dev *d, hfft__fftplan plan);
+    /* a' = a + w b, b' = a - w b with w = exp(sign 2 pi i (k0 + row) / N), on rows x w tiles. */
+    int (*radix2)(hfft__dev *d, int prec, hfft__stream s, void *a, void *b, int64_t rows,
+                  int64_t width, int64_t N, int64_t k0, int sign);
+    /* dst[j * dpitch + i] = src[i * spitch + j] for i < rows, j < cols: complex
+       elements, pitches in elements. */
+    int (*transpose)(hfft__dev *d, int prec, hfft__stream s, void *dst, int64_t dpitch,
+                     const void *src, int64_t spitch, int64_t rows, int64_t cols);
+    /* Radix-r DIT combination of r tiles (see gpu/butterfly.h). */
+    int (*radixr)(hfft__dev *d, int prec, hfft__stream s, void *const *blk, int r, int64_t rows,
+                  int64_t width, int64_t L, int64_t k0, int sign);
+    /* Host memory: pinned allocation, registration, and whether p is pinned. */
+    int (*host_alloc)(hfft__dev *d, void **p, size_t bytes);
+    void (*host_free)(hfft__dev *d, void *p);
+    int (*host_register)(hfft__dev *d, void *p, size_t bytes);
+    void (*host_unregister)(hfft__dev *d, void *p);
+    int (*host_is_pinned)(hfft__dev *d, const void *p);
+} hfft__dev_ops;
+
+#endif
