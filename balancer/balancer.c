@@ -30,7 +30,8 @@ typedef struct ask {
 static int read_wisdom(const ask *p, hfft__choice *c) {
     char path[1024];
     const char *w = p->set->wisdom;
-    if (strcmp(w, "none") == 0)
+    /* Wisdom holds single complex transforms of dense arrays. */
+    if (strcmp(w, "none") == 0 || p->pb->kind != HFFT__C2C || p->pb->howmany != 1)
         return 0;
     if (!*w) {
         if (hfft__wisdom_default_path(path, sizeof path) != 0)
@@ -112,7 +113,7 @@ int hfft__balance(const hfft__problem *pb, const hfft__settings *set, const hfft
     if (flags & HFFT_CPU_ONLY)
         return 0;
     int all_fixed = 1;
-    for (int h = 0; h < 3; h++) {
+    for (int h = 0; h < HFFT__MAX_ROUNDS; h++) {
         if (flags & HFFT_GPU_ONLY) {
             c->ratio[h] = 1.0;
             c->fixed[h] = 1;

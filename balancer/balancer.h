@@ -13,12 +13,12 @@
 #include "src/core/settings.h"
 
 typedef struct hfft__choice {
-    double ratio[3];       /* GPU share per round */
-    int fixed[3];          /* 1 where the share came from the caller */
+    double ratio[HFFT__MAX_ROUNDS]; /* GPU share per round */
+    int fixed[HFFT__MAX_ROUNDS];    /* 1 where the share came from the caller */
     int slots;
     int64_t pass_bytes;
     int schedule;          /* 0 planner, 1 plain, 2 radix-2 */
-    double predicted[3];
+    double predicted[HFFT__MAX_ROUNDS];
     int wisdom;            /* 1 from wisdom, -1 wisdom ignored, 0 none */
     char note[160];
     int measure;           /* probe at plan time */

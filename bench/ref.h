@@ -23,6 +23,22 @@ void hfft_ref_free(int prec, void *ref);
    hfft_ref_transform); NaN when out holds NaN. */
 double hfft_ref_compare(int prec, const void *ref, const void *out, int64_t total);
 
+/* One dimension of a guru problem: size, input stride, output stride (strides in
+   elements of each array: complex numbers for interleaved complex arrays, reals
+   for real and split arrays). */
+typedef struct hfft_ref_dim {
+    int64_t n, is, os;
+} hfft_ref_dim;
+
+/* Relative RMS error of a guru problem's output (ro, and io for split complex
+   output; kind 0 c2c, 1 r2c, 2 c2r) against FFTW in long double on the same
+   input (ri, and ii for split complex input), over exactly the elements the
+   output layout holds.  A split c2c transform is forward (FFTW's convention);
+   sign applies to interleaved c2c.  Negative when out of memory. */
+double hfft_ref_guru_error(int prec, int kind, int sign, int rank, const hfft_ref_dim *dims,
+                           int hrank, const hfft_ref_dim *hdims, const void *ri, const void *ii,
+                           const void *ro, const void *io);
+
 /* Fills count complex elements with uniform values in [-0.5, 0.5) from seed. */
 void hfft_ref_fill(int prec, void *data, int64_t count, uint64_t seed);
 

@@ -52,6 +52,20 @@ unsigned hfft__fftw_measure(void);
 unsigned hfft__fftw_unaligned(void);
 const char *hfft__fftw_version(void);
 
+/* ---- FFTW's plan of a whole guru problem, on its own threads (guru.c) ----
+ * Any kind, interleaved or split arrays, any strides.  Planning holds the FFTW
+ * lock; executing is thread safe on distinct arrays.  The creator destroys. */
+#define HFFT__WHOLE_MEASURE 1u   /* FFTW_MEASURE (overwrites the arrays) */
+#define HFFT__WHOLE_PRESERVE 2u  /* FFTW_PRESERVE_INPUT */
+#define HFFT__WHOLE_DESTROY 4u   /* FFTW_DESTROY_INPUT */
+#define HFFT__WHOLE_UNALIGNED 8u /* FFTW_UNALIGNED */
+typedef struct hfft__whole hfft__whole;
+/* Plans pb's transform on the arrays in and out ([1]: imaginary parts of split arrays). */
+int hfft__whole_plan(const hfft__problem *pb, void *const in[2], void *const out[2],
+                     unsigned flags, int nthreads, hfft__whole **res);
+void hfft__whole_exec(hfft__whole *w, int sign, void *const in[2], void *const out[2]);
+void hfft__whole_destroy(hfft__whole *w);
+
 /* ---- the round executor (exec.c) ----
  * Owned by one plan; one batch in flight at a time, started and finished by
  * the plan's executing thread. */

@@ -32,7 +32,7 @@ struct hfft__cpu {
     int sign;
     size_t es;
     int nrounds;
-    cpu_round rd[3];
+    cpu_round rd[HFFT__MAX_ROUNDS];
     hfft__pool *pool;
     char **buf;
     size_t buf_bytes;

@@ -68,10 +68,10 @@ struct hfft__gpu {
     void *tb;                       /* transposed compute: scratch of wc lines */
     size_t tb_bytes;
     int nrounds;
-    srd rd[3];
+    srd rd[HFFT__MAX_ROUNDS];
     void *scratch;                  /* host, pinned: in-place long lines */
     size_t scratch_bytes;
-    int64_t passes[3];
+    int64_t passes[HFFT__MAX_ROUNDS];
     int fixed_passes;               /* options.pass_bytes set: passes of that size */
     hfft__stage *stage;             /* pageable arrays: copies through staging buffers */
 };

@@ -1,10 +1,12 @@
 /*
  * hfft.h: the whole public interface of hfft, a library for multi-dimensional
- * complex FFTs of arrays in host memory that are larger than GPU memory.  The
- * array streams through the GPU in passes while FFTW threads on the CPU take a
- * share; a cost model decides the split.  Conventions follow FFTW: row-major,
- * last index fastest, unnormalized, FORWARD = -1.  hfft_* is double precision,
- * hfftf_* single; both are declared once by HFFT_DEFINE_API below.
+ * FFTs (complex, and real-to-complex / complex-to-real) of arrays in host
+ * memory that are larger than GPU memory.  The array streams through the GPU
+ * in passes while FFTW threads on the CPU take a share; a cost model decides
+ * the split.  Conventions follow FFTW: row-major, last index fastest,
+ * unnormalized, FORWARD = -1; the basic, advanced (plan_many) and guru
+ * interfaces take FFTW's arguments with FFTW's meaning.  hfft_* is double
+ * precision, hfftf_* single; both are declared once by HFFT_DEFINE_API below.
  */
 #ifndef HFFT_H
 #define HFFT_H
@@ -23,9 +25,14 @@ extern "C" {
 #endif
 
 #define HFFT_VERSION_MAJOR 0
-#define HFFT_VERSION_MINOR 1
+#define HFFT_VERSION_MINOR 2
 #define HFFT_VERSION_PATCH 0
-#define HFFT_VERSION_STRING "0.1.0"
+#define HFFT_VERSION_STRING "0.2.0"
+
+/* Limits of the guru interface: transform rank and batch (vector) rank. */
+#define HFFT_MAX_RANK 16
+/* Rounds a plan may make of a problem (hfft_info's per-round arrays). */
+#define HFFT_MAX_ROUNDS 8
 
 #define HFFT_FORWARD (-1)
 #define HFFT_BACKWARD (+1)
@@ -40,6 +47,22 @@ extern "C" {
 /* GPU schedule (pick at most one; default: chosen by the planner). */
 #define HFFT_SCHEDULE_PLAIN (1u << 8)   /* whole lines per pass, rotating streams */
 #define HFFT_SCHEDULE_RADIX2 (1u << 9)  /* four subsequences per pass, radix-2 combinations */
+/* Input arrays (FFTW's meaning).  Out-of-place c2c and r2c transforms keep their
+   input by default; c2r transforms may overwrite theirs (as FFTW's do) unless
+   HFFT_PRESERVE_INPUT, which may cost a host scratch of the input's size. */
+#define HFFT_PRESERVE_INPUT (1u << 12)
+#define HFFT_DESTROY_INPUT (1u << 13)   /* the input may be overwritten */
+#define HFFT_UNALIGNED (1u << 14)       /* execute_* may get arrays of any alignment */
+
+/*
+ * One dimension of the guru interface, as FFTW's fftw_iodim64: n elements,
+ * input stride is and output stride os.  Strides count elements of the array
+ * they apply to: complex numbers for interleaved complex arrays, reals for
+ * real and for split (separate real and imaginary) arrays.
+ */
+typedef struct hfft_iodim {
+    int64_t n, is, os;
+} hfft_iodim;
 
 /*
  * Status codes: 0 is success, every failure is negative.  One table produces
@@ -116,65 +139,166 @@ typedef struct hfft_options {
     int pinning;
 } hfft_options;
 
-/* What a plan chose and what it holds; filled by hfft_plan_info/hfftf_plan_info. */
+/* What a plan chose and what it holds; filled by hfft_plan_info/hfftf_plan_info.
+   Per-round arrays hold the first `rounds` entries. */
 typedef struct hfft_info {
-    int rank;                   /* 1, 2 or 3 */
-    int64_t n[3];               /* sizes, slowest first */
+    int kind;                   /* 0 complex (c2c), 1 real to complex (r2c), 2 complex to real */
+    int rank;                   /* transform rank as given (1 to HFFT_MAX_RANK; 0: a copy) */
+    int64_t n[HFFT_MAX_RANK];   /* transform sizes, slowest first (r2c/c2r: the real sizes) */
+    int64_t howmany;            /* transforms in the batch (product of the vector sizes) */
     int precision;              /* 4 (single) or 8 (double): bytes of one real */
     int device;                 /* enum hfft_device_kind actually used */
     int placement;              /* 0 CPU only, 1 GPU only, 2 hybrid */
     int schedule;               /* 0 none (CPU), 1 plain, 2 radix-2 */
     int rounds;                 /* rounds of passes over the array */
-    int passes[3];              /* GPU passes per round */
+    int passes[HFFT_MAX_ROUNDS];    /* GPU passes per round */
     int streams;                /* pass buffers in flight (plain) or streams (radix-2) */
     int transposed;             /* 1 where long strided lines are computed transposed */
-    double ratio[3];            /* GPU share of each round's transforms, 0..1 */
+    double ratio[HFFT_MAX_ROUNDS];  /* GPU share of each round's transforms, 0..1 */
     int threads;                /* CPU threads */
-    int cpu_plan;               /* CPU only: 0 rounds of batched lines, 1 FFTW's whole-array
-                                   plan (chosen by timing under HFFT_MEASURE) */
+    int cpu_plan;               /* CPU only: 0 rounds of batched lines, 1 FFTW's own plan of
+                                   the whole problem (chosen by timing under HFFT_MEASURE, or
+                                   for layouts the rounds do not take; see note) */
     int64_t device_budget;      /* bytes the plan may use on the device */
     int64_t device_bytes;       /* bytes it allocated there (buffers and cuFFT work areas) */
     int64_t host_bytes;         /* host scratch and staging it allocated */
     int host_pinned;            /* GPU plans: 0 pageable arrays staged, 1 registered by the
                                    plan, 2 already pinned (hfft_malloc) */
-    double predicted_seconds[3];/* model's time per round (0 where no model ran) */
-    double measured_seconds[3]; /* each round's time in the last execute */
-    double measured_gpu[3];     /* of which the GPU side (hybrid rounds run both at once) */
-    double measured_cpu[3];     /* and the CPU side */
+    int64_t link_bytes[2];      /* bytes copied host to device [0] and device to host [1] by
+                                   the last execute (0 for CPU plans) */
+    double predicted_seconds[HFFT_MAX_ROUNDS]; /* model's time per round (0: no model ran) */
+    double measured_seconds[HFFT_MAX_ROUNDS];  /* each round's time in the last execute */
+    double measured_gpu[HFFT_MAX_ROUNDS];      /* of which the GPU side (hybrid rounds run
+                                                  both at once) */
+    double measured_cpu[HFFT_MAX_ROUNDS];      /* and the CPU side */
     int wisdom;                 /* 1 tuned for this problem, 2 model on the rates of a similar
                                    tuned problem, -1 wisdom ignored (see note), 0 none */
     char wisdom_note[160];      /* why wisdom was ignored, or "" */
+    char note[256];             /* where a part of the problem runs other than asked, and why;
+                                   or "" */
     char device_name[96];       /* GPU name, "emulated" or "none" */
 } hfft_info;
 
-#define HFFT_DEFINE_API(X, R)                                                                     \
-    typedef R X(complex)[2];                                                                      \
-    typedef struct X(plan_s) *X(plan);                                                            \
-    /* Plan constructors: NULL on failure (see hfft_last_error).  in == out is in-place;          \
-       out-of-place leaves in untouched.  Thread safety: safe to call from several threads. */    \
-    HFFT_API X(plan) X(plan_1d)(int n, X(complex) *in, X(complex) *out, int sign, unsigned flags);         \
-    HFFT_API X(plan) X(plan_2d)(int n0, int n1, X(complex) *in, X(complex) *out, int sign, unsigned flags); \
-    HFFT_API X(plan) X(plan_3d)(int n0, int n1, int n2, X(complex) *in, X(complex) *out, int sign,         \
-                       unsigned flags);                                                           \
-    /* rank 1..3, 64-bit sizes, and optional settings (NULL: environment and defaults). */       \
-    HFFT_API X(plan) X(plan_dft)(int rank, const int64_t *n, X(complex) *in, X(complex) *out, int sign,    \
-                        unsigned flags, const hfft_options *opts);                                \
-    /* Runs the plan on its arrays: 0 or a negative status.  After a failure an                   \
-       out-of-place input is untouched and the output undefined; an in-place array is             \
-       undefined (the message says so).  Thread safety: one execute per plan at a time;           \
-       different plans may execute concurrently. */                                               \
-    HFFT_API int X(execute)(X(plan) p);                                                                    \
-    /* As execute, on other arrays of the same size (in == out iff the plan's were), with the    \
-       plan's arrays' alignment modulo 64 bytes.  CPU-only plans only: a plan that uses the       \
-       GPU keeps its own arrays pinned and refuses others (HFFT_ERR_UNSUPPORTED). */              \
-    HFFT_API int X(execute_dft)(X(plan) p, X(complex) *in, X(complex) *out);                               \
-    /* Accepts NULL.  Not while the plan executes. */                                             \
-    HFFT_API void X(destroy_plan)(X(plan) p);                                                              \
-    HFFT_API int X(plan_info)(X(plan) p, hfft_info *info);                                                 \
-    /* Host memory, page-aligned (4096 bytes) and pinned (page-locked) where a GPU is usable, so           \
-       transfers run at full speed without staging.  NULL on failure.  Thread safe. */                     \
-    HFFT_API void *X(malloc)(size_t bytes);                                                                \
-    HFFT_API X(complex) *X(alloc_complex)(size_t count);                                                   \
+#define HFFT_DEFINE_API(X, R)                                                                      \
+    typedef R X(complex)[2];                                                                       \
+    typedef struct X(plan_s) *X(plan);                                                             \
+                                                                                                   \
+    /* ---- Plans.  Every constructor returns NULL on failure (see hfft_last_error). in == out     \
+       is in-place; an out-of-place c2c or r2c transform leaves its input untouched, a c2r one     \
+       may overwrite it (FFTW's default; HFFT_PRESERVE_INPUT keeps it).  Thread safety: safe to    \
+       call from several threads. ---- */                                                          \
+                                                                                                   \
+    /* Basic complex transforms of a dense row-major array. */                                     \
+    HFFT_API X(plan) X(plan_1d)(int n, X(complex) *in, X(complex) *out, int sign, unsigned flags); \
+    HFFT_API X(plan) X(plan_2d)(int n0, int n1, X(complex) *in, X(complex) *out, int sign,         \
+                                unsigned flags);                                                   \
+    HFFT_API X(plan) X(plan_3d)(int n0, int n1, int n2, X(complex) *in, X(complex) *out, int sign, \
+                                unsigned flags);                                                   \
+    /* Any rank (1..HFFT_MAX_RANK), 64-bit sizes, and optional settings (NULL: environment         \
+       and defaults). */                                                                           \
+    HFFT_API X(plan) X(plan_dft)(int rank, const int64_t *n, X(complex) *in, X(complex) *out,      \
+                                 int sign, unsigned flags, const hfft_options *opts);              \
+                                                                                                   \
+    /* Basic real transforms: real n0 x ... x n(d-1) to complex n0 x ... x (n(d-1)/2+1),           \
+       unnormalized.  In place (in == out) the real array's last dimension is padded to            \
+       2 (n(d-1)/2 + 1) reals, as FFTW's. */                                                       \
+    HFFT_API X(plan) X(plan_dft_r2c_1d)(int n, R *in, X(complex) *out, unsigned flags);            \
+    HFFT_API X(plan) X(plan_dft_r2c_2d)(int n0, int n1, R *in, X(complex) *out, unsigned flags);   \
+    HFFT_API X(plan) X(plan_dft_r2c_3d)(int n0, int n1, int n2, R *in, X(complex) *out,            \
+                                        unsigned flags);                                           \
+    HFFT_API X(plan) X(plan_dft_r2c)(int rank, const int64_t *n, R *in, X(complex) *out,           \
+                                     unsigned flags, const hfft_options *opts);                    \
+    HFFT_API X(plan) X(plan_dft_c2r_1d)(int n, X(complex) *in, R *out, unsigned flags);            \
+    HFFT_API X(plan) X(plan_dft_c2r_2d)(int n0, int n1, X(complex) *in, R *out, unsigned flags);   \
+    HFFT_API X(plan) X(plan_dft_c2r_3d)(int n0, int n1, int n2, X(complex) *in, R *out,            \
+                                        unsigned flags);                                           \
+    HFFT_API X(plan) X(plan_dft_c2r)(int rank, const int64_t *n, X(complex) *in, R *out,           \
+                                     unsigned flags, const hfft_options *opts);                    \
+                                                                                                   \
+    /* The advanced interface: howmany transforms of rank `rank` and sizes n, with FFTW's          \
+       embeddings, strides and distances (inembed/onembed NULL: n itself).  The 64-bit forms       \
+       take settings. */                                                                           \
+    HFFT_API X(plan) X(plan_many_dft)(int rank, const int *n, int howmany, X(complex) *in,         \
+                                      const int *inembed, int istride, int idist, X(complex) *out, \
+                                      const int *onembed, int ostride, int odist, int sign,        \
+                                      unsigned flags);                                             \
+    HFFT_API X(plan) X(plan_many_dft64)(int rank, const int64_t *n, int64_t howmany,             \
+                                        X(complex) *in,                                            \
+                                        const int64_t *inembed, int64_t istride, int64_t idist,    \
+                                        X(complex) *out, const int64_t *onembed, int64_t ostride,  \
+                                        int64_t odist, int sign, unsigned flags,                   \
+                                        const hfft_options *opts);                                 \
+    HFFT_API X(plan) X(plan_many_dft_r2c)(int rank, const int *n, int howmany, R *in,              \
+                                          const int *inembed, int istride, int idist,              \
+                                          X(complex) *out, const int *onembed, int ostride,        \
+                                          int odist, unsigned flags);                              \
+    HFFT_API X(plan) X(plan_many_dft_r2c64)(int rank, const int64_t *n, int64_t howmany, R *in,    \
+                                            const int64_t *inembed, int64_t istride, int64_t idist, \
+                                            X(complex) *out, const int64_t *onembed,               \
+                                            int64_t ostride, int64_t odist, unsigned flags,        \
+                                            const hfft_options *opts);                             \
+    HFFT_API X(plan) X(plan_many_dft_c2r)(int rank, const int *n, int howmany, X(complex) *in,     \
+                                          const int *inembed, int istride, int idist, R *out,      \
+                                          const int *onembed, int ostride, int odist,              \
+                                          unsigned flags);                                         \
+    HFFT_API X(plan) X(plan_many_dft_c2r64)(int rank, const int64_t *n, int64_t howmany,           \
+                                            X(complex) *in, const int64_t *inembed,                \
+                                            int64_t istride, int64_t idist, R *out,                \
+                                            const int64_t *onembed,                                \
+                                            int64_t ostride, int64_t odist, unsigned flags,        \
+                                            const hfft_options *opts);                             \
+                                                                                                   \
+    /* The guru interface: `rank` transform dimensions and `howmany_rank` vector (batch)           \
+       dimensions, each with its size and strides (hfft_iodim), on interleaved or split            \
+       (separate real and imaginary) arrays.  Everything FFTW's guru64 DFT interface accepts.      \
+       Split complex transforms take their direction from the arrays' order, as FFTW's: pass       \
+       the imaginary arrays in place of the real ones for the inverse. */                          \
+    HFFT_API X(plan) X(plan_guru_dft)(int rank, const hfft_iodim *dims, int howmany_rank,          \
+                                      const hfft_iodim *howmany_dims, X(complex) *in,              \
+                                      X(complex) *out, int sign, unsigned flags,                   \
+                                      const hfft_options *opts);                                   \
+    HFFT_API X(plan) X(plan_guru_split_dft)(int rank, const hfft_iodim *dims, int howmany_rank,    \
+                                            const hfft_iodim *howmany_dims, R *ri, R *ii, R *ro,   \
+                                            R *io, unsigned flags, const hfft_options *opts);      \
+    HFFT_API X(plan) X(plan_guru_dft_r2c)(int rank, const hfft_iodim *dims, int howmany_rank,      \
+                                          const hfft_iodim *howmany_dims, R *in, X(complex) *out,  \
+                                          unsigned flags, const hfft_options *opts);               \
+    HFFT_API X(plan) X(plan_guru_split_dft_r2c)(int rank, const hfft_iodim *dims, int howmany_rank, \
+                                                const hfft_iodim *howmany_dims, R *in, R *ro,      \
+                                                R *io, unsigned flags, const hfft_options *opts);  \
+    HFFT_API X(plan) X(plan_guru_dft_c2r)(int rank, const hfft_iodim *dims, int howmany_rank,      \
+                                          const hfft_iodim *howmany_dims, X(complex) *in, R *out,  \
+                                          unsigned flags, const hfft_options *opts);               \
+    HFFT_API X(plan) X(plan_guru_split_dft_c2r)(int rank, const hfft_iodim *dims, int howmany_rank, \
+                                                const hfft_iodim *howmany_dims, R *ri, R *ii,      \
+                                                R *out, unsigned flags, const hfft_options *opts); \
+                                                                                                   \
+    /* ---- Execution: 0 or a negative status.  After a failure an out-of-place input is           \
+       untouched (c2r: as the plan's flags say) and the output undefined; an in-place array is     \
+       undefined (the message says so).  Thread safety: one execute per plan at a time;            \
+       different plans may execute concurrently. ---- */                                           \
+                                                                                                   \
+    /* Runs the plan on its arrays. */                                                             \
+    HFFT_API int X(execute)(X(plan) p);                                                            \
+    /* The new-array executes: the plan's transform on other arrays of the same layout, with       \
+       in == out exactly where the plan's were, and the plan's arrays' alignment modulo 64 bytes   \
+       (any alignment with HFFT_UNALIGNED).  Each takes the plan kind it names.  A plan that uses  \
+       the GPU takes only the arrays it was made for (HFFT_ERR_UNSUPPORTED otherwise). */          \
+    HFFT_API int X(execute_dft)(X(plan) p, X(complex) *in, X(complex) *out);                       \
+    HFFT_API int X(execute_split_dft)(X(plan) p, R *ri, R *ii, R *ro, R *io);                      \
+    HFFT_API int X(execute_dft_r2c)(X(plan) p, R *in, X(complex) *out);                            \
+    HFFT_API int X(execute_split_dft_r2c)(X(plan) p, R *in, R *ro, R *io);                         \
+    HFFT_API int X(execute_dft_c2r)(X(plan) p, X(complex) *in, R *out);                            \
+    HFFT_API int X(execute_split_dft_c2r)(X(plan) p, R *ri, R *ii, R *out);                        \
+    /* Accepts NULL.  Not while the plan executes. */                                              \
+    HFFT_API void X(destroy_plan)(X(plan) p);                                                      \
+    HFFT_API int X(plan_info)(X(plan) p, hfft_info *info);                                         \
+                                                                                                   \
+    /* Host memory, page-aligned (4096 bytes) and pinned (page-locked) where a GPU is usable,      \
+       so transfers run at full speed without staging.  NULL on failure.  Thread safe. */          \
+    HFFT_API void *X(malloc)(size_t bytes);                                                        \
+    HFFT_API R *X(alloc_real)(size_t count);                                                       \
+    HFFT_API X(complex) *X(alloc_complex)(size_t count);                                           \
     HFFT_API void X(free)(void *p);
 
 #define HFFT_NAME_D_(name) hfft_##name

@@ -1,11 +1,12 @@
 /*
- * plan.c: plan creation and execution, precision-neutral.  It checks the
- * arguments, turns the array into rounds of 1D (or plane) transforms, decides
- * where each round's transforms run (GPU engine, CPU executor, or both with a
- * work ratio), pins the host arrays for the GPU, and runs the rounds with a
- * synchronisation between them.
+ * plan.c: the planner, precision-neutral.  It takes a checked guru problem
+ * (problem.c), finds its dense row-major form and cuts that into rounds of 1D
+ * (or plane) transforms, asks the balancer where each round's transforms run
+ * (GPU engine, CPU executor, or both with a work ratio), builds the engines
+ * for that, keeps the host arrays pinned for the GPU, and runs the rounds with
+ * a synchronisation between them.  Layouts the rounds do not take run as one
+ * FFTW plan of the whole problem on the CPU (hfft_info.note says why).
  */
-#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,47 +15,19 @@
 #include "balancer/balancer.h"
 #include "src/core/status.h"
 #include "src/plan.h"
+#include "src/problem.h"
 
 #define KNOWN_FLAGS                                                                   \
     (HFFT_ESTIMATE | HFFT_MEASURE | HFFT_CPU_ONLY | HFFT_GPU_ONLY | HFFT_HYBRID |     \
-     HFFT_SCHEDULE_PLAIN | HFFT_SCHEDULE_RADIX2)
+     HFFT_SCHEDULE_PLAIN | HFFT_SCHEDULE_RADIX2 | HFFT_PRESERVE_INPUT | HFFT_DESTROY_INPUT | \
+     HFFT_UNALIGNED)
 #define PLACEMENT_FLAGS (HFFT_CPU_ONLY | HFFT_GPU_ONLY | HFFT_HYBRID)
 
-static int popcount(unsigned v) { return __builtin_popcount(v); }
-
-static int check_args(int prec, int rank, const int64_t *n, const void *in, const void *out,
-                      int sign, unsigned flags, int64_t *total) {
-    if (rank < 1 || rank > 3)
-        return hfft__fail(HFFT_ERR_INVALID_ARGUMENT, "rank %d: must be 1, 2 or 3", rank);
-    if (!n)
-        return hfft__fail(HFFT_ERR_INVALID_ARGUMENT, "sizes: NULL");
-    int64_t t = 1;
-    for (int i = 0; i < rank; i++) {
-        if (n[i] < 1)
-            return hfft__fail(HFFT_ERR_INVALID_ARGUMENT, "n[%d] = %lld: sizes must be positive", i,
-                              (long long)n[i]);
-        if (hfft__mul_overflows(t, n[i], &t))
-            return hfft__fail(HFFT_ERR_INVALID_ARGUMENT, "element count overflows 64 bits");
-    }
-    int64_t bytes;
-    if (hfft__mul_overflows(t, 2 * (int64_t)prec, &bytes) || (uint64_t)bytes > SIZE_MAX / 2)
-        return hfft__fail(HFFT_ERR_INVALID_ARGUMENT,
-                          "%lld elements: the byte count overflows size_t", (long long)t);
-    if (!in || !out)
-        return hfft__fail(HFFT_ERR_INVALID_ARGUMENT, "%s array is NULL", !in ? "input" : "output");
-    if (in != out) {
-        uintptr_t a = (uintptr_t)in, b = (uintptr_t)out;
-        if (a < b + (uintptr_t)bytes && b < a + (uintptr_t)bytes)
-            return hfft__fail(HFFT_ERR_INVALID_ARGUMENT,
-                              "input and output overlap partially: use in == out for in-place");
-    }
-    if (sign != HFFT_FORWARD && sign != HFFT_BACKWARD)
-        return hfft__fail(HFFT_ERR_INVALID_ARGUMENT, "sign %d: use HFFT_FORWARD or HFFT_BACKWARD",
-                          sign);
+static int check_flags(unsigned flags) {
     if (flags & ~(unsigned)KNOWN_FLAGS)
         return hfft__fail(HFFT_ERR_INVALID_ARGUMENT, "unknown flag bits 0x%x",
                           flags & ~(unsigned)KNOWN_FLAGS);
-    if (popcount(flags & PLACEMENT_FLAGS) > 1)
+    if (__builtin_popcount(flags & PLACEMENT_FLAGS) > 1)
         return hfft__fail(HFFT_ERR_INVALID_ARGUMENT,
                           "flags: at most one of HFFT_CPU_ONLY, HFFT_GPU_ONLY, HFFT_HYBRID");
     if ((flags & HFFT_SCHEDULE_PLAIN) && (flags & HFFT_SCHEDULE_RADIX2))
@@ -62,38 +35,15 @@ static int check_args(int prec, int rank, const int64_t *n, const void *in, cons
                           "flags: HFFT_SCHEDULE_PLAIN and HFFT_SCHEDULE_RADIX2 together");
     if ((flags & HFFT_ESTIMATE) && (flags & HFFT_MEASURE))
         return hfft__fail(HFFT_ERR_INVALID_ARGUMENT, "flags: HFFT_ESTIMATE and HFFT_MEASURE together");
-    *total = t;
+    if ((flags & HFFT_PRESERVE_INPUT) && (flags & HFFT_DESTROY_INPUT))
+        return hfft__fail(HFFT_ERR_INVALID_ARGUMENT,
+                          "flags: HFFT_PRESERVE_INPUT and HFFT_DESTROY_INPUT together");
     return 0;
-}
-
-/* Rounds for the squeezed shape; `split_planes` breaks 3D planes into two rounds. */
-static int make_rounds(int rank, const int64_t *n, int split_planes, hfft__round *r) {
-    memset(r, 0, 3 * sizeof *r);
-    for (int i = 0; i < 3; i++)
-        r[i].rank = 1;
-    if (rank == 1) {
-        r[0] = (hfft__round){1, n[0], {0, 0}, 1, 1, 1, n[0]};
-        return 1;
-    }
-    if (rank == 2) {
-        r[0] = (hfft__round){1, n[0], {0, 0}, n[1], n[1], 1, n[0] * n[1]};
-        r[1] = (hfft__round){1, n[1], {0, 0}, 1, 1, n[0], n[1]};
-        return 2;
-    }
-    int64_t plane = n[1] * n[2];
-    r[0] = (hfft__round){1, n[0], {0, 0}, plane, plane, 1, n[0] * plane};
-    if (!split_planes) {
-        r[1] = (hfft__round){2, plane, {n[1], n[2]}, 1, 1, n[0], plane};
-        return 2;
-    }
-    r[1] = (hfft__round){1, n[1], {0, 0}, n[2], n[2], n[0], plane};
-    r[2] = (hfft__round){1, n[2], {0, 0}, 1, 1, n[0] * n[1], n[2]};
-    return 3;
 }
 
 /* The engines of one build; the device and the pinned arrays stay. */
 static void release_keep_device(hfft__plan *p) {
-    hfft__lines_destroy(p->whole);
+    hfft__whole_destroy(p->whole);
     p->whole = NULL;
     hfft__gpu_destroy(p->gpu);
     p->gpu = NULL;
@@ -116,7 +66,13 @@ void hfft__plan_destroy(hfft__plan *p) {
     if (!p)
         return;
     release_engines(p);
+    free(p->scratch);
     free(p);
+}
+
+static int cpu_threads(const hfft__plan *p, int reserve) {
+    int t = p->set.threads > 0 ? p->set.threads : hfft__cores() - reserve;
+    return t > 0 ? t : 1;
 }
 
 static int make_gpu(hfft__plan *p, const hfft__choice *c) {
@@ -136,15 +92,62 @@ static int make_gpu(hfft__plan *p, const hfft__choice *c) {
 }
 
 static int make_cpu(hfft__plan *p, int reserve) {
-    int threads = p->set.threads > 0 ? p->set.threads : hfft__cores() - reserve;
-    if (threads < 1)
-        threads = 1;
+    int threads = cpu_threads(p, reserve);
     int st = hfft__pool_create(threads, reserve, &p->pool);
     if (st)
         return st;
     p->info.threads = threads;
     return hfft__cpu_create(p->prec, p->sign, p->nrounds, p->rounds,
                             (p->flags & HFFT_MEASURE) != 0, p->pool, p->in, p->out, &p->cpu);
+}
+
+/* FFTW's flags for a whole-problem plan of this plan's problem. */
+static unsigned whole_flags(const hfft__plan *p) {
+    unsigned f = p->flags & HFFT_MEASURE ? HFFT__WHOLE_MEASURE : 0u;
+    if (p->flags & HFFT_UNALIGNED)
+        f |= HFFT__WHOLE_UNALIGNED;
+    if (p->flags & HFFT_DESTROY_INPUT)
+        f |= HFFT__WHOLE_DESTROY;
+    /* out of place, c2c and r2c keep their input unless allowed otherwise; c2r
+       only when asked (FFTW's defaults) */
+    if (!p->pb.inplace && (p->flags & HFFT_PRESERVE_INPUT ||
+                           (p->pb.kind != HFFT__C2R && !(p->flags & HFFT_DESTROY_INPUT))))
+        f |= HFFT__WHOLE_PRESERVE;
+    return f;
+}
+
+/* Where a scratch copy of the input puts each input array (same offsets). */
+static void scratch_arrays(const hfft__plan *p, void *const in[2], void *res[2]) {
+    size_t span = (size_t)(p->pb.hi[0] - p->pb.lo[0]);
+    res[0] = (char *)p->scratch - p->pb.lo[0];
+    res[1] = in[1] ? (char *)p->scratch + span - p->pb.lo[0] : NULL;
+}
+
+/*
+ * The general path: FFTW's plan of the whole problem on its own threads, for
+ * layouts the rounds do not take.  A c2r transform whose input must be kept
+ * and that FFTW cannot plan so (every multi-dimensional one) runs on a copy
+ * of its input in a host scratch.
+ */
+static int make_whole(hfft__plan *p) {
+    unsigned f = whole_flags(p);
+    int threads = cpu_threads(p, 0);
+    p->info.threads = threads;
+    p->info.cpu_plan = 1;
+    int st = hfft__whole_plan(&p->pb, p->pb.in, p->pb.out, f, threads, &p->whole);
+    if (st != HFFT_ERR_FFTW || !(f & HFFT__WHOLE_PRESERVE) || p->pb.kind != HFFT__C2R)
+        return st;
+    hfft__clear_error();
+    size_t bytes = (size_t)(p->pb.hi[0] - p->pb.lo[0]) * (p->pb.split_in ? 2 : 1);
+    p->scratch = aligned_alloc(64, (bytes + 63) & ~(size_t)63);
+    if (!p->scratch)
+        return hfft__fail(HFFT_ERR_HOST_MEMORY,
+                          "c2r with HFFT_PRESERVE_INPUT: a %zu-byte copy of the input", bytes);
+    p->info.host_bytes += (int64_t)bytes;
+    void *in[2];
+    scratch_arrays(p, p->pb.in, in);
+    return hfft__whole_plan(&p->pb, in, p->pb.out, f & ~HFFT__WHOLE_PRESERVE, threads,
+                            &p->whole);
 }
 
 /*
@@ -169,36 +172,23 @@ static int try_whole(hfft__plan *p) {
             free(b);
         return 0; /* no room to try: keep the rounds */
     }
-    hfft__lines_desc d;
-    memset(&d, 0, sizeof d);
-    d.prec = p->prec;
-    d.sign = p->sign;
-    d.rank = p->rank;
-    for (int k = 0; k < p->rank; k++)
-        d.n[k] = p->n[k];
-    d.is = d.os = 1;
-    d.howmany = 1;
-    d.idist = d.odist = p->total;
-    d.inplace = inplace;
-    d.fftw_flags = hfft__fftw_measure();
     /* new-array execution needs the caller's alignment, which may be less */
-    if (((uintptr_t)p->in & 63u) || ((uintptr_t)p->out & 63u))
-        d.fftw_flags |= hfft__fftw_unaligned();
-    d.plan_in = a;
-    d.plan_out = b;
-    d.nthreads = hfft__pool_size(p->pool);
-    hfft__lines *whole = NULL;
+    unsigned f = HFFT__WHOLE_MEASURE | (p->flags & HFFT_DESTROY_INPUT ? HFFT__WHOLE_DESTROY : 0u);
+    if (((uintptr_t)p->in & 63u) || ((uintptr_t)p->out & 63u) || (p->flags & HFFT_UNALIGNED))
+        f |= HFFT__WHOLE_UNALIGNED;
+    void *ia[2] = {a, NULL}, *oa[2] = {b, NULL};
+    hfft__whole *whole = NULL;
     int st = 0;
-    if (hfft__lines_plan(&d, &whole) != 0) {
+    if (hfft__whole_plan(&p->pb, ia, oa, f, hfft__pool_size(p->pool), &whole) != 0) {
         hfft__clear_error(); /* our rounds are planned already: keep them */
     } else {
         memset(a, 0, bytes);
         double t_whole = 1e300, t_rounds = 1e300;
         for (int rep = 0; rep < 2 && !st; rep++) {
             double t0 = hfft__now();
-            hfft__lines_exec(whole, a, b);
+            hfft__whole_exec(whole, p->sign, ia, oa);
             double t1 = hfft__now();
-            st = hfft__plan_execute(p, a, b);
+            st = hfft__plan_execute(p, ia, oa);
             double t2 = hfft__now();
             if (rep) {
                 t_whole = t1 - t0;
@@ -208,7 +198,7 @@ static int try_whole(hfft__plan *p) {
         if (!st && t_whole < t_rounds)
             p->whole = whole;
         else
-            hfft__lines_destroy(whole);
+            hfft__whole_destroy(whole);
     }
     free(a);
     if (b != a)
@@ -217,10 +207,7 @@ static int try_whole(hfft__plan *p) {
     return st;
 }
 
-static int staging_threads(const hfft__plan *p) {
-    int t = p->set.threads > 0 ? p->set.threads : hfft__cores() - 1;
-    return t > 0 ? t : 1;
-}
+static int staging_threads(const hfft__plan *p) { return cpu_threads(p, 1); }
 
 /* The GPU engine's host arrays: pinned, registered or staged (place.c). */
 static int place_arrays(hfft__plan *p) {
@@ -251,7 +238,7 @@ static int choose_pinning(hfft__plan *p) {
         }
         for (int rep = 0; rep < 2 && !st; rep++) {
             double t0 = hfft__now();
-            st = hfft__plan_execute(p, p->in, p->out);
+            st = hfft__plan_execute(p, p->pb.in, p->pb.out);
             t[staged] = hfft__now() - t0;
         }
         if (st) {
@@ -271,7 +258,9 @@ static int choose_pinning(hfft__plan *p) {
 
 /* Engines for the chosen placement: c->ratio[h] in [0, 1] is round h's GPU share. */
 static int build(hfft__plan *p, const hfft__choice *c, int split) {
-    p->nrounds = make_rounds(p->rank, p->n, split, p->rounds);
+    p->nrounds = hfft__dense_rounds(&p->dense, split, p->rounds);
+    if (p->nrounds < 0)
+        return p->nrounds;
     for (int h = 0; h < p->nrounds; h++) {
         int64_t u = hfft__round_units(&p->rounds[h]);
         int64_t cut = p->dev ? (int64_t)(c->ratio[h] * (double)u + 0.5) : 0;
@@ -303,11 +292,11 @@ static int build(hfft__plan *p, const hfft__choice *c, int split) {
     return st;
 }
 
-/* Builds for c, splitting 3D planes into rounds of their own where a plane
+/* Builds for c, splitting planes into rounds of their own where a plane
    cannot fit a pass. */
 static int build_any(hfft__plan *p, const hfft__choice *c) {
     int st = build(p, c, 0);
-    if (st == HFFT_ERR_BUDGET && p->rank == 3) {
+    if (st == HFFT_ERR_BUDGET && p->nrounds >= 2 && p->rounds[p->nrounds - 1].rank == 2) {
         release_keep_device(p);
         hfft__clear_error();
         st = build(p, c, 1);
@@ -323,21 +312,21 @@ static int build_any(hfft__plan *p, const hfft__choice *c) {
  */
 static int measure(hfft__plan *p, hfft__choice *c) {
     hfft__choice probe = *c;
-    double t1[3] = {0}, tg[3] = {0}, tc[3] = {0};
-    for (int h = 0; h < 3; h++)
+    double t1[HFFT__MAX_ROUNDS] = {0}, tg[HFFT__MAX_ROUNDS] = {0}, tc[HFFT__MAX_ROUNDS] = {0};
+    for (int h = 0; h < HFFT__MAX_ROUNDS; h++)
         probe.ratio[h] = c->fixed[h] ? c->ratio[h] : 1.0;
     int st = build_any(p, &probe);
     for (int rep = 0; !st && rep < 2; rep++)
-        st = hfft__plan_execute(p, p->in, p->out);
+        st = hfft__plan_execute(p, p->pb.in, p->pb.out);
     for (int h = 0; !st && h < p->nrounds; h++)
         t1[h] = p->info.measured_seconds[h];
     release_keep_device(p);
-    for (int h = 0; h < 3; h++)
+    for (int h = 0; h < HFFT__MAX_ROUNDS; h++)
         probe.ratio[h] = c->fixed[h] ? c->ratio[h] : HFFT__PROBE_SHARE;
     if (!st)
         st = build_any(p, &probe);
     if (!st)
-        st = hfft__plan_execute(p, p->in, p->out);
+        st = hfft__plan_execute(p, p->pb.in, p->pb.out);
     for (int h = 0; !st && h < p->nrounds; h++) {
         tg[h] = p->info.measured_gpu[h];
         tc[h] = p->info.measured_cpu[h];
@@ -356,61 +345,101 @@ static int measure(hfft__plan *p, hfft__choice *c) {
     return 0;
 }
 
-hfft__plan *hfft__plan_create(int prec, int rank, const int64_t *n_in, void *in, void *out,
-                              int sign, unsigned flags, const hfft_options *opts) {
-    int64_t total = 0;
-    if (check_args(prec, rank, n_in, in, out, sign, flags, &total))
+/* Opens the device the settings and flags name: NONE where the plan stays on the CPU. */
+static int pick_device(hfft__plan *p, unsigned flags, int *kind_out) {
+    int kind = p->set.device;
+    if (flags & HFFT_CPU_ONLY)
+        kind = HFFT_DEVICE_NONE;
+    if (kind == HFFT_DEVICE_AUTO)
+        kind = hfft__cuda_usable() ? HFFT_DEVICE_CUDA : HFFT_DEVICE_NONE;
+    if (kind == HFFT_DEVICE_CUDA && !hfft__cuda_usable())
+        return hfft__fail(HFFT_ERR_NO_DEVICE,
+                          hfft__device_ops(HFFT_DEVICE_CUDA)
+                              ? "HFFT_DEVICE=cuda but no usable CUDA GPU was found"
+                              : "HFFT_DEVICE=cuda but this hfft was built without CUDA");
+    if (kind == HFFT_DEVICE_NONE && (flags & (HFFT_GPU_ONLY | HFFT_HYBRID)))
+        return hfft__fail(HFFT_ERR_NO_DEVICE, "%s requested but no usable GPU (device: %s)",
+                          (flags & HFFT_GPU_ONLY) ? "HFFT_GPU_ONLY" : "HFFT_HYBRID",
+                          p->set.device == HFFT_DEVICE_NONE ? "none" : "not found");
+    *kind_out = kind;
+    return 0;
+}
+
+/* Why a problem is not one dense complex array, for hfft_info.note. */
+static const char *not_dense(const hfft__problem *pb) {
+    if (pb->kind != HFFT__C2C)
+        return "real-data transforms";
+    if (pb->split_in || pb->split_out)
+        return "split arrays";
+    if (pb->rank == 0)
+        return "a rank-0 transform (a copy)";
+    return "strides that make no dense row-major array";
+}
+
+/* Layouts the rounds do not take: FFTW's plan of the whole problem, on the CPU. */
+static int plan_general(hfft__plan *p, unsigned flags) {
+    const char *why = not_dense(&p->pb);
+    if (flags & (HFFT_GPU_ONLY | HFFT_HYBRID))
+        return hfft__fail(HFFT_ERR_UNSUPPORTED,
+                          "%s: the GPU engine takes dense complex arrays, and this problem has "
+                          "%s; plan it without %s to run it on the CPU",
+                          flags & HFFT_GPU_ONLY ? "HFFT_GPU_ONLY" : "HFFT_HYBRID", why,
+                          flags & HFFT_GPU_ONLY ? "HFFT_GPU_ONLY" : "HFFT_HYBRID");
+    if (p->info.device != HFFT_DEVICE_NONE)
+        snprintf(p->info.note, sizeof p->info.note,
+                 "on the CPU (FFTW's plan of the whole problem): the GPU engine takes dense "
+                 "complex arrays, and this problem has %s", why);
+    p->info.device = HFFT_DEVICE_NONE;
+    snprintf(p->info.device_name, sizeof p->info.device_name, "none");
+    p->info.rounds = 1;
+    return make_whole(p);
+}
+
+hfft__plan *hfft__plan_create(const hfft__problem *pb, unsigned flags, const hfft_options *opts) {
+    if (check_flags(flags))
         return NULL;
     hfft__plan *p = calloc(1, sizeof *p);
     if (!p) {
         hfft__fail(HFFT_ERR_HOST_MEMORY, "plan: out of memory");
         return NULL;
     }
-    p->prec = prec;
-    p->esize = 2u * (size_t)prec;
-    p->sign = sign;
+    p->pb = *pb;
+    p->prec = pb->prec;
+    p->esize = pb->esize;
+    p->sign = pb->sign;
     p->flags = flags;
-    p->in = in;
-    p->out = out;
-    p->total = total;
-    /* Dimensions of size one change nothing: drop them. */
-    for (int i = 0; i < rank; i++)
-        if (n_in[i] > 1)
-            p->n[p->rank++] = n_in[i];
-    if (p->rank == 0)
-        p->n[p->rank++] = 1;
-    p->pb.prec = prec;
-    p->pb.sign = sign;
-    p->pb.rank = rank;
-    p->pb.total = total;
-    p->pb.esize = p->esize;
-    p->pb.inplace = in == out;
-    p->info.rank = rank;
-    for (int i = 0; i < rank; i++)
-        p->info.n[i] = p->pb.n[i] = n_in[i];
-    p->info.precision = prec;
+    p->in = pb->in[0];
+    p->out = pb->out[0];
+    p->total = pb->total;
+    p->info.kind = pb->kind;
+    p->info.rank = pb->rank;
+    for (int i = 0; i < pb->rank; i++)
+        p->info.n[i] = pb->n[i];
+    p->info.howmany = pb->howmany;
+    p->info.precision = pb->prec;
+    snprintf(p->info.device_name, sizeof p->info.device_name, "none");
 
+    int kind = HFFT_DEVICE_NONE;
     int st = hfft__settings_resolve(opts, &p->set);
-    int kind = p->set.device;
-    if (!st && (flags & HFFT_CPU_ONLY))
-        kind = HFFT_DEVICE_NONE;
-    if (!st && kind == HFFT_DEVICE_AUTO)
-        kind = hfft__cuda_usable() ? HFFT_DEVICE_CUDA : HFFT_DEVICE_NONE;
-    if (!st && kind == HFFT_DEVICE_CUDA && !hfft__cuda_usable())
-        st = hfft__fail(HFFT_ERR_NO_DEVICE,
-                        hfft__device_ops(HFFT_DEVICE_CUDA)
-                            ? "HFFT_DEVICE=cuda but no usable CUDA GPU was found"
-                            : "HFFT_DEVICE=cuda but this hfft was built without CUDA");
-    if (!st && kind == HFFT_DEVICE_NONE && (flags & (HFFT_GPU_ONLY | HFFT_HYBRID)))
-        st = hfft__fail(HFFT_ERR_NO_DEVICE, "%s requested but no usable GPU (device: %s)",
-                        (flags & HFFT_GPU_ONLY) ? "HFFT_GPU_ONLY" : "HFFT_HYBRID",
-                        p->set.device == HFFT_DEVICE_NONE ? "none" : "not found");
+    if (!st)
+        st = pick_device(p, flags, &kind);
     if (st) {
         free(p);
         return NULL;
     }
     p->info.device = kind;
-    snprintf(p->info.device_name, sizeof p->info.device_name, "none");
+    if (pb->howmany == 0) {
+        p->info.device = HFFT_DEVICE_NONE;
+        return p; /* nothing to transform */
+    }
+    if (pb->kind != HFFT__C2C || !hfft__problem_dense(pb, &p->dense)) {
+        if (plan_general(p, flags)) {
+            hfft__plan_destroy(p);
+            return NULL;
+        }
+        hfft__clear_error();
+        return p;
+    }
 
     hfft__choice c;
     memset(&c, 0, sizeof c);
@@ -430,9 +459,10 @@ hfft__plan *hfft__plan_create(int prec, int rank, const int64_t *n_in, void *in,
         p->info.wisdom = c.wisdom;
         snprintf(p->info.wisdom_note, sizeof p->info.wisdom_note, "%s", c.note);
     }
-    int explicit_gpu = (flags & (HFFT_GPU_ONLY | HFFT_HYBRID)) || c.fixed[0] || c.fixed[1] ||
-                       c.fixed[2] ||
-                       kind == HFFT_DEVICE_EMULATED || p->set.device == HFFT_DEVICE_CUDA;
+    int explicit_gpu = (flags & (HFFT_GPU_ONLY | HFFT_HYBRID)) || kind == HFFT_DEVICE_EMULATED ||
+                       p->set.device == HFFT_DEVICE_CUDA;
+    for (int h = 0; h < HFFT__MAX_ROUNDS; h++)
+        explicit_gpu |= c.fixed[h];
     if (!st)
         st = build_any(p, &c);
     int engine_refused = st == HFFT_ERR_BUDGET || st == HFFT_ERR_DEVICE_MEMORY ||
@@ -455,7 +485,7 @@ hfft__plan *hfft__plan_create(int prec, int rank, const int64_t *n_in, void *in,
         hfft__plan_destroy(p);
         return NULL;
     }
-    for (int h = 0; h < 3; h++)
+    for (int h = 0; h < HFFT__MAX_ROUNDS; h++)
         p->info.predicted_seconds[h] = c.predicted[h];
     p->info.rounds = p->whole ? 1 : p->nrounds; /* FFTW's whole-array plan: one */
     if (p->gpu)
@@ -465,16 +495,33 @@ hfft__plan *hfft__plan_create(int prec, int rank, const int64_t *n_in, void *in,
     return p;
 }
 
-int hfft__plan_execute(hfft__plan *p, void *in, void *out) {
+/* The whole-problem plan: on a scratch copy of the input where it must be kept. */
+static void run_whole(hfft__plan *p, void *const in[2], void *const out[2]) {
+    if (!p->scratch) {
+        hfft__whole_exec(p->whole, p->sign, in, out);
+        return;
+    }
+    size_t span = (size_t)(p->pb.hi[0] - p->pb.lo[0]);
+    void *sin[2];
+    scratch_arrays(p, in, sin);
+    for (int k = 0; k < 2 && in[k]; k++)
+        memcpy((char *)sin[k] + p->pb.lo[0], (const char *)in[k] + p->pb.lo[0], span);
+    hfft__whole_exec(p->whole, p->sign, sin, out);
+}
+
+int hfft__plan_execute(hfft__plan *p, void *const in_[2], void *const out_[2]) {
     int st = 0;
+    if (p->pb.howmany == 0)
+        return 0;
     if (p->whole) {
         double t0 = hfft__now();
-        hfft__lines_exec(p->whole, in, out);
+        run_whole(p, in_, out_);
         p->info.measured_seconds[0] = p->info.measured_cpu[0] = hfft__now() - t0;
-        for (int h = 1; h < 3; h++)
+        for (int h = 1; h < HFFT__MAX_ROUNDS; h++)
             p->info.measured_seconds[h] = p->info.measured_cpu[h] = 0.0;
         return 0;
     }
+    void *in = in_[0], *out = out_[0];
     for (int h = 0; h < p->nrounds && !st; h++) {
         double t0 = hfft__now();
         const void *src = h == 0 ? in : out;

@@ -22,33 +22,34 @@
 #include "src/place.h"
 
 typedef struct hfft__plan {
-    hfft__problem pb;   /* as the caller asked */
+    hfft__problem pb;   /* as the caller asked, checked */
+    hfft__dense dense;  /* its dense form (rounds plans only) */
     int prec;
     size_t esize;       /* bytes per complex element */
-    int rank;           /* without dimensions of size one */
-    int64_t n[3];
-    int64_t total;
+    int64_t total;      /* complex elements of the array */
     int sign;
     unsigned flags;
-    void *in, *out;
+    void *in, *out;     /* the plan's (interleaved) arrays */
     hfft__settings set;
     int nrounds;
-    hfft__round rounds[3];
-    int64_t cut[3]; /* units [0, cut) go to the GPU in each round */
+    hfft__round rounds[HFFT__MAX_ROUNDS];
+    int64_t cut[HFFT__MAX_ROUNDS]; /* units [0, cut) go to the GPU in each round */
     const hfft__dev_ops *ops;
     hfft__dev *dev;
     hfft__gpu *gpu;
     hfft__pool *pool;
     hfft__cpu *cpu;
-    hfft__lines *whole;  /* CPU-only under MEASURE: FFTW's whole-array plan, where faster */
+    hfft__whole *whole;  /* FFTW's plan of the whole problem: layouts the rounds do not
+                            take, or CPU-only under MEASURE where it is faster */
+    void *scratch;       /* c2r keeping its input: the copy it transforms */
     hfft__place place;   /* the host arrays: pinned, registered or staged */
     hfft_info info;
 } hfft__plan;
 
 /* plan.c */
-hfft__plan *hfft__plan_create(int prec, int rank, const int64_t *n, void *in, void *out, int sign,
-                              unsigned flags, const hfft_options *opts);
-int hfft__plan_execute(hfft__plan *p, void *in, void *out);
+hfft__plan *hfft__plan_create(const hfft__problem *pb, unsigned flags, const hfft_options *opts);
+/* in[1] and out[1]: the imaginary arrays of split layouts. */
+int hfft__plan_execute(hfft__plan *p, void *const in[2], void *const out[2]);
 void hfft__plan_destroy(hfft__plan *p);
 
 #endif

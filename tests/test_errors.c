@@ -114,10 +114,13 @@ Test(errors, sizes) {
             bad_plan(prec, bad[i].rank, bad[i].n, 16, 1, HFFT_BACKWARD, 0, NULL,
                      HFFT_ERR_INVALID_ARGUMENT, what);
         }
-        /* Ranks outside 1..3 and NULL sizes. */
-        int64_t n4[4] = {2, 2, 2, 2};
+        /* Ranks outside 1..HFFT_MAX_RANK and NULL sizes. */
+        int64_t n4[HFFT_MAX_RANK + 1];
+        for (int k = 0; k <= HFFT_MAX_RANK; k++)
+            n4[k] = 1;
         bad_plan(prec, 0, n4, 16, 0, HFFT_FORWARD, 0, NULL, HFFT_ERR_INVALID_ARGUMENT, "rank 0");
-        bad_plan(prec, 4, n4, 16, 0, HFFT_FORWARD, 0, NULL, HFFT_ERR_INVALID_ARGUMENT, "rank 4");
+        bad_plan(prec, HFFT_MAX_RANK + 1, n4, 1, 0, HFFT_FORWARD, 0, NULL,
+                 HFFT_ERR_INVALID_ARGUMENT, "rank above HFFT_MAX_RANK");
         bad_plan(prec, -1, n4, 16, 0, HFFT_FORWARD, 0, NULL, HFFT_ERR_INVALID_ARGUMENT,
                  "rank -1");
         bad_plan(prec, 2, NULL, 16, 1, HFFT_FORWARD, 0, NULL, HFFT_ERR_INVALID_ARGUMENT,
@@ -235,7 +238,7 @@ Test(errors, flags) {
         {1u << 30, "unknown bit 30"},
         {1u << 2, "unknown bit 2"},
         {1u << 31, "unknown bit 31"},
-        {HFFT_CPU_ONLY | (1u << 12), "CPU_ONLY and unknown bit 12"},
+        {HFFT_CPU_ONLY | (1u << 20), "CPU_ONLY and unknown bit 20"},
         {HFFT_CPU_ONLY | HFFT_GPU_ONLY, "CPU_ONLY | GPU_ONLY"},
         {HFFT_CPU_ONLY | HFFT_HYBRID, "CPU_ONLY | HYBRID"},
         {HFFT_GPU_ONLY | HFFT_HYBRID, "GPU_ONLY | HYBRID"},
@@ -455,7 +458,7 @@ Test(errors, strerror_and_version) {
             cr_assert_str_neq(s, hfft_strerror(codes[j]));
     }
     cr_assert_str_eq(hfft_version(), HFFT_VERSION_STRING);
-    cr_assert_str_eq(hfft_version(), "0.1.0");
+    cr_assert_str_eq(hfft_version(), "0.2.0");
     /* A success clears the last error. */
     hfft_execute(NULL);
     cr_assert_neq(hfft_last_error(), 0);

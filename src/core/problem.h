@@ -1,9 +1,11 @@
 /*
- * problem.h: what is being transformed, as every layer below the planner
- * sees it.  A problem is the caller's array (precision, shape, direction,
- * placement); the planner cuts it into rounds, each a batch of independent 1D
- * (or 2D plane) transforms over the whole array that one engine, or both
- * engines sharing its units, can run.  Plain data: copy and share freely.
+ * problem.h: what is being transformed, as every layer below the API sees it.
+ * A problem is FFTW's guru problem: transform dimensions and vector (batch)
+ * dimensions, each a size and two strides, over interleaved or split arrays,
+ * complex or real.  The planner finds where such a problem is a dense
+ * row-major array (hfft__dense) and cuts that into rounds, each a batch of
+ * independent 1D (or 2D plane) transforms over the whole array that one
+ * engine, or both sharing its units, can run.  Plain data: copy and share.
  */
 #ifndef HFFT_CORE_PROBLEM_H
 #define HFFT_CORE_PROBLEM_H
@@ -11,23 +13,58 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hfft.h"
+
 #define HFFT__MAX_RADIX 64
+#define HFFT__MAX_DIMS HFFT_MAX_RANK
+#define HFFT__MAX_ROUNDS HFFT_MAX_ROUNDS
+
+enum hfft__kind { HFFT__C2C = 0, HFFT__R2C = 1, HFFT__C2R = 2 };
+
+typedef struct hfft__dim {
+    int64_t n, is, os; /* size; strides in elements of each side's array */
+} hfft__dim;
 
 typedef struct hfft__problem {
-    int prec;          /* bytes per real: 4 or 8 */
-    int sign;          /* HFFT_FORWARD or HFFT_BACKWARD */
-    int rank;          /* as the caller gave it, 1 to 3 */
-    int64_t n[3];      /* sizes as the caller gave them, slowest first */
-    int64_t total;     /* elements */
-    size_t esize;      /* bytes per complex element */
-    int inplace;
+    int kind;                       /* enum hfft__kind */
+    int prec;                       /* bytes per real: 4 or 8 */
+    int sign;                       /* HFFT_FORWARD or HFFT_BACKWARD (r2c -1, c2r +1) */
+    int rank, hrank;                /* transform and vector ranks */
+    hfft__dim dims[HFFT__MAX_DIMS]; /* transform dimensions; r2c/c2r: the real sizes, the
+                                       last one halved on the complex side */
+    hfft__dim hdims[HFFT__MAX_DIMS];
+    int split_in, split_out;        /* arrays given as separate real and imaginary parts */
+    void *in[2], *out[2];           /* the arrays ([1]: imaginary parts of split arrays) */
+    int inplace;                    /* the input and output arrays are the same */
+    /* Derived by the planner: */
+    int64_t total;                  /* complex elements of the whole batch (r2c/c2r: of the
+                                       complex side) */
+    int64_t howmany;                /* transforms (0: none, the plan does nothing) */
+    int64_t n[HFFT__MAX_DIMS];      /* the transform sizes (dims[k].n) */
+    size_t esize;                   /* bytes per complex element */
+    int64_t lo[2], hi[2];           /* bytes each side reaches, from its array's base:
+                                       [lo, hi) ([0] input, [1] output; per array when split) */
 } hfft__problem;
+
+/*
+ * A problem whose arrays are one dense row-major array of shape d[0..ndim-1]
+ * (in complex elements; a real side's last dimension holds `nreal` reals at a
+ * pitch of `rpitch` reals), the same on both sides, with the dimensions in
+ * `tmask` transformed and the others a batch.
+ */
+typedef struct hfft__dense {
+    int ndim;
+    int64_t d[HFFT__MAX_DIMS];
+    unsigned tmask;     /* bit k: dimension k is transformed */
+    int64_t nreal;      /* r2c/c2r: real length of the last dimension */
+    int64_t rpitch;     /* r2c/c2r: reals between the real side's rows */
+} hfft__dense;
 
 /*
  * One round: lines of length L with element stride s.  Line (o, i) starts at
  * o*dout + i, o < no, i < ni.  Strided rounds have ni > 1 (neighbouring lines
  * are neighbouring columns, i.e. s >= ni); contiguous rounds have ni == 1,
- * s == 1.  Rank 2 (3D planes): each "line" is a contiguous plane n2[0] x n2[1].
+ * s == 1.  Rank 2 (planes): each "line" is a contiguous plane n2[0] x n2[1].
  */
 typedef struct hfft__round {
     int rank;        /* 1 or 2 */

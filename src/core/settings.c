@@ -119,7 +119,7 @@ static int parse_pinning(const char *text, int *out) {
 
 int hfft__settings_resolve(const hfft_options *o, hfft__settings *s) {
     memset(s, 0, sizeof *s);
-    for (int h = 0; h < 3; h++)
+    for (int h = 0; h < HFFT_MAX_ROUNDS; h++)
         s->ratio[h] = -1.0;
     const char *env;
 
@@ -176,7 +176,7 @@ int hfft__settings_resolve(const hfft_options *o, hfft__settings *s) {
     if (o && o->ratio != 0.0) {
         if (!(o->ratio > 0.0 && o->ratio <= 1.0))
             return hfft__fail(HFFT_ERR_SETTING, "options.ratio %g: must be in (0, 1]", o->ratio);
-        for (int h = 0; h < 3; h++)
+        for (int h = 0; h < HFFT_MAX_ROUNDS; h++)
             s->ratio[h] = o->ratio;
     }
     for (int h = 0; o && h < 3; h++) {

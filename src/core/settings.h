@@ -15,7 +15,7 @@ typedef struct hfft__settings {
     int threads;        /* 0: automatic */
     int device;         /* enum hfft_device_kind */
     char wisdom[1024];  /* "" : none */
-    double ratio[3];    /* per round; < 0: balancer decides */
+    double ratio[HFFT_MAX_ROUNDS]; /* per round; < 0: balancer decides */
     int64_t pass_bytes; /* 0: planner decides */
     int slots;          /* 0: planner decides */
     int pinning;        /* enum hfft_pinning */

@@ -1,0 +1,388 @@
+/*
+ * problem.c: the planner's front.  Every interface (basic, advanced, guru;
+ * complex, real, split) becomes one guru problem here, checked once: sizes
+ * and byte spans that fit 64 bits, arrays that do not partly overlap, output
+ * strides that never write one element twice, in-place real layouts whose
+ * padding matches.  Then the problem's dense row-major form, where it has
+ * one, and the rounds that the engines run.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "src/core/status.h"
+#include "src/problem.h"
+
+#define EXACT_ALIAS_CHECK (1 << 22) /* output elements checked one by one up to this */
+
+/* ---- building guru dimensions from the basic and advanced interfaces ---- */
+
+int hfft__dims_dense(int kind, int rank, const int64_t *n, int inplace, hfft_iodim *dims) {
+    if (rank < 1 || rank > HFFT__MAX_DIMS)
+        return hfft__fail(HFFT_ERR_INVALID_ARGUMENT, "rank %d: must be 1 to %d", rank,
+                          HFFT__MAX_DIMS);
+    if (!n)
+        return hfft__fail(HFFT_ERR_INVALID_ARGUMENT, "sizes: NULL");
+    for (int k = 0; k < rank; k++)
+        if (n[k] < 1)
+            return hfft__fail(HFFT_ERR_INVALID_ARGUMENT, "n[%d] = %lld: sizes must be positive",
+                              k, (long long)n[k]);
+    /* real side: rows of n reals, or 2 (n/2 + 1) when in place; complex side n/2 + 1 */
+    int64_t last = n[rank - 1], half = last / 2 + 1;
+    int64_t cs = 1, rs = 1;
+    for (int k = rank - 1; k >= 0; k--) {
+        int64_t cn = kind == HFFT__C2C || k < rank - 1 ? n[k] : half;
+        int64_t rn = k < rank - 1 ? n[k] : inplace ? 2 * half : last;
+        int64_t real = kind == HFFT__C2C ? cs : rs;
+        dims[k].n = n[k];
+        dims[k].is = kind == HFFT__C2R ? cs : real;
+        dims[k].os = kind == HFFT__R2C ? cs : real;
+        if (hfft__mul_overflows(cs, cn, &cs) || hfft__mul_overflows(rs, rn, &rs))
+            return hfft__fail(HFFT_ERR_INVALID_ARGUMENT, "element count overflows 64 bits");
+    }
+    return 0;
+}
+
+int hfft__dims_many(int kind, int rank, const int64_t *n, int64_t howmany, const int64_t *inembed,
+                    int64_t istride, int64_t idist, const int64_t *onembed, int64_t ostride,
+                    int64_t odist, hfft_iodim *dims, hfft_iodim *hdim) {
+    if (rank < 1 || rank > HFFT__MAX_DIMS)
+        return hfft__fail(HFFT_ERR_INVALID_ARGUMENT, "rank %d: must be 1 to %d", rank,
+                          HFFT__MAX_DIMS);
+    if (!n)
+        return hfft__fail(HFFT_ERR_INVALID_ARGUMENT, "sizes: NULL");
+    if (howmany < 0)
+        return hfft__fail(HFFT_ERR_INVALID_ARGUMENT, "howmany %lld is negative",
+                          (long long)howmany);
+    /* FFTW: embed NULL means n itself, and for the halved dimension of r2c and c2r
+       the complex side's n/2 + 1 (the real side keeps n). */
+    int64_t is = istride, os = ostride;
+    for (int k = rank - 1; k >= 0; k--) {
+        if (n[k] < 1)
+            return hfft__fail(HFFT_ERR_INVALID_ARGUMENT, "n[%d] = %lld: sizes must be positive",
+                              k, (long long)n[k]);
+        int64_t half = k == rank - 1 && kind != HFFT__C2C ? n[k] / 2 + 1 : n[k];
+        int64_t ie = inembed ? inembed[k] : kind == HFFT__C2R ? half : n[k];
+        int64_t oe = onembed ? onembed[k] : kind == HFFT__R2C ? half : n[k];
+        if (k > 0 && (ie < 1 || oe < 1))
+            return hfft__fail(HFFT_ERR_INVALID_ARGUMENT,
+                              "embed of dimension %d (%lld, %lld): must be positive", k,
+                              (long long)ie, (long long)oe);
+        dims[k] = (hfft_iodim){n[k], is, os};
+        if (hfft__mul_overflows(is, ie, &is) || hfft__mul_overflows(os, oe, &os))
+            return hfft__fail(HFFT_ERR_INVALID_ARGUMENT, "strides overflow 64 bits");
+    }
+    *hdim = (hfft_iodim){howmany, idist, odist};
+    return 0;
+}
+
+/* ---- the guru problem, checked ---- */
+
+/* Lowest and highest element offset a layout reaches (strides of side `out`). */
+static int span(const hfft__dim *d, int nd, int out, int64_t *lo, int64_t *hi) {
+    *lo = *hi = 0;
+    for (int k = 0; k < nd; k++) {
+        int64_t s = out ? d[k].os : d[k].is, reach;
+        if (d[k].n == 0)
+            continue;
+        if (hfft__mul_overflows(d[k].n - 1, s, &reach))
+            return -1;
+        if (reach < 0) {
+            if (__builtin_add_overflow(*lo, reach, lo))
+                return -1;
+        } else if (__builtin_add_overflow(*hi, reach, hi)) {
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static int cmp_i64(const void *a, const void *b) {
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/*
+ * Whether the output layout writes some element twice.  Small layouts are
+ * enumerated; large ones must be nested (each stride, in increasing order,
+ * beyond the reach of the smaller ones), which every dense, padded or
+ * transposed layout is.  Returns 0 (no alias), 1 (alias) or a status.
+ */
+static int output_aliases(const hfft__dim *d, int nd, int64_t count) {
+    if (count <= EXACT_ALIAS_CHECK) {
+        int64_t *off = malloc((size_t)(count > 0 ? count : 1) * sizeof *off);
+        if (!off)
+            return hfft__fail(HFFT_ERR_HOST_MEMORY, "plan: out of memory");
+        int64_t idx[HFFT__MAX_DIMS * 2] = {0}, n = 0;
+        for (;;) {
+            int64_t o = 0;
+            for (int k = 0; k < nd; k++)
+                o += idx[k] * d[k].os;
+            off[n++] = o;
+            int k = nd - 1;
+            while (k >= 0 && ++idx[k] == d[k].n)
+                idx[k--] = 0;
+            if (k < 0 || n == count)
+                break;
+        }
+        qsort(off, (size_t)n, sizeof *off, cmp_i64);
+        int alias = 0;
+        for (int64_t i = 1; i < n && !alias; i++)
+            alias = off[i] == off[i - 1];
+        free(off);
+        return alias;
+    }
+    int64_t s[HFFT__MAX_DIMS * 2], m[HFFT__MAX_DIMS * 2];
+    int k = 0;
+    for (int i = 0; i < nd; i++) {
+        if (d[i].n <= 1)
+            continue;
+        s[k] = d[i].os < 0 ? -d[i].os : d[i].os;
+        m[k++] = d[i].n;
+    }
+    for (int i = 1; i < k; i++)
+        for (int j = i; j > 0 && s[j] < s[j - 1]; j--) {
+            int64_t t = s[j]; s[j] = s[j - 1]; s[j - 1] = t;
+            t = m[j]; m[j] = m[j - 1]; m[j - 1] = t;
+        }
+    int64_t reach = 0;
+    for (int i = 0; i < k; i++) {
+        if (s[i] <= reach)
+            return 1;
+        reach += (m[i] - 1) * s[i];
+    }
+    return 0;
+}
+
+static int check_inplace_real(const hfft__problem *pb) {
+    /* In place, element k of the complex side overlays reals 2k and 2k + 1: the real
+       stride of every dimension is twice the complex one, except along the halved
+       dimension, where both step one element of their own kind. */
+    int real_in = pb->kind == HFFT__R2C;
+    for (int k = 0; k < pb->rank + pb->hrank; k++) {
+        const hfft__dim *d = k < pb->rank ? &pb->dims[k] : &pb->hdims[k - pb->rank];
+        int64_t r = real_in ? d->is : d->os, c = real_in ? d->os : d->is;
+        int64_t want = k == pb->rank - 1 ? c : 2 * c;
+        if (d->n > 1 && r != want)
+            return hfft__fail(HFFT_ERR_INVALID_ARGUMENT,
+                              "in-place %s: the real array's stride along %s %d is %lld reals, "
+                              "but the complex layout needs %lld (its padding does not match)",
+                              real_in ? "r2c" : "c2r", k < pb->rank ? "dimension" : "vector "
+                              "dimension", k < pb->rank ? k : k - pb->rank, (long long)r,
+                              (long long)want);
+    }
+    return 0;
+}
+
+int hfft__problem_make(hfft__problem *pb, int kind, int prec, int rank, const hfft_iodim *dims,
+                       int hrank, const hfft_iodim *hdims, void *const in[2], void *const out[2],
+                       int sign) {
+    memset(pb, 0, sizeof *pb);
+    if (rank < 0 || rank > HFFT__MAX_DIMS)
+        return hfft__fail(HFFT_ERR_INVALID_ARGUMENT, "rank %d: must be 0 to %d", rank,
+                          HFFT__MAX_DIMS);
+    if (hrank < 0 || hrank > HFFT__MAX_DIMS)
+        return hfft__fail(HFFT_ERR_INVALID_ARGUMENT, "howmany_rank %d: must be 0 to %d", hrank,
+                          HFFT__MAX_DIMS);
+    if ((rank && !dims) || (hrank && !hdims))
+        return hfft__fail(HFFT_ERR_INVALID_ARGUMENT, "dimensions: NULL");
+    if (kind != HFFT__C2C && rank < 1)
+        return hfft__fail(HFFT_ERR_INVALID_ARGUMENT, "a real transform needs rank 1 or more");
+    if (kind == HFFT__C2C && sign != HFFT_FORWARD && sign != HFFT_BACKWARD)
+        return hfft__fail(HFFT_ERR_INVALID_ARGUMENT, "sign %d: use HFFT_FORWARD or HFFT_BACKWARD",
+                          sign);
+    pb->kind = kind;
+    pb->prec = prec;
+    pb->esize = 2u * (size_t)prec;
+    pb->sign = kind == HFFT__R2C ? HFFT_FORWARD : kind == HFFT__C2R ? HFFT_BACKWARD : sign;
+    pb->rank = rank;
+    pb->hrank = hrank;
+    pb->total = 1;
+    pb->howmany = 1;
+    for (int k = 0; k < rank; k++) {
+        if (dims[k].n < 1)
+            return hfft__fail(HFFT_ERR_INVALID_ARGUMENT, "n[%d] = %lld: sizes must be positive",
+                              k, (long long)dims[k].n);
+        pb->dims[k] = (hfft__dim){dims[k].n, dims[k].is, dims[k].os};
+        pb->n[k] = dims[k].n;
+        int64_t c = k == rank - 1 && kind != HFFT__C2C ? dims[k].n / 2 + 1 : dims[k].n;
+        if (hfft__mul_overflows(pb->total, c, &pb->total))
+            return hfft__fail(HFFT_ERR_INVALID_ARGUMENT, "element count overflows 64 bits");
+    }
+    for (int k = 0; k < hrank; k++) {
+        if (hdims[k].n < 0)
+            return hfft__fail(HFFT_ERR_INVALID_ARGUMENT,
+                              "howmany_dims[%d].n = %lld: vector sizes must be 0 or more", k,
+                              (long long)hdims[k].n);
+        pb->hdims[k] = (hfft__dim){hdims[k].n, hdims[k].is, hdims[k].os};
+        if (hfft__mul_overflows(pb->howmany, hdims[k].n, &pb->howmany))
+            return hfft__fail(HFFT_ERR_INVALID_ARGUMENT, "transform count overflows 64 bits");
+    }
+    int64_t bytes;
+    if (hfft__mul_overflows(pb->total, pb->howmany, &pb->total) ||
+        hfft__mul_overflows(pb->total, (int64_t)pb->esize, &bytes))
+        return hfft__fail(HFFT_ERR_INVALID_ARGUMENT,
+                          "the complex side's byte count overflows 64 bits");
+    pb->split_in = in[1] != NULL;
+    pb->split_out = out[1] != NULL;
+    pb->in[0] = in[0];
+    pb->in[1] = in[1];
+    pb->out[0] = out[0];
+    pb->out[1] = out[1];
+    if (pb->howmany == 0)
+        return 0; /* nothing to transform: nothing is read or written */
+    if (!in[0] || !out[0])
+        return hfft__fail(HFFT_ERR_INVALID_ARGUMENT, "%s array is NULL", !in[0] ? "input" : "output");
+    pb->inplace = in[0] == out[0];
+    if (pb->inplace && in[1] != out[1])
+        return hfft__fail(HFFT_ERR_INVALID_ARGUMENT,
+                          "split arrays: the real parts are in place, the imaginary parts not");
+
+    /* Each side's dimensions: the halved one holds n reals on the real side and
+       n/2 + 1 elements on the complex side. */
+    hfft__dim side[2][HFFT__MAX_DIMS * 2];
+    int nd = 0;
+    for (int k = 0; k < rank + hrank; k++, nd++) {
+        side[0][nd] = side[1][nd] = k < rank ? pb->dims[k] : pb->hdims[k - rank];
+        if (k == rank - 1 && kind != HFFT__C2C)
+            side[kind == HFFT__R2C ? 1 : 0][nd].n = pb->dims[k].n / 2 + 1;
+    }
+    size_t isz = pb->split_in || kind == HFFT__R2C ? (size_t)prec : pb->esize;
+    size_t osz = pb->split_out || kind == HFFT__C2R ? (size_t)prec : pb->esize;
+    int64_t lo[2], hi[2];
+    if (span(side[0], nd, 0, &lo[0], &hi[0]) || span(side[1], nd, 1, &lo[1], &hi[1]) ||
+        hfft__mul_overflows(hi[0] - lo[0] + 1, (int64_t)isz, &bytes) ||
+        hfft__mul_overflows(hi[1] - lo[1] + 1, (int64_t)osz, &bytes))
+        return hfft__fail(HFFT_ERR_INVALID_ARGUMENT, "the arrays' byte spans overflow 64 bits");
+    pb->lo[0] = lo[0] * (int64_t)isz;
+    pb->hi[0] = (hi[0] + 1) * (int64_t)isz;
+    pb->lo[1] = lo[1] * (int64_t)osz;
+    pb->hi[1] = (hi[1] + 1) * (int64_t)osz;
+    for (int a = 0; a < 2 && !pb->inplace; a++) {
+        for (int b = 0; b < 2; b++) {
+            const char *x = in[a], *y = out[b];
+            if (!x || !y)
+                continue;
+            const char *x0 = x + lo[0] * (int64_t)isz, *x1 = x + (hi[0] + 1) * (int64_t)isz;
+            const char *y0 = y + lo[1] * (int64_t)osz, *y1 = y + (hi[1] + 1) * (int64_t)osz;
+            if (x0 < y1 && y0 < x1)
+                return hfft__fail(HFFT_ERR_INVALID_ARGUMENT,
+                                  "input and output overlap partially: use the same array for "
+                                  "in-place");
+        }
+    }
+    int64_t outputs = 1;
+    for (int k = 0; k < nd; k++)
+        if (hfft__mul_overflows(outputs, side[1][k].n, &outputs))
+            outputs = INT64_MAX;
+    int alias = output_aliases(side[1], nd, outputs);
+    if (alias < 0)
+        return alias;
+    if (alias)
+        return hfft__fail(HFFT_ERR_INVALID_ARGUMENT,
+                          "the output strides write some element twice (they alias)");
+    if (pb->inplace && kind != HFFT__C2C)
+        HFFT__TRY(check_inplace_real(pb));
+    return 0;
+}
+
+/* ---- the dense row-major form ---- */
+
+int hfft__problem_dense(const hfft__problem *pb, hfft__dense *dn) {
+    memset(dn, 0, sizeof *dn);
+    if (pb->split_in || pb->split_out || pb->howmany == 0 || pb->rank == 0)
+        return 0;
+    /* Dimensions with their complex-side strides (both sides alike for c2c), largest first. */
+    struct {
+        int64_t n, s, rs; /* size, complex stride, real stride */
+        int t;
+    } v[HFFT__MAX_DIMS * 2];
+    int nv = 0, real_in = pb->kind == HFFT__R2C, halved = pb->rank - 1;
+    for (int k = 0; k < pb->rank + pb->hrank; k++) {
+        const hfft__dim *d = k < pb->rank ? &pb->dims[k] : &pb->hdims[k - pb->rank];
+        int64_t n = d->n;
+        if (pb->kind != HFFT__C2C && k == halved)
+            n = d->n / 2 + 1;
+        if (n == 1 && !(pb->kind != HFFT__C2C && k == halved))
+            continue;
+        int64_t cs = pb->kind == HFFT__C2C ? d->is : real_in ? d->os : d->is;
+        int64_t rs = pb->kind == HFFT__C2C ? d->os : real_in ? d->is : d->os;
+        if (pb->kind == HFFT__C2C && d->is != d->os)
+            return 0;
+        if (cs <= 0 || rs <= 0)
+            return 0;
+        v[nv].n = n;
+        v[nv].s = cs;
+        v[nv].rs = rs;
+        v[nv].t = k < pb->rank;
+        nv++;
+    }
+    if (nv == 0) {
+        /* every size is one: a length-1 transform (a copy) */
+        v[0].n = v[0].s = v[0].rs = 1;
+        v[0].t = 1;
+        nv = 1;
+    }
+    for (int i = 1; i < nv; i++)
+        for (int j = i; j > 0 && v[j].s > v[j - 1].s; j--) {
+            __typeof__(v[0]) t = v[j];
+            v[j] = v[j - 1];
+            v[j - 1] = t;
+        }
+    /* The halved dimension must be the innermost, contiguous on both sides. */
+    if (pb->kind != HFFT__C2C) {
+        const hfft__dim *h = &pb->dims[halved];
+        int64_t cs = real_in ? h->os : h->is, rs = real_in ? h->is : h->os;
+        if (nv == 0 || cs != 1 || rs != 1 || v[nv - 1].s != 1)
+            return 0;
+        dn->nreal = h->n;
+        dn->rpitch = nv > 1 ? v[nv - 2].rs : h->n;
+        if (dn->rpitch < h->n)
+            return 0;
+    }
+    int64_t expect = 1;
+    for (int i = nv - 1; i >= 0; i--) {
+        if (v[i].s != expect)
+            return 0;
+        /* the real side: rows of rpitch reals, the same shape above them */
+        if (pb->kind != HFFT__C2C && i < nv - 1 && v[i].rs != v[i].s / v[nv - 1].n * dn->rpitch)
+            return 0;
+        if (pb->kind != HFFT__C2C && i < nv - 1 && v[i].s % v[nv - 1].n)
+            return 0;
+        expect *= v[i].n;
+    }
+    dn->ndim = nv;
+    for (int i = 0; i < nv; i++) {
+        dn->d[i] = v[i].n;
+        if (v[i].t)
+            dn->tmask |= 1u << i;
+    }
+    return 1;
+}
+
+int hfft__dense_rounds(const hfft__dense *dn, int split_planes, hfft__round *r) {
+    int nr = 0;
+    memset(r, 0, HFFT__MAX_ROUNDS * sizeof *r);
+    for (int k = 0; k < dn->ndim; k++) {
+        if (!(dn->tmask >> k & 1u))
+            continue;
+        int64_t outer = 1, inner = 1;
+        for (int i = 0; i < k; i++)
+            outer *= dn->d[i];
+        for (int i = k + 1; i < dn->ndim; i++)
+            inner *= dn->d[i];
+        if (nr == HFFT__MAX_ROUNDS)
+            return hfft__fail(HFFT_ERR_UNSUPPORTED, "more than %d rounds", HFFT__MAX_ROUNDS);
+        /* The last two dimensions, both transformed and below a strided round, make
+           one round of contiguous planes. */
+        if (!split_planes && k >= 1 && k == dn->ndim - 2 && (dn->tmask >> (k + 1) & 1u)) {
+            int64_t plane = dn->d[k] * dn->d[k + 1];
+            r[nr++] = (hfft__round){2, plane, {dn->d[k], dn->d[k + 1]}, 1, 1, outer, plane};
+            break;
+        }
+        if (inner == 1)
+            r[nr++] = (hfft__round){1, dn->d[k], {0, 0}, 1, 1, outer, dn->d[k]};
+        else
+            r[nr++] = (hfft__round){1, dn->d[k], {0, 0}, inner, inner, outer, dn->d[k] * inner};
+    }
+    return nr;
+}

@@ -1,0 +1,32 @@
+/*
+ * problem.h: the planner's front (problem.c): every interface's arguments
+ * made into one checked guru problem, its dense row-major form and rounds.
+ * Pure functions of their arguments; thread safe.
+ */
+#ifndef HFFT_SRC_PROBLEM_H
+#define HFFT_SRC_PROBLEM_H
+
+#include <stdint.h>
+
+#include "hfft.h"
+#include "src/core/problem.h"
+
+/* Guru dimensions of a dense row-major transform of sizes n (rank 1..HFFT_MAX_RANK),
+   FFTW's basic layouts: real rows padded to 2 (n/2 + 1) reals when in place. */
+int hfft__dims_dense(int kind, int rank, const int64_t *n, int inplace, hfft_iodim *dims);
+/* Guru dimensions of FFTW's advanced interface (embed NULL: FFTW's default). */
+int hfft__dims_many(int kind, int rank, const int64_t *n, int64_t howmany, const int64_t *inembed,
+                    int64_t istride, int64_t idist, const int64_t *onembed, int64_t ostride,
+                    int64_t odist, hfft_iodim *dims, hfft_iodim *hdim);
+/* Fills *pb from guru arguments and checks them; in[1]/out[1] are the imaginary
+   arrays of split layouts (NULL otherwise).  0 or HFFT_ERR_INVALID_ARGUMENT. */
+int hfft__problem_make(hfft__problem *pb, int kind, int prec, int rank, const hfft_iodim *dims,
+                       int hrank, const hfft_iodim *hdims, void *const in[2], void *const out[2],
+                       int sign);
+/* 1 and *dn where the problem is one dense row-major array on both sides. */
+int hfft__problem_dense(const hfft__problem *pb, hfft__dense *dn);
+/* The rounds of a dense problem, one per transformed dimension (the last two as
+   one round of planes unless split_planes); their number, or a negative status. */
+int hfft__dense_rounds(const hfft__dense *dn, int split_planes, hfft__round *r);
+
+#endif

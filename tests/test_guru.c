@@ -1,0 +1,458 @@
+/*
+ * test_guru.c: the advanced and guru interfaces and real-data transforms.
+ * Each case lays out its arrays as the problem's strides say, fills the input
+ * afresh (c2r: the half spectrum of random real data, so every algorithm
+ * agrees on it), poisons the output, plans through the public API, executes,
+ * and compares every output element with FFTW in long double on the same
+ * problem; out of place, the input must come back bit-identical where the
+ * transform promises it (c2c, r2c, and c2r with HFFT_PRESERVE_INPUT).  Each
+ * case runs on the CPU and on the emulated device with a small budget.
+ */
+#include <criterion/criterion.h>
+#include <fftw3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hfft.h"
+#include "ref.h"
+#include "util.h"
+
+enum { C2C, R2C, C2R };
+
+typedef struct gcase {
+    int kind, prec, sign;
+    int rank, hrank;
+    hfft_iodim dims[6], hdims[4];
+    int split;    /* separate real and imaginary arrays on the complex side(s) */
+    int inplace;
+    unsigned flags;
+    const char *what;
+    int gpu; /* one dense complex array: the GPU engine must take it */
+} gcase;
+
+/* Reach of one side's layout in elements: [lo, hi]. */
+static void reach(const gcase *g, int out, int64_t *lo, int64_t *hi) {
+    *lo = *hi = 0;
+    for (int k = 0; k < g->rank + g->hrank; k++) {
+        const hfft_iodim *d = k < g->rank ? &g->dims[k] : &g->hdims[k - g->rank];
+        int64_t n = d->n;
+        int complex_side = g->kind == C2C || (out ? g->kind == R2C : g->kind == C2R);
+        if (k == g->rank - 1 && g->kind != C2C && complex_side)
+            n = n / 2 + 1;
+        if (n == 0)
+            continue;
+        int64_t r = (n - 1) * (out ? d->os : d->is);
+        if (r < 0)
+            *lo += r;
+        else
+            *hi += r;
+    }
+}
+
+typedef struct side {
+    char *mem[2]; /* allocations */
+    void *base[2]; /* element 0 of each array */
+    size_t bytes, esz;
+    int64_t lo;
+} side;
+
+static void side_alloc(side *s, int64_t lo, int64_t hi, size_t esz, int arrays) {
+    memset(s, 0, sizeof *s);
+    s->esz = esz;
+    s->lo = lo;
+    s->bytes = (size_t)(hi - lo + 1) * esz;
+    for (int a = 0; a < arrays; a++) {
+        s->mem[a] = tu_alloc(s->bytes);
+        s->base[a] = s->mem[a] - lo * (int64_t)esz;
+    }
+}
+
+static void side_free(side *s) {
+    for (int a = 0; a < 2; a++)
+        tu_free(s->mem[a]);
+}
+
+/* Writes a long double value into element i of a real array of precision prec. */
+static void put(int prec, void *a, int64_t i, long double v) {
+    if (prec == 4)
+        ((float *)a)[i] = (float)v;
+    else
+        ((double *)a)[i] = (double)v;
+}
+
+/* The c2r input: the half spectrum of random real data, written into the layout. */
+static void fill_hermitian(const gcase *g, side *in, uint64_t seed) {
+    enum { MAXD = 10 };
+    int nd = g->rank + g->hrank;
+    int64_t n[MAXD], total = 1, ctotal = 1;
+    for (int k = 0; k < nd; k++) {
+        n[k] = k < g->hrank ? g->hdims[k].n : g->dims[k - g->hrank].n;
+        total *= n[k];
+        ctotal *= k == nd - 1 ? n[k] / 2 + 1 : n[k];
+    }
+    long double *x = fftwl_malloc(sizeof(long double) * (size_t)(total ? total : 1));
+    fftwl_complex *y = fftwl_malloc(sizeof(fftwl_complex) * (size_t)(ctotal ? ctotal : 1));
+    cr_assert(x && y);
+    double *r = tu_alloc(sizeof(double) * 2 * (size_t)(total ? total : 1));
+    hfft_ref_fill(8, r, total, seed);
+    for (int64_t i = 0; i < total; i++)
+        x[i] = r[2 * i];
+    tu_free(r);
+    fftwl_iodim64 d[MAXD], h[MAXD];
+    int64_t rs = 1, cs = 1;
+    for (int k = nd - 1; k >= 0; k--) {
+        fftwl_iodim64 v = {n[k], rs, cs};
+        if (k >= g->hrank)
+            d[k - g->hrank] = v;
+        else
+            h[k] = v;
+        rs *= n[k];
+        cs *= k == nd - 1 ? n[k] / 2 + 1 : n[k];
+    }
+    fftwl_plan p = fftwl_plan_guru64_dft_r2c(g->rank, d, g->hrank, h, x, y, FFTW_ESTIMATE);
+    cr_assert(p);
+    fftwl_execute(p);
+    fftwl_destroy_plan(p);
+    /* scatter into the caller's layout (input strides) */
+    int64_t t[MAXD] = {0};
+    for (int64_t c = 0; c < ctotal; c++) {
+        int64_t off = 0, rem = c;
+        for (int k = nd - 1; k >= 0; k--) {
+            int64_t m = k == nd - 1 ? n[k] / 2 + 1 : n[k];
+            t[k] = rem % m;
+            rem /= m;
+            const hfft_iodim *dd = k < g->hrank ? &g->hdims[k] : &g->dims[k - g->hrank];
+            off += t[k] * dd->is;
+        }
+        if (g->split) {
+            put(g->prec, in->base[0], off, y[c][0]);
+            put(g->prec, in->base[1], off, y[c][1]);
+        } else {
+            put(g->prec, in->base[0], 2 * off, y[c][0]);
+            put(g->prec, in->base[0], 2 * off + 1, y[c][1]);
+        }
+    }
+    fftwl_free(x);
+    fftwl_free(y);
+}
+
+static void *plan_case(const gcase *g, void *const in[2], void *const out[2],
+                       const hfft_options *o) {
+    unsigned f = g->flags;
+    int r = g->rank, hr = g->hrank;
+    const hfft_iodim *d = g->dims, *h = g->hdims;
+    if (g->prec == 4) {
+        switch (g->kind) {
+        case C2C:
+            return g->split ? (void *)hfftf_plan_guru_split_dft(r, d, hr, h, in[0], in[1], out[0],
+                                                                out[1], f, o)
+                            : (void *)hfftf_plan_guru_dft(r, d, hr, h, in[0], out[0], g->sign, f,
+                                                          o);
+        case R2C:
+            return g->split ? (void *)hfftf_plan_guru_split_dft_r2c(r, d, hr, h, in[0], out[0],
+                                                                    out[1], f, o)
+                            : (void *)hfftf_plan_guru_dft_r2c(r, d, hr, h, in[0], out[0], f, o);
+        default:
+            return g->split ? (void *)hfftf_plan_guru_split_dft_c2r(r, d, hr, h, in[0], in[1],
+                                                                    out[0], f, o)
+                            : (void *)hfftf_plan_guru_dft_c2r(r, d, hr, h, in[0], out[0], f, o);
+        }
+    }
+    switch (g->kind) {
+    case C2C:
+        return g->split ? (void *)hfft_plan_guru_split_dft(r, d, hr, h, in[0], in[1], out[0],
+                                                           out[1], f, o)
+                        : (void *)hfft_plan_guru_dft(r, d, hr, h, in[0], out[0], g->sign, f, o);
+    case R2C:
+        return g->split ? (void *)hfft_plan_guru_split_dft_r2c(r, d, hr, h, in[0], out[0], out[1],
+                                                               f, o)
+                        : (void *)hfft_plan_guru_dft_r2c(r, d, hr, h, in[0], out[0], f, o);
+    default:
+        return g->split ? (void *)hfft_plan_guru_split_dft_c2r(r, d, hr, h, in[0], in[1], out[0],
+                                                               f, o)
+                        : (void *)hfft_plan_guru_dft_c2r(r, d, hr, h, in[0], out[0], f, o);
+    }
+}
+
+static int exec_plan(int prec, void *p) { return prec == 4 ? hfftf_execute(p) : hfft_execute(p); }
+static void destroy_plan(int prec, void *p) {
+    if (prec == 4)
+        hfftf_destroy_plan(p);
+    else
+        hfft_destroy_plan(p);
+}
+static void info_of(int prec, void *p, hfft_info *i) {
+    if (prec == 4)
+        hfftf_plan_info(p, i);
+    else
+        hfft_plan_info(p, i);
+}
+
+/* Runs one case on one device (HFFT_DEVICE_NONE or _EMULATED with `budget`). */
+static void run_guru(const gcase *g, int device, int64_t budget) {
+    int64_t lo[2], hi[2];
+    reach(g, 0, &lo[0], &hi[0]);
+    reach(g, 1, &lo[1], &hi[1]);
+    int in_real = g->kind == R2C, out_real = g->kind == C2R;
+    size_t rsz = (size_t)g->prec;
+    size_t isz = in_real || g->split ? rsz : 2 * rsz, osz = out_real || g->split ? rsz : 2 * rsz;
+    int in_arrays = !in_real && g->split ? 2 : 1, out_arrays = !out_real && g->split ? 2 : 1;
+    side in, out;
+    if (g->inplace) {
+        /* one memory for both views: the larger of the two reaches */
+        int64_t l = lo[0] * (int64_t)isz < lo[1] * (int64_t)osz ? lo[0] * (int64_t)isz
+                                                                 : lo[1] * (int64_t)osz;
+        int64_t h = (hi[0] + 1) * (int64_t)isz > (hi[1] + 1) * (int64_t)osz
+                        ? (hi[0] + 1) * (int64_t)isz
+                        : (hi[1] + 1) * (int64_t)osz;
+        side_alloc(&in, l, h - 1, 1, in_arrays > out_arrays ? in_arrays : out_arrays);
+        out = in;
+        out.mem[0] = out.mem[1] = NULL;
+    } else {
+        side_alloc(&in, lo[0], hi[0], isz, in_arrays);
+        side_alloc(&out, lo[1], hi[1], osz, out_arrays);
+    }
+    uint64_t seed = tu_seed();
+    if (g->kind == C2R) {
+        for (int a = 0; a < in_arrays; a++)
+            tu_poison(in.mem[a], in.bytes);
+        fill_hermitian(g, &in, seed);
+    } else {
+        for (int a = 0; a < in_arrays; a++)
+            hfft_ref_fill(g->prec, in.mem[a], (int64_t)(in.bytes / (2 * rsz)), seed + (uint64_t)a);
+    }
+    void *keep[2] = {NULL, NULL}, *keep_base[2] = {NULL, NULL};
+    for (int a = 0; a < in_arrays; a++) {
+        keep[a] = tu_dup(in.mem[a], in.bytes);
+        keep_base[a] = (char *)keep[a] + ((char *)in.base[a] - in.mem[a]);
+    }
+    for (int a = 0; a < out_arrays && !g->inplace; a++)
+        tu_poison(out.mem[a], out.bytes);
+    void *ip[2] = {in.base[0], in_arrays == 2 ? in.base[1] : NULL};
+    void *op[2] = {g->inplace ? in.base[0] : out.base[0],
+                   out_arrays == 2 ? (g->inplace ? in.base[1] : out.base[1]) : NULL};
+    hfft_options o;
+    hfft_options_init(&o);
+    o.device = device;
+    o.device_memory = budget;
+    void *p = plan_case(g, ip, op, &o);
+    char where[96];
+    snprintf(where, sizeof where, "%s (f%d, %s%s)", g->what, g->prec * 8,
+             device == HFFT_DEVICE_NONE ? "cpu" : "emulated", g->inplace ? ", in place" : "");
+    cr_assert(p, "%s: no plan: %s", where, hfft_last_error_message());
+    cr_assert_eq(exec_plan(g->prec, p), 0, "%s: execute: %s", where, hfft_last_error_message());
+    hfft_info info;
+    info_of(g->prec, p, &info);
+    hfft_ref_dim d[6], h[4];
+    for (int k = 0; k < g->rank; k++)
+        d[k] = (hfft_ref_dim){g->dims[k].n, g->dims[k].is, g->dims[k].os};
+    for (int k = 0; k < g->hrank; k++)
+        h[k] = (hfft_ref_dim){g->hdims[k].n, g->hdims[k].is, g->hdims[k].os};
+    double e = hfft_ref_guru_error(g->prec, g->kind, g->sign, g->rank, d, g->hrank, h, keep_base[0],
+                                   keep_base[1], op[0], op[1]);
+    double tol = g->prec == 4 ? 5e-7 : 5e-16;
+    cr_assert(e >= 0 && e <= tol, "%s: relative RMS error %g (limit %g); device %s, note '%s'",
+              where, e, tol, info.device_name, info.note);
+    if (g->gpu && device == HFFT_DEVICE_EMULATED)
+        cr_assert(info.device == HFFT_DEVICE_EMULATED && info.placement == 1,
+                  "%s: ran on %s (placement %d, note '%s'), not on the GPU engine", where,
+                  info.device_name, info.placement, info.note);
+    int must_keep = !g->inplace && (g->kind != C2R || (g->flags & HFFT_PRESERVE_INPUT));
+    for (int a = 0; a < in_arrays && must_keep; a++)
+        cr_assert(memcmp(keep[a], in.mem[a], in.bytes) == 0, "%s: the input changed", where);
+    destroy_plan(g->prec, p);
+    for (int a = 0; a < in_arrays; a++)
+        tu_free(keep[a]);
+    side_free(&in);
+    if (!g->inplace)
+        side_free(&out);
+}
+
+static void run_both(const gcase *g) {
+    run_guru(g, HFFT_DEVICE_NONE, 0);
+    run_guru(g, HFFT_DEVICE_EMULATED, 64 << 10);
+}
+
+/* Dense row-major guru dimensions of sizes n (both sides alike, or FFTW's real
+   layouts: real rows of rpitch reals, complex rows of n/2 + 1). */
+static void dense_dims(int kind, int rank, const int64_t *n, int inplace, hfft_iodim *d) {
+    int64_t cs = 1, rs = 1;
+    for (int k = rank - 1; k >= 0; k--) {
+        int last = k == rank - 1;
+        int64_t cn = kind != C2C && last ? n[k] / 2 + 1 : n[k];
+        int64_t rn = kind != C2C && last && inplace ? 2 * (n[k] / 2 + 1) : n[k];
+        int64_t real = kind == C2C ? cs : rs;
+        d[k].n = n[k];
+        d[k].is = kind == C2R ? cs : real;
+        d[k].os = kind == R2C ? cs : real;
+        cs *= cn;
+        rs *= rn;
+    }
+}
+
+TestSuite(guru, .init = tu_setup);
+
+Test(guru, real_transforms) {
+    static const int64_t shapes[][4] = {{1, 17},       {1, 64},     {2, 12, 7},  {2, 9, 16},
+                                        {3, 5, 6, 10}, {3, 4, 3, 9}, {1, 1},      {2, 1, 1}};
+    for (int prec = 4; prec <= 8; prec += 4)
+        for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
+            for (int kind = R2C; kind <= C2R; kind++)
+                for (int inplace = 0; inplace < 2; inplace++) {
+                    gcase g = {kind, prec, 0, (int)shapes[i][0], 0};
+                    g.inplace = inplace;
+                    g.flags = kind == C2R && !inplace ? HFFT_PRESERVE_INPUT : 0;
+                    dense_dims(kind, g.rank, &shapes[i][1], inplace, g.dims);
+                    g.what = kind == R2C ? "r2c" : "c2r";
+                    run_both(&g);
+                }
+}
+
+Test(guru, batches) {
+    for (int prec = 4; prec <= 8; prec += 4) {
+        for (int sign = -1; sign <= 1; sign += 2) {
+            /* contiguous batch of 1D lines */
+            gcase a = {C2C, prec, sign, 1, 1, {{48, 1, 1}}, {{5, 48, 48}}, .what = "batch of lines",
+                       .gpu = 1};
+            run_both(&a);
+            /* lines down the columns: istride = howmany, idist = 1 */
+            gcase b = {C2C, prec, sign, 1, 1, {{40, 6, 6}}, {{6, 1, 1}}, .what = "column batch",
+                       .gpu = 1};
+            run_both(&b);
+            /* a batch of 2D planes, in place */
+            gcase c = {C2C, prec, sign, 2, 1, {{12, 10, 10}, {10, 1, 1}}, {{3, 120, 120}},
+                       .inplace = 1, .what = "batch of planes", .gpu = 1};
+            run_both(&c);
+            /* padded rows (embeds): no dense array */
+            gcase d = {C2C, prec, sign, 2, 1, {{8, 12, 11}, {10, 1, 1}}, {{2, 100, 90}},
+                       .what = "padded embeds"};
+            run_both(&d);
+            /* a vector of rank 2 between transform dimensions */
+            gcase e = {C2C, prec, sign, 2, 2, {{6, 10, 10}, {5, 1, 1}}, {{3, 60, 60}, {2, 5, 5}},
+                       .what = "vector rank 2", .gpu = 1};
+            run_both(&e);
+        }
+        gcase f = {R2C, prec, 0, 1, 1, {{30, 1, 1}}, {{4, 32, 16}}, .what = "r2c batch"};
+        run_both(&f);
+        gcase g = {C2R, prec, 0, 2, 1, {{6, 5, 16}, {8, 1, 1}}, {{3, 30, 96}},
+                   .flags = HFFT_PRESERVE_INPUT, .what = "c2r batch"};
+        run_both(&g);
+    }
+}
+
+Test(guru, ranks_and_layouts) {
+    for (int prec = 4; prec <= 8; prec += 4) {
+        /* rank 4, dense */
+        int64_t n4[4] = {3, 4, 5, 6};
+        gcase a = {C2C, prec, -1, 4, 0, .what = "rank 4", .gpu = 1};
+        dense_dims(C2C, 4, n4, 0, a.dims);
+        run_both(&a);
+        /* a transposed layout: dimensions given fastest first */
+        gcase b = {C2C, prec, 1, 2, 0, {{9, 1, 1}, {14, 9, 9}}, .what = "dims fastest first",
+                   .gpu = 1};
+        run_both(&b);
+        /* transposed output: is != os (FFTW's own plan) */
+        gcase c = {C2C, prec, -1, 2, 0, {{7, 8, 1}, {8, 1, 7}}, .what = "transposed output"};
+        run_both(&c);
+        /* negative strides */
+        gcase d = {C2C, prec, -1, 1, 1, {{16, -1, 1}}, {{3, 16, 16}}, .what = "negative stride"};
+        run_both(&d);
+        /* split arrays, both directions through swapped arrays */
+        gcase e = {C2C, prec, 0, 2, 0, {{6, 10, 10}, {10, 1, 1}}, .split = 1, .what = "split"};
+        run_both(&e);
+        e.inplace = 1;
+        run_both(&e);
+        gcase f = {R2C, prec, 0, 2, 0, {{6, 9, 5}, {9, 1, 1}}, .split = 1, .what = "split r2c"};
+        run_both(&f);
+        gcase g = {C2R, prec, 0, 2, 0, {{6, 5, 9}, {9, 1, 1}}, .split = 1,
+                   .flags = HFFT_PRESERVE_INPUT, .what = "split c2r"};
+        run_both(&g);
+        /* rank 0: a copy of each element of the vector */
+        gcase z = {C2C, prec, -1, 0, 1, .hdims = {{7, 2, 3}}, .what = "rank 0"};
+        run_both(&z);
+    }
+}
+
+Test(guru, no_transforms) {
+    float a[8] = {1, 2, 3, 4, 5, 6, 7, 8}, b[8];
+    memset(b, 0x7f, sizeof b);
+    hfft_iodim d = {4, 1, 1}, h = {0, 4, 4};
+    hfftf_plan p = hfftf_plan_guru_dft(1, &d, 1, &h, (hfftf_complex *)a, (hfftf_complex *)b,
+                                       HFFT_FORWARD, 0, NULL);
+    cr_assert(p, "howmany 0: %s", hfft_last_error_message());
+    cr_assert_eq(hfftf_execute(p), 0);
+    for (int i = 0; i < 8; i++)
+        cr_assert_eq(((unsigned char *)b)[4 * i], 0x7f, "howmany 0 wrote the output");
+    hfftf_destroy_plan(p);
+}
+
+/* c2r may destroy its input by default, never with HFFT_PRESERVE_INPUT (checked in
+   run_guru); and the new-array executes take the plan's kind only. */
+Test(guru, new_array_execute) {
+    int64_t n[2] = {6, 10};
+    float *in1 = tu_alloc(sizeof(float) * 60), *in2 = tu_alloc(sizeof(float) * 60);
+    hfftf_complex *o1 = tu_alloc(sizeof(hfftf_complex) * 36),
+                  *o2 = tu_alloc(sizeof(hfftf_complex) * 36);
+    hfft_ref_fill(4, in1, 30, tu_seed());
+    hfft_ref_fill(4, in2, 30, tu_seed());
+    hfftf_plan p = hfftf_plan_dft_r2c(2, n, in1, o1, HFFT_CPU_ONLY, NULL);
+    cr_assert(p, "%s", hfft_last_error_message());
+    tu_poison(o2, sizeof(hfftf_complex) * 36);
+    cr_assert_eq(hfftf_execute_dft_r2c(p, in2, o2), 0, "%s", hfft_last_error_message());
+    hfft_ref_dim d[2] = {{6, 10, 6}, {10, 1, 1}};
+    double e = hfft_ref_guru_error(4, R2C, -1, 2, d, 0, NULL, in2, NULL, o2, NULL);
+    cr_assert(e >= 0 && e < 5e-7, "new-array r2c: error %g", e);
+    cr_assert_lt(hfftf_execute_dft(p, (hfftf_complex *)in2, o2), 0);
+    cr_assert_eq(hfft_last_error(), HFFT_ERR_INVALID_ARGUMENT);
+    cr_assert_lt(hfftf_execute_dft_c2r(p, o2, in2), 0);
+    cr_assert_lt(hfftf_execute_dft_r2c(p, in2, (hfftf_complex *)in2), 0, "in place on an "
+                                                                        "out-of-place plan");
+    hfftf_destroy_plan(p);
+    tu_free(in1);
+    tu_free(in2);
+    tu_free(o1);
+    tu_free(o2);
+}
+
+static void expect_refused(void *p, const char *what) {
+    cr_assert_null(p, "%s: got a plan", what);
+    cr_assert_eq(hfft_last_error(), HFFT_ERR_INVALID_ARGUMENT, "%s: %s", what,
+                 hfft_last_error_message());
+    cr_assert(hfft_last_error_message()[0], "%s: no message", what);
+}
+
+Test(guru, bad_input) {
+    float buf[4096];
+    memset(buf, 0, sizeof buf);
+    float *before = tu_dup(buf, sizeof buf);
+    hfftf_complex *c = (hfftf_complex *)buf;
+    /* output strides that write one element twice */
+    hfft_iodim alias[2] = {{4, 1, 1}, {3, 4, 2}};
+    expect_refused(hfftf_plan_guru_dft(2, alias, 0, NULL, c, c + 512, HFFT_FORWARD, 0, NULL),
+                   "aliasing output");
+    hfft_iodim zero = {4, 1, 0};
+    expect_refused(hfftf_plan_guru_dft(1, &zero, 0, NULL, c, c + 512, HFFT_FORWARD, 0, NULL),
+                   "zero output stride");
+    /* a batch whose transforms overlap in the output */
+    expect_refused(hfftf_plan_many_dft(1, (int[]){8}, 3, c, NULL, 1, 8, c + 512, NULL, 1, 4,
+                                       HFFT_FORWARD, 0),
+                   "overlapping output embeds");
+    /* in-place r2c without FFTW's padding */
+    expect_refused(hfftf_plan_many_dft_r2c(1, (int[]){16}, 2, buf, NULL, 1, 16, (hfftf_complex *)buf,
+                                           NULL, 1, 9, 0),
+                   "in-place r2c, rows not padded");
+    /* a sign for a direction that does not exist */
+    expect_refused(hfftf_plan_guru_dft(1, (hfft_iodim[]){{8, 1, 1}}, 0, NULL, c, c + 64, 2, 0, NULL),
+                   "sign 2");
+    /* sizes whose complex half overflows */
+    hfft_iodim big[2] = {{INT64_MAX / 4, 1, 1}, {8, 1, 1}};
+    expect_refused(hfftf_plan_guru_dft_r2c(2, big, 0, NULL, buf, c, 0, NULL), "overflow");
+    /* partly overlapping arrays */
+    expect_refused(hfftf_plan_guru_dft(1, (hfft_iodim[]){{64, 1, 1}}, 0, NULL, c, c + 10,
+                                       HFFT_FORWARD, 0, NULL),
+                   "partial overlap");
+    /* nothing was written */
+    cr_assert(memcmp(before, buf, sizeof buf) == 0, "a refused plan wrote to its arrays");
+    tu_free(before);
+}
