@@ -166,6 +166,11 @@ typedef struct hfft_info {
                                    plan, 2 already pinned (hfft_malloc) */
     int64_t link_bytes[2];      /* bytes copied host to device [0] and device to host [1] by
                                    the last execute (0 for CPU plans) */
+    double pin_seconds;         /* GPU plans: seconds the last new-array execute spent
+                                   registering arrays it had not seen (0 for the plan's own or
+                                   pinned ones) */
+    int64_t pinned_bytes;       /* GPU plans: host bytes kept registered for new arrays (the 8
+                                   most recently used; released at destroy) */
     double predicted_seconds[HFFT_MAX_ROUNDS]; /* model's time per round (0: no model ran) */
     double measured_seconds[HFFT_MAX_ROUNDS];  /* each round's time in the last execute */
     double measured_gpu[HFFT_MAX_ROUNDS];      /* of which the GPU side (hybrid rounds run
@@ -283,7 +288,8 @@ typedef struct hfft_info {
     /* The new-array executes: the plan's transform on other arrays of the same layout, with       \
        in == out exactly where the plan's were, and the plan's arrays' alignment modulo 64 bytes   \
        (any alignment with HFFT_UNALIGNED).  Each takes the plan kind it names.  A plan that uses  \
-       the GPU takes only the arrays it was made for (HFFT_ERR_UNSUPPORTED otherwise). */          \
+       the GPU registers a new array on first use (kept for the 8 most recently used arrays,      \
+       until the plan is destroyed; hfft_info.pin_seconds, pinned_bytes) or stages it. */         \
     HFFT_API int X(execute_dft)(X(plan) p, X(complex) *in, X(complex) *out);                       \
     HFFT_API int X(execute_split_dft)(X(plan) p, R *ri, R *ii, R *ro, R *io);                      \
     HFFT_API int X(execute_dft_r2c)(X(plan) p, R *in, X(complex) *out);                            \

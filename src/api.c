@@ -301,13 +301,7 @@ static int execute_new(X(plan) p, const char *name, int kind, void *ri, void *ii
                 return hfft__fail(HFFT_ERR_INVALID_ARGUMENT, "%s: input and output overlap",
                                   name);
         }
-    if ((in[0] != pb->in[0] || out[0] != pb->out[0] || in[1] != pb->in[1] ||
-         out[1] != pb->out[1]) &&
-        q->gpu)
-        return hfft__fail(HFFT_ERR_UNSUPPORTED,
-                          "%s: a plan that uses the GPU runs on the arrays it was made for "
-                          "(they are pinned for it); make a plan for these arrays",
-                          name);
+    HFFT__TRY(hfft__plan_adopt(q, in, out));
     return hfft__plan_execute(q, in, out);
 }
 

@@ -6,6 +6,7 @@
  * hfft_free.  The registration table is process-wide, under one lock.
  */
 #include <pthread.h>
+#include <sys/mman.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +14,8 @@
 
 #include "gpu/devices.h"
 #include "gpu/engine.h"
+#include "cpu/cpu.h"
+#include "src/core/fault.h"
 #include "src/core/status.h"
 #include "src/place.h"
 
@@ -139,34 +142,184 @@ int hfft__place_arrays(hfft__place *p, void *in, void *out, size_t bytes, int pi
     return st;
 }
 
+/*
+ * Arrays handed to a plan's new-array executes: the plan's own, pinned
+ * already (hfft_malloc, or the caller's), one this plan registered for an
+ * earlier execute (kept in a small cache, least recently used first out), or
+ * registered now.  Where registration fails under HFFT_PINNING=auto, the
+ * engine stages from then on.
+ */
+static int known(const hfft__place *p, void *ptr) {
+    if (ptr == p->registered[0] || ptr == p->registered[1])
+        return 1;
+    for (int i = 0; i < HFFT__PLACE_CACHE; i++)
+        if (p->cache[i].ptr == ptr)
+            return 1;
+    return 0;
+}
+
+static void drop_cached(hfft__place *p, int i) {
+    pthread_mutex_lock(&pins_mu);
+    for (int k = 0; k < MAX_PINS; k++) {
+        if (pins[k].refs && pins[k].ptr == p->cache[i].ptr) {
+            if (--pins[k].refs == 0)
+                p->ops->host_unregister(p->dev, pins[k].ptr);
+            break;
+        }
+    }
+    pthread_mutex_unlock(&pins_mu);
+    p->cache_bytes -= (int64_t)p->cache[i].bytes;
+    memset(&p->cache[i], 0, sizeof p->cache[i]);
+}
+
+int hfft__place_new(hfft__place *p, void *const ptrs[], const size_t bytes[], int n, int pinning,
+                    hfft__gpu *gpu, int threads) {
+    double t0 = hfft__now();
+    p->pin_seconds = 0.0;
+    for (int a = 0; a < n; a++) {
+        void *ptr = ptrs[a];
+        if (!ptr || bytes[a] == 0)
+            continue;
+        int hit = -1;
+        for (int i = 0; i < HFFT__PLACE_CACHE && hit < 0; i++)
+            if (p->cache[i].ptr == ptr && p->cache[i].bytes >= bytes[a])
+                hit = i;
+        if (hit >= 0) {
+            p->cache[hit].used = ++p->clock;
+            continue;
+        }
+        if (known(p, ptr) || p->host_pinned == 0 || pinning == HFFT_PINNING_STAGE ||
+            (p->ops->host_is_pinned(p->dev, ptr) &&
+             p->ops->host_is_pinned(p->dev, (char *)ptr + bytes[a] - 1)))
+            continue; /* pinned already, or the engine stages */
+        int slot = 0;
+        for (int i = 1; i < HFFT__PLACE_CACHE; i++)
+            if (p->cache[i].used < p->cache[slot].used)
+                slot = i;
+        if (p->cache[slot].ptr)
+            drop_cached(p, slot);
+        int registered = 0;
+        int st = pin_one(p, ptr, bytes[a], &registered);
+        if (st) {
+            if (pinning != HFFT_PINNING_AUTO || st == HFFT_ERR_HOST_MEMORY)
+                return hfft__fail_context(st, "pinning a new array for the GPU");
+            hfft__clear_error();
+            p->host_pinned = 0;
+            HFFT__TRY(hfft__gpu_stage(gpu, 1, threads));
+            continue;
+        }
+        if (registered) {
+            p->cache[slot].ptr = ptr;
+            p->cache[slot].bytes = bytes[a];
+            p->cache[slot].used = ++p->clock;
+            p->cache_bytes += (int64_t)bytes[a];
+        }
+    }
+    p->pin_seconds = hfft__now() - t0;
+    return 0;
+}
+
+void hfft__place_release_all(hfft__place *p) {
+    for (int i = 0; i < HFFT__PLACE_CACHE; i++)
+        if (p->cache[i].ptr)
+            drop_cached(p, i);
+    hfft__place_release(p);
+}
+
+/*
+ * hfft_malloc: memory the GPU copies at full speed, in seconds rather than the
+ * minute cudaHostAlloc takes for tens of GiB.  The block is backed by huge
+ * pages where the kernel offers them (madvise), first touched by one thread
+ * per core (so the page faults run in parallel, and on the cores' own memory
+ * node), then registered with the device.  A header page before the block
+ * says how to give it back.
+ */
 #define MALLOC_HEAD 4096
+#define HUGE_PAGE ((size_t)2 << 20)
+#define TOUCH_PIECE ((size_t)64 << 20)
+
+typedef struct malloc_head {
+    const hfft__dev_ops *ops; /* the device it is registered with (NULL: not registered) */
+    void *base;               /* the allocation */
+    size_t bytes;             /* its size */
+} malloc_head;
+
+typedef struct touch_job {
+    char *base;
+    size_t bytes;
+} touch_job;
+
+static void touch_piece(void *ctx, int64_t i, int thread) {
+    (void)thread;
+    const touch_job *t = ctx;
+    size_t at = (size_t)i * TOUCH_PIECE;
+    size_t n = t->bytes - at < TOUCH_PIECE ? t->bytes - at : TOUCH_PIECE;
+    memset(t->base + at, 0, n);
+}
+
+/* Faults every page in, one piece per job on a pool of one thread per core. */
+static void first_touch(char *base, size_t bytes) {
+    int64_t pieces = (int64_t)((bytes + TOUCH_PIECE - 1) / TOUCH_PIECE);
+    hfft__pool *pool = NULL;
+    touch_job t = {base, bytes};
+    int threads = hfft__cores();
+    if (pieces > 1 && threads > 1 && hfft__pool_create(threads, 0, &pool) == 0) {
+        hfft__pool_start(pool, pieces, touch_piece, &t);
+        hfft__pool_wait(pool);
+        hfft__pool_destroy(pool);
+        return;
+    }
+    hfft__clear_error(); /* no threads: touch here */
+    for (int64_t i = 0; i < pieces; i++)
+        touch_piece(&t, i, 0);
+}
 
 void *hfft__malloc(size_t bytes) {
-    /* The block starts a page after the allocation, whose first bytes say how it
-       was allocated: page-aligned rows keep pitched copies at the link's rate. */
-    /* Pinned where a GPU is usable and not switched off for this process. */
+    /* Pinned where a GPU is usable and not switched off for this process; the
+       emulated device records the registration otherwise, as CUDA would. */
     const char *env = getenv("HFFT_DEVICE");
     int no_gpu = env && (strcmp(env, "none") == 0 || strcmp(env, "cpu") == 0);
     const hfft__dev_ops *ops = !no_gpu && hfft__cuda_usable()
                                    ? hfft__device_ops(HFFT_DEVICE_CUDA)
                                    : hfft__device_ops(HFFT_DEVICE_EMULATED);
-    if (bytes > SIZE_MAX - MALLOC_HEAD) {
+    if (bytes > SIZE_MAX - MALLOC_HEAD - HUGE_PAGE) {
         hfft__fail(HFFT_ERR_INVALID_ARGUMENT, "hfft_malloc: %zu bytes", bytes);
         return NULL;
     }
+    size_t total = bytes + MALLOC_HEAD;
+    int huge = total >= HUGE_PAGE;
+    if (huge)
+        total = (total + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE;
     void *m = NULL;
-    if (ops->host_alloc(NULL, &m, bytes + MALLOC_HEAD))
+    if (hfft__fault_hit("host_alloc") ||
+        posix_memalign(&m, huge ? HUGE_PAGE : (size_t)MALLOC_HEAD, total) != 0 || !m) {
+        hfft__fail(HFFT_ERR_HOST_MEMORY, "hfft_malloc: %zu bytes of host memory: %s", bytes,
+                   m ? "injected fault" : "out of memory");
+        free(m);
         return NULL;
-    memcpy(m, &ops, sizeof ops);
+    }
+#ifdef MADV_HUGEPAGE
+    if (huge)
+        (void)madvise(m, total, MADV_HUGEPAGE); /* advice only: a refusal changes nothing */
+#endif
+    first_touch(m, total);
+    int st = ops->host_register(NULL, m, total);
+    if (st) {
+        free(m);
+        hfft__fail_context(st, "hfft_malloc: registering %zu bytes with the device", bytes);
+        return NULL;
+    }
+    malloc_head h = {ops, m, total};
+    memcpy(m, &h, sizeof h);
     return (char *)m + MALLOC_HEAD;
 }
 
 void hfft__free(void *ptr) {
     if (!ptr)
         return;
-    char *m = (char *)ptr - MALLOC_HEAD;
-    const hfft__dev_ops *ops;
-    memcpy(&ops, m, sizeof ops);
-    ops->host_free(NULL, m);
+    malloc_head h;
+    memcpy(&h, (char *)ptr - MALLOC_HEAD, sizeof h);
+    if (h.ops)
+        h.ops->host_unregister(NULL, h.base);
+    free(h.base);
 }
-

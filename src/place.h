@@ -11,23 +11,41 @@
 #define HFFT_SRC_PLACE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "gpu/engine.h"
 #include "src/core/device.h"
+
+#define HFFT__PLACE_CACHE 8 /* new arrays a plan keeps registered, at most */
 
 typedef struct hfft__place {
     const hfft__dev_ops *ops; /* the plan's device */
     hfft__dev *dev;
     void *registered[2];      /* ranges this plan holds a reference to */
     int host_pinned;          /* as hfft_info.host_pinned */
+    struct {
+        void *ptr;
+        size_t bytes;
+        uint64_t used;
+    } cache[HFFT__PLACE_CACHE]; /* new arrays it registered, by last use */
+    uint64_t clock;
+    int64_t cache_bytes;      /* bytes the cache holds registered */
+    double pin_seconds;       /* registering in the last new-array execute */
 } hfft__place;
 
 /* Pins or stages the arrays [in, in + bytes) and [out, out + bytes) for gpu,
    as `pinning` (enum hfft_pinning) says; `threads` host threads stage. */
 int hfft__place_arrays(hfft__place *p, void *in, void *out, size_t bytes, int pinning,
                        hfft__gpu *gpu, int threads);
-/* Gives back this plan's references; the last one unregisters the range. */
+/* Gives back this plan's references to its own arrays; the last one unregisters. */
 void hfft__place_release(hfft__place *p);
+/* New arrays for an execute (n of them, bytes each from its base): registered on
+   first use and kept in the plan's cache, or staged where registration fails
+   under pinning auto. */
+int hfft__place_new(hfft__place *p, void *const ptrs[], const size_t bytes[], int n, int pinning,
+                    hfft__gpu *gpu, int threads);
+/* hfft__place_release and the cache's registrations too. */
+void hfft__place_release_all(hfft__place *p);
 
 /* hfft_malloc and hfft_free. */
 void *hfft__malloc(size_t bytes);

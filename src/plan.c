@@ -56,7 +56,7 @@ static void release_keep_device(hfft__plan *p) {
 static void release_engines(hfft__plan *p) {
     release_keep_device(p);
     if (p->dev) {
-        hfft__place_release(&p->place);
+        hfft__place_release_all(&p->place);
         p->ops->close(p->dev);
         p->dev = NULL;
     }
@@ -493,6 +493,30 @@ hfft__plan *hfft__plan_create(const hfft__problem *pb, unsigned flags, const hff
     p->info.host_bytes += hfft__cpu_host_bytes(p->cpu);
     hfft__clear_error();
     return p;
+}
+
+int hfft__plan_adopt(hfft__plan *p, void *const in[2], void *const out[2]) {
+    if (!p->gpu)
+        return 0;
+    void *ptrs[4];
+    size_t bytes[4];
+    int n = 0;
+    for (int side = 0; side < 2; side++) {
+        void *const *a = side ? out : in;
+        void *const *own = side ? p->pb.out : p->pb.in;
+        for (int k = 0; k < 2; k++) {
+            if (!a[k] || a[k] == own[k] || (side && p->pb.inplace))
+                continue;
+            ptrs[n] = (char *)a[k] + p->pb.lo[side];
+            bytes[n++] = (size_t)(p->pb.hi[side] - p->pb.lo[side]);
+        }
+    }
+    int st = hfft__place_new(&p->place, ptrs, bytes, n, p->set.pinning, p->gpu,
+                             staging_threads(p));
+    p->info.host_pinned = p->place.host_pinned;
+    p->info.pin_seconds = p->place.pin_seconds;
+    p->info.pinned_bytes = p->place.cache_bytes;
+    return st;
 }
 
 /* The whole-problem plan: on a scratch copy of the input where it must be kept. */

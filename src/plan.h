@@ -50,6 +50,8 @@ typedef struct hfft__plan {
 hfft__plan *hfft__plan_create(const hfft__problem *pb, unsigned flags, const hfft_options *opts);
 /* in[1] and out[1]: the imaginary arrays of split layouts. */
 int hfft__plan_execute(hfft__plan *p, void *const in[2], void *const out[2]);
+/* Readies arrays other than the plan's own for its GPU engine: pinned, or staged. */
+int hfft__plan_adopt(hfft__plan *p, void *const in[2], void *const out[2]);
 void hfft__plan_destroy(hfft__plan *p);
 
 #endif

@@ -560,22 +560,43 @@ Test(errors, execute_dft_mismatch) {
             tu_free(a);
         }
     }
-    /* A device plan runs only on its own arrays. */
+    /* A device plan runs on new arrays too: each registered on first use, the plan
+       keeping the most recent ones registered, the oldest given back. */
     hfft_options o;
     hfft_options_init(&o);
     o.device = HFFT_DEVICE_EMULATED;
     o.device_memory = 8192;
     size_t bytes = (size_t)total * 8;
-    char *a = tu_alloc(bytes), *b = tu_alloc(bytes), *c = tu_alloc(bytes), *d = tu_alloc(bytes);
+    char *a = tu_alloc(bytes), *b = tu_alloc(bytes);
     hfftf_plan p = hfftf_plan_dft(2, n, (hfftf_complex *)a, (hfftf_complex *)b, HFFT_FORWARD, 0,
                                   &o);
     cr_assert(p, "%s", hfft_last_error_message());
-    hfft_ref_fill(4, c, total, tu_seed());
-    void *c0 = tu_dup(c, bytes);
-    prime_error(HFFT_ERR_UNSUPPORTED);
-    expect_status(hfftf_execute_dft(p, (hfftf_complex *)c, (hfftf_complex *)d),
-                  HFFT_ERR_UNSUPPORTED, "emulated plan: execute_dft on other arrays");
-    cr_assert(memcmp(c, c0, bytes) == 0);
+    enum { ARRAYS = 12 };
+    char *c[ARRAYS], *d[ARRAYS];
+    for (int k = 0; k < ARRAYS; k++) {
+        c[k] = tu_alloc(bytes);
+        d[k] = tu_alloc(bytes);
+    }
+    void *c0 = tu_alloc(bytes);
+    for (int rep = 0; rep < 2; rep++) {
+        for (int k = 0; k < ARRAYS; k++) {
+            hfft_ref_fill(4, c[k], total, tu_seed());
+            memcpy(c0, c[k], bytes);
+            tu_poison(d[k], bytes);
+            cr_assert_eq(hfftf_execute_dft(p, (hfftf_complex *)c[k], (hfftf_complex *)d[k]), 0,
+                         "emulated plan, new arrays %d: %s", k, hfft_last_error_message());
+            cr_assert(memcmp(c[k], c0, bytes) == 0, "new arrays %d: the input changed", k);
+            cr_assert_lt(hfft_ref_error(4, 2, n, c0, d[k], HFFT_FORWARD, 1), TU_TOL_F,
+                         "new arrays %d", k);
+            hfft_info info;
+            hfftf_plan_info(p, &info);
+            cr_assert_eq(info.host_pinned, 1, "new arrays %d: host_pinned %d", k, info.host_pinned);
+            int held = rep || k >= 3 ? 8 : 2 * (k + 1);
+            cr_assert_eq(info.pinned_bytes, (int64_t)held * (int64_t)bytes,
+                         "new arrays %d: %lld bytes kept registered, expected %d arrays", k,
+                         (long long)info.pinned_bytes, held);
+        }
+    }
     /* Its own arrays through execute_dft are fine. */
     hfft_ref_fill(4, a, total, tu_seed());
     memcpy(c0, a, bytes);
@@ -584,11 +605,21 @@ Test(errors, execute_dft_mismatch) {
                  hfft_last_error_message());
     cr_assert_lt(hfft_ref_error(4, 2, n, c0, b, HFFT_FORWARD, 1), TU_TOL_F);
     hfftf_destroy_plan(p);
+    /* Destroyed, the plan gave every registration back: registering again works. */
+    hfftf_plan q = hfftf_plan_dft(2, n, (hfftf_complex *)c[0], (hfftf_complex *)d[0],
+                                  HFFT_FORWARD, 0, &o);
+    cr_assert(q, "%s", hfft_last_error_message());
+    hfft_info qi;
+    hfftf_plan_info(q, &qi);
+    cr_assert_eq(qi.host_pinned, 1, "re-registered after destroy: host_pinned %d", qi.host_pinned);
+    hfftf_destroy_plan(q);
     tu_free(c0);
     tu_free(a);
     tu_free(b);
-    tu_free(c);
-    tu_free(d);
+    for (int k = 0; k < ARRAYS; k++) {
+        tu_free(c[k]);
+        tu_free(d[k]);
+    }
 }
 
 /* Wisdom files (HFFT_WISDOM or options.wisdom): corrupt ones are an error that
