@@ -188,6 +188,18 @@ int hfft__gpu_create(const hfft__dev_ops *ops, hfft__dev *dev, const hfft__gpu_r
                           (long long)ops->reserve(dev));
     }
     int want = req->schedule == 2 ? 2 : 1;
+    /* One trip where the array fits (unless a streaming schedule was asked for). */
+    if (req->schedule == 0 && req->slots == 0 && req->pass_bytes <= 0) {
+        st = hfft__trip_size(g, budget);
+        if (st <= 0) {
+            if (st)
+                hfft__gpu_destroy(g);
+            else
+                *out = g;
+            return st;
+        }
+        st = 0;
+    }
     g->nslot = req->slots > 0 ? req->slots : DEFAULT_SLOTS;
     if (g->nslot < 2)
         g->nslot = 2;
@@ -273,6 +285,7 @@ void hfft__gpu_destroy(hfft__gpu *g) {
     if (!g)
         return;
     hfft__stage_destroy(g->stage);
+    hfft__trip_destroy(g);
     release(g);
     for (int i = 0; i < NSTREAM + 1; i++)
         if (g->st[i])
@@ -317,7 +330,7 @@ int hfft__gpu_run(hfft__gpu *g, int h, const void *src, void *dst) {
     int st = g->ops->activate(g->d);
     if (st)
         return st;
-    st = run_round(g, h, src, dst);
+    st = g->trip ? hfft__trip_run(g, src, dst) : run_round(g, h, src, dst);
     if (st) {
         /* Let what was already queued finish, so that nothing of this execute
            is still in flight when the caller (or the next execute) goes on. */
@@ -354,11 +367,25 @@ int hfft__gpu_stage(hfft__gpu *g, int on, int threads) {
                               "staged copies need the plain schedule; the %s schedule copies "
                               "straight from pinned (registered) arrays",
                               g->rd[h].kind == K_RADIX2 ? "radix-2" : "long-line");
-    return hfft__stage_create(g->ops, g->d, largest_chunk(g), threads > 0 ? threads : 1,
+    /* one trip: slots of 32 MiB, wide rows going through them in pieces */
+    size_t slot = g->trip ? (size_t)32 << 20 : largest_chunk(g);
+    return hfft__stage_create(g->ops, g->d, slot, threads > 0 ? threads : 1,
                               &g->stage);
 }
 
 int hfft__gpu_staged(const hfft__gpu *g) { return g->stage != NULL; }
+
+int hfft__gpu_one_trip(const hfft__gpu *g) { return g->trip != NULL; }
+
+void hfft__gpu_take_link(hfft__gpu *g, int64_t bytes[2]) {
+    bytes[0] = g->link[0];
+    bytes[1] = g->link[1];
+    g->link[0] = g->link[1] = 0;
+}
+
+void hfft__gpu_times(const hfft__gpu *g, double *first, double *last) {
+    hfft__trip_times(g, first, last);
+}
 
 void hfft__gpu_fill_info(const hfft__gpu *g, hfft_info *info) {
     int sched = 0;
@@ -373,9 +400,9 @@ void hfft__gpu_fill_info(const hfft__gpu *g, hfft_info *info) {
         else if (r->kind != K_NONE && sched == 0)
             sched = 1;
     }
-    info->schedule = sched;
+    info->schedule = g->trip ? 3 : sched;
     info->transposed = any_transpose(g);
-    info->streams = sched == 2 ? NSTREAM : g->nslot;
+    info->streams = sched == 2 ? NSTREAM : g->trip ? 3 : g->nslot;
     info->device_bytes = g->ops->used(g->d);
     info->host_bytes += (int64_t)g->scratch_bytes + hfft__stage_bytes(g->stage);
 }

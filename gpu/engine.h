@@ -20,7 +20,7 @@ typedef struct hfft__gpu_req {
     int prec, sign, nrounds;
     const hfft__round *rounds;
     int64_t units[HFFT__MAX_ROUNDS]; /* units each round gives the GPU: [0, units) */
-    int schedule;       /* 0 auto, 1 plain, 2 radix-2 */
+    int schedule;       /* 0 auto (one trip where the array fits), 1 plain, 2 radix-2 */
     int64_t pass_bytes; /* 0 auto */
     int slots;          /* pass buffers in flight; 0 auto */
     int inplace;
@@ -37,6 +37,13 @@ int hfft__gpu_run(hfft__gpu *g, int h, const void *src, void *dst);
    HFFT_ERR_UNSUPPORTED where a round uses the radix-2 or long-line schedule. */
 int hfft__gpu_stage(hfft__gpu *g, int on, int threads);
 int hfft__gpu_staged(const hfft__gpu *g);
+/* 1 where the whole array fits the device: hfft__gpu_run then runs every round at
+   once (any h), each byte crossing the link once each way. */
+int hfft__gpu_one_trip(const hfft__gpu *g);
+/* Bytes copied host to device [0] and back [1] since the last call. */
+void hfft__gpu_take_link(hfft__gpu *g, int64_t bytes[2]);
+/* One trip: the last execute's copy in with the fast dimensions, and the rest. */
+void hfft__gpu_times(const hfft__gpu *g, double *first, double *last);
 void hfft__gpu_fill_info(const hfft__gpu *g, hfft_info *info);
 
 #endif

@@ -74,7 +74,7 @@ static int long_combine(hfft__gpu *g, int radix, int64_t L, const char *mid, int
             void *t[HFFT__MAX_RADIX];
             for (int j = 0; j < radix; j++) {
                 t[j] = (char *)g->buf[s] + j * tile;
-                TRY(o->h2d(d, q, t[j], (size_t)cb * es, mid + ((j * Lr + k0) * ms + c0) * es,
+                TRY(hfft__sched_h2d(g, q, t[j], (size_t)cb * es, mid + ((j * Lr + k0) * ms + c0) * es,
                            (size_t)ms * es, (size_t)w * es, (size_t)n));
             }
             const int *order = NULL;
@@ -91,7 +91,7 @@ static int long_combine(hfft__gpu *g, int radix, int64_t L, const char *mid, int
             }
             for (int j = 0; j < radix; j++) {
                 int64_t qq = order ? order[j] : j;
-                TRY(o->d2h(d, q, fin + ((qq * Lr + k0) * fs + c0) * es, (size_t)fs * es, t[j],
+                TRY(hfft__sched_d2h(g, q, fin + ((qq * Lr + k0) * fs + c0) * es, (size_t)fs * es, t[j],
                            (size_t)cb * es, (size_t)w * es, (size_t)n));
             }
         }

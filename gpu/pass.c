@@ -62,3 +62,44 @@ int hfft__sched_sync(hfft__gpu *g) {
     g->piped = 0; /* every buffer is idle: the next passes wait for nothing */
     return 0;
 }
+
+/* Copies straight from pinned memory, or through staging; the bytes are counted
+   (hfft_info.link_bytes). */
+int hfft__sched_h2d(hfft__gpu *g, hfft__stream s, void *dev, size_t dpitch, const char *host,
+                    size_t hpitch, size_t width, size_t rows) {
+    g->link[0] += (int64_t)(width * rows);
+    if (g->stage)
+        return hfft__stage_h2d(g->stage, s, dev, dpitch, host, hpitch, width, rows);
+    return g->ops->h2d(g->d, s, dev, dpitch, host, hpitch, width, rows);
+}
+
+int hfft__sched_d2h(hfft__gpu *g, hfft__stream s, char *host, size_t hpitch, const void *dev,
+                    size_t dpitch, size_t width, size_t rows) {
+    g->link[1] += (int64_t)(width * rows);
+    if (g->stage)
+        return hfft__stage_d2h(g->stage, s, host, hpitch, dev, dpitch, width, rows);
+    return g->ops->d2h(g->d, s, host, hpitch, dev, dpitch, width, rows);
+}
+
+/*
+ * The FFTs of w strided lines of length L (neighbouring columns of a tile of
+ * row pitch `pitch` elements) computed transposed: wc columns at a time, one
+ * kernel turns them into contiguous lines in the scratch, `plan` (wc
+ * contiguous lines) transforms them there, another kernel turns them back.
+ * cuFFT's strided transforms of long lines run at a fraction of its
+ * contiguous speed; a scratch of a few columns leaves the budget to the
+ * array.  On the compute stream.
+ */
+int hfft__sched_columns(hfft__gpu *g, hfft__fftplan plan, char *tile, int64_t pitch, int64_t L,
+                        int64_t w, int64_t wc) {
+    const hfft__dev_ops *o = g->ops;
+    hfft__stream c = g->st[NSTREAM];
+    for (int64_t c0 = 0; c0 < w; c0 += wc) {
+        int64_t n = w - c0 < wc ? w - c0 : wc;
+        char *col = tile + (size_t)c0 * g->es;
+        TRY(o->transpose(g->d, g->prec, c, g->tb, L, col, pitch, L, n));
+        TRY(o->fft_exec(g->d, plan, c, g->tb, g->work[0]));
+        TRY(o->transpose(g->d, g->prec, c, col, pitch, g->tb, L, n, L));
+    }
+    return 0;
+}

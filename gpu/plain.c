@@ -90,20 +90,6 @@ typedef struct tile_io {
     int64_t rows;
 } tile_io;
 
-/* A plain pass's copies: straight from pinned memory, or through staging. */
-static int copy_in(hfft__gpu *g, hfft__stream s, void *dev, size_t dpitch, const char *host,
-                   size_t hpitch, size_t width, size_t rows) {
-    if (g->stage)
-        return hfft__stage_h2d(g->stage, s, dev, dpitch, host, hpitch, width, rows);
-    return g->ops->h2d(g->d, s, dev, dpitch, host, hpitch, width, rows);
-}
-static int copy_out(hfft__gpu *g, hfft__stream s, char *host, size_t hpitch, const void *dev,
-                    size_t dpitch, size_t width, size_t rows) {
-    if (g->stage)
-        return hfft__stage_d2h(g->stage, s, host, hpitch, dev, dpitch, width, rows);
-    return g->ops->d2h(g->d, s, host, hpitch, dev, dpitch, width, rows);
-}
-
 /* The chunk of buffer b's last copy out that ends at or past byte `end`. */
 static int out_chunk(const hfft__gpu *g, int b, size_t end) {
     for (int j = 0; j < g->out_n[b]; j++)
@@ -112,20 +98,11 @@ static int out_chunk(const hfft__gpu *g, int b, size_t end) {
     return g->out_n[b] - 1;
 }
 
-/* The FFTs of a strided pass's w columns in tile, on the compute stream. */
+/* The FFTs of a strided pass's w columns in tile (pitch r->blk), on the compute stream. */
 static int compute_strided(hfft__gpu *g, srd *r, char *tile, int64_t L, int64_t w) {
-    const hfft__dev_ops *o = g->ops;
-    hfft__stream c = g->st[NSTREAM];
     if (!r->transpose)
-        return o->fft_exec(g->d, r->plan[0], c, tile, g->work[0]);
-    for (int64_t c0 = 0; c0 < w; c0 += r->wc) {
-        int64_t n = w - c0 < r->wc ? w - c0 : r->wc;
-        char *col = tile + (size_t)c0 * g->es;
-        TRY(o->transpose(g->d, g->prec, c, g->tb, L, col, r->blk, L, n));
-        TRY(o->fft_exec(g->d, r->plan[0], c, g->tb, g->work[0]));
-        TRY(o->transpose(g->d, g->prec, c, col, r->blk, g->tb, L, n, L));
-    }
-    return 0;
+        return g->ops->fft_exec(g->d, r->plan[0], g->st[NSTREAM], tile, g->work[0]);
+    return hfft__sched_columns(g, r->plan[0], tile, r->blk, L, w, r->wc);
 }
 
 /*
@@ -153,7 +130,7 @@ static int plain_pass(hfft__gpu *g, srd *r, const tile_io *t, int64_t L, int64_t
         size_t end = (size_t)(at[j + 1] - 1) * t->tpitch + t->width;
         if (reuse)
             TRY(o->wait(d, in, g->out_ev[b][out_chunk(g, b, end)]));
-        TRY(copy_in(g, in, tile + (size_t)at[j] * t->tpitch, t->tpitch,
+        TRY(hfft__sched_h2d(g, in, tile + (size_t)at[j] * t->tpitch, t->tpitch,
                     t->src + (size_t)at[j] * t->spitch, t->spitch, t->width,
                     (size_t)(at[j + 1] - at[j])));
         if (cb || j == nc - 1)
@@ -178,7 +155,7 @@ static int plain_pass(hfft__gpu *g, srd *r, const tile_io *t, int64_t L, int64_t
     for (int j = 0; j < nc; j++) {
         if (cb || j == 0)
             TRY(o->wait(d, out, g->comp_ev[b][cb ? j : 0]));
-        TRY(copy_out(g, out, t->dst + (size_t)at[j] * t->dpitch, t->dpitch,
+        TRY(hfft__sched_d2h(g, out, t->dst + (size_t)at[j] * t->dpitch, t->dpitch,
                      tile + (size_t)at[j] * t->tpitch, t->tpitch, t->width,
                      (size_t)(at[j + 1] - at[j])));
         TRY(o->record(d, g->out_ev[b][j], out));

@@ -45,7 +45,7 @@ static int radix2_strided(hfft__gpu *g, srd *r, view v, int64_t cols, int64_t *p
         (*pass)++;
         /* Phase 1: subsequence j = rows 4m + j, its own stream, copy in then FFT. */
         for (int j = 0; j < 4; j++) {
-            TRY(o->h2d(d, S[j], t[j], (size_t)blk * es, v.src + (j * v.ss + c0) * es,
+            TRY(hfft__sched_h2d(g, S[j], t[j], (size_t)blk * es, v.src + (j * v.ss + c0) * es,
                        (size_t)(4 * v.ss) * es, (size_t)w * es, (size_t)L4));
             TRY(o->fft_exec(d, r->plan[4 * b + j], S[j], t[j], g->work[4 * b + j]));
             TRY(o->record(d, ev1[j], S[j]));
@@ -70,7 +70,7 @@ static int radix2_strided(hfft__gpu *g, srd *r, view v, int64_t cols, int64_t *p
                               g->sign));
                 for (int j = 0; j < 4; j++) {
                     int64_t row = out_quarter[j] * L4 + k0;
-                    TRY(o->d2h(d, q, v.dst + (row * v.ds + c0) * es, (size_t)v.ds * es, t[j] + off,
+                    TRY(hfft__sched_d2h(g, q, v.dst + (row * v.ds + c0) * es, (size_t)v.ds * es, t[j] + off,
                                (size_t)blk * es, (size_t)w * es, (size_t)rows));
                 }
             }

@@ -17,6 +17,7 @@
 #include "src/core/status.h"
 
 typedef struct hfft__gpu hfft__gpu;
+typedef struct hfft__trip hfft__trip;
 
 enum { K_NONE, K_PLAIN, K_RADIX2, K_LONG };
 #define NSLOT 8     /* device buffers at most */
@@ -74,6 +75,8 @@ struct hfft__gpu {
     int64_t passes[HFFT__MAX_ROUNDS];
     int fixed_passes;               /* options.pass_bytes set: passes of that size */
     hfft__stage *stage;             /* pageable arrays: copies through staging buffers */
+    int64_t link[2];                /* bytes copied in and out since last taken */
+    hfft__trip *trip;               /* the one-trip schedule, where the array fits */
 };
 
 /* Strided lines of a round, from src (row pitch ss elements) to dst (ds). */
@@ -90,6 +93,15 @@ int hfft__sched_make_plans(hfft__gpu *g, srd *r, int n, int64_t L, int64_t batch
 void hfft__sched_destroy_plans(hfft__gpu *g, srd *r);
 /* Waits for everything issued; every buffer is idle afterwards. */
 int hfft__sched_sync(hfft__gpu *g);
+/* Copies between host and device, straight or staged, counted in g->link. */
+int hfft__sched_h2d(hfft__gpu *g, hfft__stream s, void *dev, size_t dpitch, const char *host,
+                    size_t hpitch, size_t width, size_t rows);
+int hfft__sched_d2h(hfft__gpu *g, hfft__stream s, char *host, size_t hpitch, const void *dev,
+                    size_t dpitch, size_t width, size_t rows);
+/* w strided columns of a tile (row pitch `pitch` elements) computed transposed
+   through the scratch g->tb, wc at a time, with plan (wc contiguous lines). */
+int hfft__sched_columns(hfft__gpu *g, hfft__fftplan plan, char *tile, int64_t pitch, int64_t L,
+                        int64_t w, int64_t wc);
 
 /* plain.c: whole lines per pass through the rotating slot buffers */
 int hfft__plain_size(hfft__gpu *g, srd *r, int64_t L, size_t *work, int *nwork);
@@ -102,6 +114,15 @@ size_t hfft__plain_chunk_bytes(const hfft__gpu *g, const srd *r);
 /* radix2.c: the 2013 four-subsequence split inside a pass */
 int hfft__radix2_size(hfft__gpu *g, srd *r, size_t cap, size_t *work, int *nwork);
 int hfft__radix2_round(hfft__gpu *g, srd *r, const char *src, char *dst, int64_t *pass);
+
+/* onetrip.c: the whole array on the device, each byte across the link once each way */
+/* 0 and g->trip where the array and its work areas fit `budget`; 1 where not. */
+int hfft__trip_size(hfft__gpu *g, int64_t budget);
+int hfft__trip_run(hfft__gpu *g, const char *src, char *dst);
+void hfft__trip_destroy(hfft__gpu *g);
+/* The last execute's phases: copy in with the fast dimensions; the rest. */
+void hfft__trip_times(const hfft__gpu *g, double *first, double *last);
+size_t hfft__trip_bytes(const hfft__gpu *g);
 
 /* longline.c: lines longer than a pass, by decimation in time */
 int hfft__long_size(hfft__gpu *g, srd *r, size_t cap, size_t *work, int *nwork);

@@ -149,39 +149,45 @@ static int take_job(hfft__stage *s, stage_job **j, hfft__event *done) {
 
 /* Copies one way through that direction's slots, a slot at a time: in, pack
    (pack stream) then copy to the device (caller's stream q); out, copy from
-   the device (q) then unpack (unpack stream). */
+   the device (q) then unpack (unpack stream).  Rows wider than a slot go in
+   pieces of a slot's width. */
 static int staged(hfft__stage *s, int out, hfft__stream q, char *dev, size_t dpitch, char *host,
                   size_t hpitch, size_t width, size_t rows) {
     const hfft__dev_ops *o = s->ops;
     hfft__dev *d = s->d;
-    int64_t most = (int64_t)(s->slot_bytes / width) > 0 ? (int64_t)(s->slot_bytes / width) : 1;
-    for (size_t r0 = 0, n; r0 < rows; r0 += n) {
-        n = rows - r0 < (size_t)most ? rows - r0 : (size_t)most;
-        int k = (int)(s->used[out]++ % NSTAGE);
-        char *slot = s->slot[out][k], *h = host + r0 * hpitch, *dv = dev + r0 * dpitch;
-        hfft__event free_ev = s->free_ev[out][k], full_ev = s->full_ev[out][k], done;
-        stage_job *j;
-        HFFT__TRY(take_job(s, &j, &done));
-        if (!out) {
-            *j = (stage_job){s, slot, h, width, hpitch, width, n};
-            /* pack over the slot once its last copy to the device is done */
-            HFFT__TRY(o->wait(d, s->pack, free_ev));
-            HFFT__TRY(o->host_fn(d, s->pack, run_job, j));
-            HFFT__TRY(o->record(d, done, s->pack));
-            HFFT__TRY(o->record(d, full_ev, s->pack));
-            HFFT__TRY(o->wait(d, q, full_ev));
-            HFFT__TRY(o->h2d(d, q, dv, dpitch, slot, width, width, n));
-            HFFT__TRY(o->record(d, free_ev, q));
-        } else {
-            *j = (stage_job){s, h, slot, hpitch, width, width, n};
-            /* land in the slot once its last contents were unpacked */
-            HFFT__TRY(o->wait(d, q, free_ev));
-            HFFT__TRY(o->d2h(d, q, slot, width, dv, dpitch, width, n));
-            HFFT__TRY(o->record(d, full_ev, q));
-            HFFT__TRY(o->wait(d, s->unpack, full_ev));
-            HFFT__TRY(o->host_fn(d, s->unpack, run_job, j));
-            HFFT__TRY(o->record(d, done, s->unpack));
-            HFFT__TRY(o->record(d, free_ev, s->unpack));
+    size_t piece = width < s->slot_bytes ? width : s->slot_bytes;
+    for (size_t w0 = 0; w0 < width; w0 += piece) {
+        size_t pw = width - w0 < piece ? width - w0 : piece;
+        size_t most = s->slot_bytes / pw;
+        for (size_t r0 = 0, n; r0 < rows; r0 += n) {
+            n = rows - r0 < most ? rows - r0 : most;
+            int k = (int)(s->used[out]++ % NSTAGE);
+            char *slot = s->slot[out][k], *h = host + r0 * hpitch + w0,
+                 *dv = dev + r0 * dpitch + w0;
+            hfft__event free_ev = s->free_ev[out][k], full_ev = s->full_ev[out][k], done;
+            stage_job *j;
+            HFFT__TRY(take_job(s, &j, &done));
+            if (!out) {
+                *j = (stage_job){s, slot, h, pw, hpitch, pw, n};
+                /* pack over the slot once its last copy to the device is done */
+                HFFT__TRY(o->wait(d, s->pack, free_ev));
+                HFFT__TRY(o->host_fn(d, s->pack, run_job, j));
+                HFFT__TRY(o->record(d, done, s->pack));
+                HFFT__TRY(o->record(d, full_ev, s->pack));
+                HFFT__TRY(o->wait(d, q, full_ev));
+                HFFT__TRY(o->h2d(d, q, dv, dpitch, slot, pw, pw, n));
+                HFFT__TRY(o->record(d, free_ev, q));
+            } else {
+                *j = (stage_job){s, h, slot, hpitch, pw, pw, n};
+                /* land in the slot once its last contents were unpacked */
+                HFFT__TRY(o->wait(d, q, free_ev));
+                HFFT__TRY(o->d2h(d, q, slot, pw, dv, dpitch, pw, n));
+                HFFT__TRY(o->record(d, full_ev, q));
+                HFFT__TRY(o->wait(d, s->unpack, full_ev));
+                HFFT__TRY(o->host_fn(d, s->unpack, run_job, j));
+                HFFT__TRY(o->record(d, done, s->unpack));
+                HFFT__TRY(o->record(d, free_ev, s->unpack));
+            }
         }
     }
     return 0;

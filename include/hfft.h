@@ -44,7 +44,8 @@ extern "C" {
 #define HFFT_CPU_ONLY (1u << 4)     /* FFTW threads only; no GPU is touched */
 #define HFFT_GPU_ONLY (1u << 5)     /* the GPU engine only; an error where no GPU is usable */
 #define HFFT_HYBRID (1u << 6)       /* GPU and CPU together, even where the model disagrees */
-/* GPU schedule (pick at most one; default: chosen by the planner). */
+/* GPU schedule (pick at most one; default: chosen by the planner, one trip where the
+   array and its work areas fit the device budget). */
 #define HFFT_SCHEDULE_PLAIN (1u << 8)   /* whole lines per pass, rotating streams */
 #define HFFT_SCHEDULE_RADIX2 (1u << 9)  /* four subsequences per pass, radix-2 combinations */
 /* Input arrays (FFTW's meaning).  Out-of-place c2c and r2c transforms keep their
@@ -149,7 +150,9 @@ typedef struct hfft_info {
     int precision;              /* 4 (single) or 8 (double): bytes of one real */
     int device;                 /* enum hfft_device_kind actually used */
     int placement;              /* 0 CPU only, 1 GPU only, 2 hybrid */
-    int schedule;               /* 0 none (CPU), 1 plain, 2 radix-2 */
+    int schedule;               /* 0 none (CPU), 1 plain, 2 radix-2, 3 one trip (the whole
+                                   array on the device: each byte crosses the link once each
+                                   way) */
     int rounds;                 /* rounds of passes over the array */
     int passes[HFFT_MAX_ROUNDS];    /* GPU passes per round */
     int streams;                /* pass buffers in flight (plain) or streams (radix-2) */

@@ -449,8 +449,8 @@ Test(emulated, contiguous_line_longer_than_pass) {
    copy rows as wide as it allows: 8192 x 1024 f32 (64 MiB) with a 16 MiB
    budget gets passes of 112 columns (7 MiB, what the scratch of the
    transposed compute leaves) in 10 passes, not the 32 columns of an eighth of
-   the budget; with a budget
-   larger than the array, the largest round still gets 4 passes. */
+   the budget; with a budget larger than the array (and the streaming schedule
+   asked for: it would run one trip), the largest round still gets 4 passes. */
 Test(emulated, passes_fill_the_budget) {
     int64_t n[2] = {8192, 1024};
     size_t bytes = (size_t)n[0] * (size_t)n[1] * 8;
@@ -465,8 +465,8 @@ Test(emulated, passes_fill_the_budget) {
         hfft_options_init(&o);
         o.device = HFFT_DEVICE_EMULATED;
         o.device_memory = cases[i].budget;
-        hfftf_plan p =
-            hfftf_plan_dft(2, n, a, a, HFFT_FORWARD, HFFT_ESTIMATE | HFFT_GPU_ONLY, &o);
+        hfftf_plan p = hfftf_plan_dft(2, n, a, a, HFFT_FORWARD,
+                                      HFFT_ESTIMATE | HFFT_GPU_ONLY | HFFT_SCHEDULE_PLAIN, &o);
         cr_assert(p, "%s", hfft_last_error_message());
         hfft_info info;
         cr_assert_eq(hfftf_plan_info(p, &info), 0);
@@ -479,4 +479,83 @@ Test(emulated, passes_fill_the_budget) {
         hfftf_destroy_plan(p);
     }
     tu_free(a);
+}
+
+/*
+ * One trip: where the array and its work areas fit the budget, every byte
+ * crosses the link once each way (link_bytes = S, S), in 2D, 3D, rank 4 and
+ * with a batch, both precisions, in and out of place; a budget a little
+ * smaller streams (2 S each way for two rounds).
+ */
+Test(emulated, one_trip) {
+    static const struct {
+        int rank;
+        int64_t n[4];
+    } shapes[] = {{2, {64, 48}},    {2, {4100, 3}},    {3, {17, 8, 12}},
+                  {2, {6, 4096}},   {4, {3, 5, 4, 6}}, {2, {8, 32768}}};
+    for (int prec = 4; prec <= 8; prec += 4)
+        for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
+            for (int inplace = 0; inplace < 2; inplace++) {
+                int rank = shapes[i].rank;
+                int64_t total = tu_total(rank, shapes[i].n);
+                int64_t bytes = total * (int64_t)tu_esize(prec);
+                for (int fits = 0; fits < 2; fits++) {
+                    hfft_options o;
+                    hfft_options_init(&o);
+                    o.device = HFFT_DEVICE_EMULATED;
+                    o.device_memory = fits ? 2 * bytes + (1 << 20) : bytes / 2;
+                    void *a = tu_alloc((size_t)bytes), *b = inplace ? a : tu_alloc((size_t)bytes);
+                    hfft_ref_fill(prec, a, total, tu_seed());
+                    void *orig = tu_dup(a, (size_t)bytes);
+                    if (!inplace)
+                        tu_poison(b, (size_t)bytes);
+                    hfft_iodim d[4];
+                    int64_t st = 1;
+                    for (int k = rank - 1; k >= 0; k--) {
+                        d[k] = (hfft_iodim){shapes[i].n[k], st, st};
+                        st *= shapes[i].n[k];
+                    }
+                    void *p = prec == 4 ? (void *)hfftf_plan_guru_dft(rank, d, 0, NULL, a, b,
+                                                                      HFFT_FORWARD, HFFT_GPU_ONLY,
+                                                                      &o)
+                                        : (void *)hfft_plan_guru_dft(rank, d, 0, NULL, a, b,
+                                                                     HFFT_FORWARD, HFFT_GPU_ONLY,
+                                                                     &o);
+                    cr_assert(p, "%s", hfft_last_error_message());
+                    int rc = prec == 4 ? hfftf_execute(p) : hfft_execute(p);
+                    cr_assert_eq(rc, 0, "%s", hfft_last_error_message());
+                    hfft_info info;
+                    if (prec == 4)
+                        hfftf_plan_info(p, &info);
+                    else
+                        hfft_plan_info(p, &info);
+                    double e = hfft_ref_error(prec, rank, shapes[i].n, orig, b, HFFT_FORWARD, 1);
+                    cr_assert(e < tu_tol(prec), "shape %zu f%d %s fits=%d: error %g", i, prec * 8,
+                              inplace ? "in place" : "out of place", fits, e);
+                    if (!inplace)
+                        cr_assert(memcmp(a, orig, (size_t)bytes) == 0, "the input changed");
+                    if (fits) {
+                        cr_assert_eq(info.schedule, 3, "shape %zu: schedule %d, not one trip", i,
+                                     info.schedule);
+                        cr_assert(info.link_bytes[0] == bytes && info.link_bytes[1] == bytes,
+                                  "one trip moved %lld in, %lld out; the array is %lld bytes",
+                                  (long long)info.link_bytes[0], (long long)info.link_bytes[1],
+                                  (long long)bytes);
+                    } else {
+                        cr_assert_neq(info.schedule, 3);
+                        cr_assert(info.link_bytes[0] >= 2 * bytes && info.link_bytes[1] >= 2 * bytes,
+                                  "streaming moved %lld in, %lld out for %lld bytes",
+                                  (long long)info.link_bytes[0], (long long)info.link_bytes[1],
+                                  (long long)bytes);
+                    }
+                    if (prec == 4)
+                        hfftf_destroy_plan(p);
+                    else
+                        hfft_destroy_plan(p);
+                    tu_free(orig);
+                    if (b != a)
+                        tu_free(b);
+                    tu_free(a);
+                }
+            }
 }

@@ -121,6 +121,9 @@ Test(faults, fft_plan_at_plan_time) {
                    "injected fault");
         plan_fault("fft_plan:2", prec, 3, n3, 1, 0, &o, HFFT_ERR_CUDA, "fft_plan");
         plan_fault("fft_plan:2", prec, 2, nl, 0, 0, &ol, HFFT_ERR_CUDA, "fft_plan");
+        hfft_options big = emu(1 << 20); /* one trip */
+        plan_fault("fft_plan:1", prec, 2, n2, 0, 0, &big, HFFT_ERR_CUDA, "fft_plan");
+        plan_fault("fft_plan:2", prec, 3, n3, 1, 0, &big, HFFT_ERR_CUDA, "fft_plan");
         works_again(prec, 2, n2, HFFT_SCHEDULE_RADIX2, &o);
         works_again(prec, 3, n3, 0, &o);
     }
@@ -304,6 +307,12 @@ ParameterizedTestParameters(faults, at_execute) {
         {4, 2, {64, 48}, 4096, 0, 0, "d2h:5", 0, HFFT_PINNING_STAGE},
         {4, 3, {12, 10, 14}, 2048, 0, 0, "host_fn:9", 0, HFFT_PINNING_STAGE},
         {8, 2, {64, 48}, 8192, 0, 0.5, "host_fn:2", 0, HFFT_PINNING_STAGE},
+        /* one trip (the array fits the budget): a copy in, a copy out, an FFT, a transpose */
+        {4, 2, {64, 48}, 1 << 20, 0, 0, "h2d:3"},
+        {8, 2, {64, 48}, 1 << 20, 0, 0, "d2h:1"},
+        {4, 3, {12, 10, 14}, 1 << 20, 0, 0, "fft_exec:5"},
+        {8, 2, {4100, 3}, 1 << 20, 0, 0, "kernel:2"},
+        {4, 2, {64, 48}, 1 << 20, 0, 0, "host_fn:3", 0, HFFT_PINNING_STAGE},
     };
     return cr_make_param_array(struct exec_case, cases, sizeof cases / sizeof cases[0]);
 }
