@@ -177,13 +177,13 @@ void bench_run_cufft(const args *a, const problem *p, int want_incard, int want_
         ri->err = bench_verify(a, p, A, B);
     }
     if (want_chunk) {
-        bench_fill(p, A, a->seed + (uint64_t)E_CU_CHUNK * 7919u);
-        bench_cufft_chunked(c, A, B, a->reps, t);
+        bench_fill(p, A, a->seed + (uint64_t)E_CU_COPY * 7919u);
+        bench_cufft_copy_exec_copy(c, A, B, a->reps, t);
         bench_summarize(t, a->reps, rc);
         rc->link_bytes = 2.0 * (double)p->bytes;
-        /* One trip each way, overlappable at best: S / B is its floor. */
-        if (G.link_measured)
-            rc->floor_s = (double)p->bytes / (0.5 * (G.dup_h2d + G.dup_d2h));
+        /* One trip: S in, then S out. */
+        bench_link_bounds(p, (double)p->bytes, rc);
+        rc->floor_s = rc->trip_s;
         rc->err = bench_verify(a, p, A, B);
     }
     free(t);

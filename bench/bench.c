@@ -28,7 +28,7 @@
 bench_env G;
 const char *const engine_name[E_COUNT] = {"hfft-hybrid", "hfft-gpu",      "hfft-cpu",
                                                  "hfft-auto",   "fftw-estimate", "fftw-measure",
-                                                 "mkl",         "cufft-incard",  "cufft-chunked"};
+                                                 "mkl",         "cufft-incard",  "cufft-copy-exec-copy"};
 
 static void account(const problem *p, const result *r) {
     if (r->status == ST_FAILED || (r->status == ST_OK && r->err > bench_tolerance(p->prec)))
@@ -98,7 +98,7 @@ int main(int argc, char **argv) {
     available |= 1u << E_MKL;
 #endif
     if (G.gpu_present)
-        available |= (1u << E_CU_INCARD) | (1u << E_CU_CHUNK);
+        available |= (1u << E_CU_INCARD) | (1u << E_CU_COPY);
     if (!a.baselines_given)
         a.baselines &= available;
     a.engines |= a.baselines;
@@ -149,7 +149,7 @@ int main(int argc, char **argv) {
         for (int e = 0; e < E_COUNT; e++) {
             if (!(a.engines >> e & 1u))
                 continue;
-            if (e == E_CU_CHUNK && (a.engines >> E_CU_INCARD & 1u))
+            if (e == E_CU_COPY && (a.engines >> E_CU_INCARD & 1u))
                 continue; /* ran together with cufft-incard */
             result *r = &res[nres];
             memset(r, 0, sizeof *r);
@@ -167,8 +167,8 @@ int main(int argc, char **argv) {
                 snprintf(r->note, sizeof r->note, "skipped: built without MKL");
 #endif
             } else {
-                /* cufft-incard and cufft-chunked share one plan and device array. */
-                int want_i = a.engines >> E_CU_INCARD & 1u, want_c = a.engines >> E_CU_CHUNK & 1u;
+                /* cufft-incard and cufft-copy-exec-copy share one plan and device array. */
+                int want_i = a.engines >> E_CU_INCARD & 1u, want_c = a.engines >> E_CU_COPY & 1u;
                 result *ri = want_i ? r : NULL;
                 result *rc = want_c ? (want_i ? &res[nres + 1] : r) : NULL;
                 if (ri && rc) {
@@ -178,7 +178,7 @@ int main(int argc, char **argv) {
                 if (ri)
                     ri->engine = E_CU_INCARD;
                 if (rc)
-                    rc->engine = E_CU_CHUNK;
+                    rc->engine = E_CU_COPY;
 #ifdef HFFT_BENCH_HAVE_CUDA
                 if (G.gpu_present) {
                     bench_run_cufft(&a, p, want_i, want_c, A, B, ri, rc);

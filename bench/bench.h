@@ -14,8 +14,9 @@
 
 #include "hfft.h"
 
-#define LINK_BYTES ((size_t)256 << 20)
-#define LINK_REPS 5
+#define LINK_BYTES ((size_t)2 << 30)  /* the link figures: 2 GiB each way */
+#define LINK_CHUNK ((size_t)32 << 20) /* in copies of 32 MiB */
+#define LINK_REPS 3
 
 enum {
     E_HYBRID,
@@ -26,7 +27,7 @@ enum {
     E_FFTW_MEAS,
     E_MKL,
     E_CU_INCARD,
-    E_CU_CHUNK, /* baselines */
+    E_CU_COPY, /* baselines */
     E_COUNT
 };
 extern const char *const engine_name[E_COUNT];
@@ -34,7 +35,7 @@ extern const char *const option_name[E_COUNT];
 #define HFFT_ENGINES ((1u << E_HYBRID) | (1u << E_GPU) | (1u << E_CPU) | (1u << E_AUTO))
 #define BASELINES                                                                     \
     ((1u << E_FFTW_EST) | (1u << E_FFTW_MEAS) | (1u << E_MKL) | (1u << E_CU_INCARD) | \
-     (1u << E_CU_CHUNK))
+     (1u << E_CU_COPY))
 
 typedef struct args {
     unsigned engines;   /* bit per engine */
@@ -67,7 +68,9 @@ typedef struct result {
     char plan[512];
     double plan_s, med, min, max;
     double link_bytes;  /* bytes over the link per execution; 0 for CPU engines */
-    double floor_s;     /* link-bound time for this engine, 0 when not applicable */
+    double floor_s;     /* link-bound time of the schedule this engine ran, 0: none */
+    double trip_s;      /* the one-trip bound S/B_h2d + S/B_d2h */
+    double duplex_s;    /* the duplex bound of the bytes it moved each way */
     double predicted_s; /* hfft's model, 0 where none ran */
     double err;         /* < 0: not verified */
     int have_info;
@@ -120,6 +123,8 @@ void bench_run_cufft(const args *a, const problem *p, int want_incard, int want_
 
 /* measure.c: the link's rates into G (where a GPU is present and asked for). */
 void bench_measure_link(args *a, const char *why_gpu);
+/* r->trip_s and r->duplex_s for problem p, `most` bytes moved in one direction. */
+void bench_link_bounds(const problem *p, double most, result *r);
 
 /* report.c */
 double bench_flops(const problem *p);

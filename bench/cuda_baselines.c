@@ -86,7 +86,16 @@ int bench_cuda_host_pinned(const void *p) {
     return a.type == cudaMemoryTypeHost;
 }
 
-void bench_link_measure(size_t bytes, int reps, bench_link *l) {
+/* `bytes` copied as back-to-back chunks of `chunk` bytes, on stream s. */
+static void chunks(void *dst, const void *src, size_t bytes, size_t chunk,
+                   enum cudaMemcpyKind kind, cudaStream_t s) {
+    for (size_t at = 0; at < bytes; at += chunk) {
+        size_t n = bytes - at < chunk ? bytes - at : chunk;
+        CK(cudaMemcpyAsync((char *)dst + at, (const char *)src + at, n, kind, s));
+    }
+}
+
+void bench_link_measure(size_t bytes, size_t chunk, int reps, bench_link *l) {
     memset(l, 0, sizeof *l);
     void *h[2], *d[2];
     for (int i = 0; i < 2; i++) {
@@ -111,7 +120,7 @@ void bench_link_measure(size_t bytes, int reps, bench_link *l) {
     for (int r = -1; r < reps; r++) {
         float ms;
         CK(cudaEventRecord(e0, s[0]));
-        CK(cudaMemcpyAsync(d[0], h[0], bytes, cudaMemcpyHostToDevice, s[0]));
+        chunks(d[0], h[0], bytes, chunk, cudaMemcpyHostToDevice, s[0]);
         CK(cudaEventRecord(e1, s[0]));
         CK(cudaEventSynchronize(e1));
         CK(cudaEventElapsedTime(&ms, e0, e1));
@@ -119,7 +128,7 @@ void bench_link_measure(size_t bytes, int reps, bench_link *l) {
             t[r] = ms * 1e-3;
 
         CK(cudaEventRecord(e0, s[1]));
-        CK(cudaMemcpyAsync(h[1], d[1], bytes, cudaMemcpyDeviceToHost, s[1]));
+        chunks(h[1], d[1], bytes, chunk, cudaMemcpyDeviceToHost, s[1]);
         CK(cudaEventRecord(e1, s[1]));
         CK(cudaEventSynchronize(e1));
         CK(cudaEventElapsedTime(&ms, e0, e1));
@@ -130,8 +139,8 @@ void bench_link_measure(size_t bytes, int reps, bench_link *l) {
            for s[1]'s copy, so the interval covers both directions. */
         CK(cudaEventRecord(e0, s[0]));
         CK(cudaStreamWaitEvent(s[1], e0, 0));
-        CK(cudaMemcpyAsync(d[0], h[0], bytes, cudaMemcpyHostToDevice, s[0]));
-        CK(cudaMemcpyAsync(h[1], d[1], bytes, cudaMemcpyDeviceToHost, s[1]));
+        chunks(d[0], h[0], bytes, chunk, cudaMemcpyHostToDevice, s[0]);
+        chunks(h[1], d[1], bytes, chunk, cudaMemcpyDeviceToHost, s[1]);
         CK(cudaEventRecord(e2, s[1]));
         CK(cudaStreamWaitEvent(s[0], e2, 0));
         CK(cudaEventRecord(e1, s[0]));
@@ -261,7 +270,7 @@ void bench_cufft_incard(bench_cufft *c, const void *a, void *b, int reps, double
     }
 }
 
-void bench_cufft_chunked(bench_cufft *c, const void *a, void *b, int reps, double *times) {
+void bench_cufft_copy_exec_copy(bench_cufft *c, const void *a, void *b, int reps, double *times) {
     for (int r = -1; r < reps; r++) {
         float ms;
         CK(cudaEventRecord(c->e0, c->s));

@@ -33,8 +33,9 @@ typedef struct bench_cufft bench_cufft;
 /* Fills *g; returns g->present.  Never exits: no GPU is a normal answer. */
 int bench_gpu_probe(bench_gpu *g);
 
-/* Pinned host buffers (cudaMallocHost) and device buffers of `bytes` each. */
-void bench_link_measure(size_t bytes, int reps, bench_link *out);
+/* Pinned host buffers (cudaMallocHost) and device buffers of `bytes` each, copied
+   in back-to-back chunks of `chunk` bytes. */
+void bench_link_measure(size_t bytes, size_t chunk, int reps, bench_link *out);
 
 /* Plans an in-place C2C (prec 4) or Z2Z (prec 8) forward transform of the
    whole array and allocates it on the device.  Returns 0 when it fits, 1 with
@@ -49,7 +50,7 @@ void bench_cufft_incard(bench_cufft *c, const void *a, void *b, int reps, double
 
 /* Copy in, exec, copy out, timed end to end: one warm-up, then `reps` timed
    runs; b = FFT(a) afterwards. */
-void bench_cufft_chunked(bench_cufft *c, const void *a, void *b, int reps, double *times);
+void bench_cufft_copy_exec_copy(bench_cufft *c, const void *a, void *b, int reps, double *times);
 
 void bench_cufft_close(bench_cufft *c);
 

@@ -13,7 +13,7 @@
 
 const char *const option_name[E_COUNT] = {"hybrid", "gpu",           "cpu",
                                                  "auto",   "fftw-estimate", "fftw-measure",
-                                                 "mkl",    "cufft-incard",  "cufft-chunked"};
+                                                 "mkl",    "cufft-incard",  "cufft-copy-exec-copy"};
 
 void bench_usage(FILE *f) {
     fprintf(f,
@@ -26,7 +26,7 @@ void bench_usage(FILE *f) {
             "                          flag: the planner decides), all (= hybrid,gpu,cpu;\n"
             "                          the default) or none\n"
             "  --baselines LIST        a comma list of fftw-estimate, fftw-measure, mkl,\n"
-            "                          cufft-incard, cufft-chunked, all or none;\n"
+            "                          cufft-incard, cufft-copy-exec-copy, all or none;\n"
             "                          default: all that are available\n"
             "  --budget BYTES          hfft_options.device_memory (\"2GiB\", \"512MiB\")\n"
             "  --reps N                timed runs after one warm-up (default 5)\n"
@@ -59,11 +59,14 @@ void bench_usage(FILE *f) {
             "columns:\n"
             "  median_s, min_s, max_s  over the timed runs; plan_s: plan creation\n"
             "  GFLOPS   5 N log2 N / median_s\n"
-            "  link_GB  bytes over PCIe per execution (hfft: sum over rounds of\n"
-            "           2 S ratio[h]; cufft-chunked: 2 S)\n"
-            "  B_GB/s   per-direction rate with both directions busy, measured at start\n"
-            "  bound    floor / median_s; floor = 2 S g / B for hfft on a GPU (g: mean GPU\n"
-            "           share), S / B for cufft-chunked\n"
+            "  link_GB  bytes over PCIe per execution, both directions (hfft: what the\n"
+            "           last execute copied, hfft_info.link_bytes; cufft-copy-exec-copy: 2 S)\n"
+            "  bound    the bound of the schedule that ran / median_s: one trip (hfft's\n"
+            "           one-trip schedule, cufft-copy-exec-copy) or duplex (streaming)\n"
+            "  trip     one-trip bound / median_s: S / B_h2d + S / B_d2h, each direction\n"
+            "           measured alone at start\n"
+            "  dup      duplex bound / median_s: the bytes moved one way over the\n"
+            "           per-direction rate with both directions busy\n"
             "  error    relative RMS error, ! above %g (f32) or %g (f64)\n"
             "  model_s  hfft's predicted time; xFFTW: best FFTW median / this median\n"
             "  plan     what hfft_plan_info reports; round_s: each round's time in the\n"

@@ -25,9 +25,9 @@ void bench_print_table(const args *a, const problem *p, result *res, int nres) {
     printf("\n== %s: %s, %lld elements, %s, %d timed runs after 1 warm-up ==\n", p->text,
            bench_fmt_bytes((double)p->bytes, b1, sizeof b1), (long long)p->total,
            a->inplace ? "in-place" : "out-of-place", a->reps);
-    printf("%-14s %-22s %10s %10s %10s %9s %9s %8s %7s %6s %9s %9s %6s  %s\n", "engine", "device",
-           "median_s", "min_s", "max_s", "plan_s", "GFLOPS", "link_GB", "B_GB/s", "bound", "error",
-           "model_s", "xFFTW", "plan");
+    printf("%-14s %-22s %10s %10s %10s %9s %9s %8s %6s %6s %6s %9s %9s %6s  %s\n", "engine",
+           "device", "median_s", "min_s", "max_s", "plan_s", "GFLOPS", "link_GB", "bound", "trip",
+           "dup", "error", "model_s", "xFFTW", "plan");
     int emulated = 0;
     for (int i = 0; i < nres; i++) {
         result *r = &res[i];
@@ -41,10 +41,12 @@ void bench_print_table(const args *a, const problem *p, result *res, int nres) {
                    r->note[0] ? r->note : "-");
             continue;
         }
-        char bw[16] = "-", bound[16] = "-", err[24] = "-", model[16] = "-", xf[16] = "-";
+        char trip[16] = "-", dup[16] = "-", bound[16] = "-", err[24] = "-", model[16] = "-",
+             xf[16] = "-";
         if (r->floor_s > 0 && G.link_measured) {
-            snprintf(bw, sizeof bw, "%.1f", 0.5 * (G.dup_h2d + G.dup_d2h) / 1e9);
-            snprintf(bound, sizeof bound, "%.0f%%", 100.0 * r->floor_s / r->med);
+            snprintf(bound, sizeof bound, "%.1f%%", 100.0 * r->floor_s / r->med);
+            snprintf(trip, sizeof trip, "%.1f%%", 100.0 * r->trip_s / r->med);
+            snprintf(dup, sizeof dup, "%.1f%%", 100.0 * r->duplex_s / r->med);
         }
         if (r->err >= 0)
             snprintf(err, sizeof err, "%.2e%s", r->err, r->err > bench_tolerance(p->prec) ? "!" : "");
@@ -52,9 +54,9 @@ void bench_print_table(const args *a, const problem *p, result *res, int nres) {
             snprintf(model, sizeof model, "%.4g", r->predicted_s);
         if (best_fftw > 0)
             snprintf(xf, sizeof xf, "%.2f", best_fftw / r->med);
-        printf("%-14s %-22.22s %10.4g %10.4g %10.4g %9.3g %9.2f %8.3f %7s %6s %9s %9s %6s  %s\n",
+        printf("%-14s %-22.22s %10.4g %10.4g %10.4g %9.3g %9.2f %8.3f %6s %6s %6s %9s %9s %6s  %s\n",
                engine_name[r->engine], devbuf, r->med, r->min, r->max, r->plan_s,
-               bench_flops(p) / r->med / 1e9, r->link_bytes / 1e9, bw, bound, err, model, xf,
+               bench_flops(p) / r->med / 1e9, r->link_bytes / 1e9, bound, trip, dup, err, model, xf,
                r->plan[0] ? r->plan : "-");
     }
     if (emulated)
@@ -76,7 +78,8 @@ static void csv_str(FILE *f, const char *s) {
 static const char CSV_HEADER[] =
     "time,host,problem,rank,n0,n1,n2,precision,elements,bytes,inplace,engine,device,status,note,"
     "reps,median_s,min_s,max_s,plan_s,gflops,link_bytes,bw_h2d_gbs,bw_d2h_gbs,"
-    "bw_duplex_h2d_gbs,bw_duplex_d2h_gbs,bound_fraction,predicted_s,error,speedup_vs_fftw,"
+    "bw_duplex_h2d_gbs,bw_duplex_d2h_gbs,bound_fraction,trip_fraction,duplex_fraction,"
+    "predicted_s,error,speedup_vs_fftw,"
     "placement,schedule,rounds,passes,streams,ratio_mean,ratio0,ratio1,ratio2,threads,"
     "device_budget,device_bytes,host_bytes,host_pinned,round0_s,round1_s,round2_s,"
     "predicted0_s,predicted1_s,predicted2_s,gpu0_s,gpu1_s,gpu2_s,cpu0_s,cpu1_s,cpu2_s,"
@@ -127,9 +130,10 @@ void bench_write_csv(const args *a, const problem *p, result *res, int nres) {
         else
             fputs(",,,,", f);
         if (ok && r->floor_s > 0)
-            fprintf(f, "%.4g,", r->floor_s / r->med);
+            fprintf(f, "%.4g,%.4g,%.4g,", r->floor_s / r->med, r->trip_s / r->med,
+                    r->duplex_s / r->med);
         else
-            fputc(',', f);
+            fputs(",,,", f);
         if (r->predicted_s > 0)
             fprintf(f, "%.6g,", r->predicted_s);
         else
@@ -145,7 +149,7 @@ void bench_write_csv(const args *a, const problem *p, result *res, int nres) {
         if (r->have_info) {
             const hfft_info *q = &r->info;
             static const char *const place[] = {"cpu", "gpu", "hybrid"};
-            static const char *const sched[] = {"none", "plain", "radix2"};
+            static const char *const sched[] = {"none", "plain", "radix2", "one-trip"};
             double mean = 0;
             for (int h = 0; h < q->rounds && h < 3; h++)
                 mean += q->ratio[h];
@@ -156,7 +160,7 @@ void bench_write_csv(const args *a, const problem *p, result *res, int nres) {
                          h ? "/" : "", q->passes[h]);
             fprintf(f, "%s,%s,%d,\"%s\",%d,%.4g,%.4g,%.4g,%.4g,%d,%lld,%lld,%lld,%d,",
                     place[q->placement >= 0 && q->placement <= 2 ? q->placement : 0],
-                    sched[q->schedule >= 0 && q->schedule <= 2 ? q->schedule : 0], q->rounds,
+                    sched[q->schedule >= 0 && q->schedule <= 3 ? q->schedule : 0], q->rounds,
                     passes, q->streams, mean, q->ratio[0], q->ratio[1], q->ratio[2], q->threads,
                     (long long)q->device_budget, (long long)q->device_bytes,
                     (long long)q->host_bytes, q->host_pinned);

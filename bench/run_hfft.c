@@ -32,11 +32,11 @@ static void h_info(const problem *p, void *plan, hfft_info *i) {
 
 static void describe_hfft(const hfft_info *i, char *s, size_t len) {
     static const char *const place[] = {"cpu", "gpu", "hybrid"};
-    static const char *const sched[] = {"-", "plain", "radix2"};
+    static const char *const sched[] = {"-", "plain", "radix2", "one-trip"};
     static const char *const pin[] = {"staged", "registered", "hfft_malloc"};
     char b1[32], b2[32], b3[32], passes[48] = "", ratios[64] = "";
     int pl = i->placement >= 0 && i->placement <= 2 ? i->placement : 0;
-    int sc = i->schedule >= 0 && i->schedule <= 2 ? i->schedule : 0;
+    int sc = i->schedule >= 0 && i->schedule <= 3 ? i->schedule : 0;
     if (pl == 0) {
         snprintf(s, len, "cpu threads=%d host=%s", i->threads,
                  bench_fmt_bytes((double)i->host_bytes, b3, sizeof b3));
@@ -67,23 +67,20 @@ static void describe_hfft(const hfft_info *i, char *s, size_t len) {
     }
 }
 
-/* Link-bound time of an hfft plan: every element goes up and comes back once in
-   each of two rounds (the minimum for an out-of-card transform), both
-   directions busy, so 2 * S * share / B with B the duplex per-direction rate. */
+/* The link figures of an hfft plan from what its last execute copied
+   (hfft_info.link_bytes): the one-trip bound S/B_h2d + S/B_d2h, the duplex
+   bound of the bytes it moved (both directions busy at the per-direction rate
+   B_duplex), and the bound of the schedule it ran (one trip: the first;
+   streaming: the second). */
 static void hfft_link_figures(const problem *p, result *r) {
     const hfft_info *i = &r->info;
-    double share = 0.0, moved = 0.0;
-    for (int h = 0; h < i->rounds && h < 3; h++) {
-        moved += 2.0 * (double)p->bytes * i->ratio[h];
-        share += i->ratio[h];
-    }
-    if (i->rounds > 0)
-        share /= i->rounds;
-    r->link_bytes = i->placement == 0 ? 0.0 : moved;
-    if (i->placement != 0 && i->device == HFFT_DEVICE_CUDA && G.link_measured) {
-        double b = 0.5 * (G.dup_h2d + G.dup_d2h);
-        r->floor_s = 2.0 * (double)p->bytes * share / b;
-    }
+    r->link_bytes = (double)i->link_bytes[0] + (double)i->link_bytes[1];
+    if (i->placement == 0 || i->device != HFFT_DEVICE_CUDA || !G.link_measured)
+        return;
+    double most = i->link_bytes[0] > i->link_bytes[1] ? (double)i->link_bytes[0]
+                                                       : (double)i->link_bytes[1];
+    bench_link_bounds(p, most, r);
+    r->floor_s = i->schedule == 3 ? r->trip_s : r->duplex_s;
 }
 
 void bench_run_hfft(const args *a, const problem *p, int e, void *A, void *B, result *r) {
@@ -123,9 +120,8 @@ void bench_run_hfft(const args *a, const problem *p, int e, void *A, void *B, re
     memcpy(r->device, r->info.device_name, sizeof r->device);
     r->device[sizeof r->device - 1] = 0;
     describe_hfft(&r->info, r->plan, sizeof r->plan);
-    for (int h = 0; h < r->info.rounds && h < 3; h++)
+    for (int h = 0; h < r->info.rounds && h < HFFT_MAX_ROUNDS; h++)
         r->predicted_s += r->info.predicted_seconds[h];
-    hfft_link_figures(p, r);
 
     double *t = calloc((size_t)a->reps, sizeof *t);
     if (!t)
@@ -149,6 +145,7 @@ void bench_run_hfft(const args *a, const problem *p, int e, void *A, void *B, re
     bench_summarize(t, a->reps, r);
     free(t);
     h_info(p, plan, &r->info); /* each round's time in the last timed execute */
+    hfft_link_figures(p, r);
     {
         size_t o = strlen(r->plan);
         for (int h = 0; h < r->info.rounds && h < 3; h++) {

@@ -24,7 +24,7 @@ UNITS = {"": 1, "B": 1, "KIB": 1 << 10, "MIB": 1 << 20, "GIB": 1 << 30, "TIB": 1
 
 # Drawing order and colours: hfft engines solid, baselines dashed.
 ENGINES = ["hfft-gpu", "hfft-hybrid", "hfft-auto", "hfft-cpu", "fftw-estimate", "fftw-measure",
-           "mkl", "cufft-incard", "cufft-chunked"]
+           "mkl", "cufft-incard", "cufft-copy-exec-copy"]
 STYLE = {
     "hfft-gpu": ("tab:red", "-", "o"),
     "hfft-hybrid": ("tab:orange", "-", "s"),
@@ -34,7 +34,7 @@ STYLE = {
     "fftw-measure": ("black", "--", "+"),
     "mkl": ("tab:blue", "--", "^"),
     "cufft-incard": ("tab:green", ":", "*"),
-    "cufft-chunked": ("tab:olive", "--", "P"),
+    "cufft-copy-exec-copy": ("tab:olive", "--", "P"),
 }
 
 
@@ -276,10 +276,10 @@ def plot(csv_path, out_dir):
                  if not math.isnan(fnum(r, "bw_duplex_h2d_gbs")))
     bw = f"{bws[len(bws) // 2]:.1f} GB/s" if bws else "not measured"
     figure("bound_vs_size.png", "bound fraction (link floor / time)", "bound_fraction",
-           ["hfft-gpu", "hfft-hybrid", "hfft-auto", "cufft-chunked"], False, ylim=(0, 1.1),
+           ["hfft-gpu", "hfft-hybrid", "hfft-auto", "cufft-copy-exec-copy"], False, ylim=(0, 1.1),
            empty_note="no link bound: needs a real GPU\n(link bandwidth measured in the run)",
            ref_line=1.0,
-           footnote=("floor: hfft 2 x S x GPU share / B (two round trips); cufft-chunked S / B "
+           footnote=("floor: hfft 2 x S x GPU share / B (two round trips); cufft-copy-exec-copy S / B "
                      f"(one round trip).  B: per-direction rate with both directions busy, "
                      f"measured in each run ({bw})"))
     figure("ratio_vs_size.png", "GPU share chosen (mean over rounds)", "ratio_mean",
