@@ -56,7 +56,7 @@ void *hfft_ref_transform(int prec, int rank, const int64_t *n, const void *in, i
         fftw_complex *a = fftw_malloc(sizeof(fftw_complex) * (size_t)total);
         if (!a)
             return NULL;
-        fftw_iodim64 d[3];
+        fftw_iodim64 d[16];
         dims_of(rank, n, d, NULL);
         fftw_plan_with_nthreads(threads > 0 ? threads : 1);
         fftw_plan p = fftw_plan_guru64_dft(rank, d, 0, NULL, a, a, sign, FFTW_ESTIMATE);
@@ -70,7 +70,7 @@ void *hfft_ref_transform(int prec, int rank, const int64_t *n, const void *in, i
     fftwl_complex *a = fftwl_malloc(sizeof(fftwl_complex) * (size_t)total);
     if (!a)
         return NULL;
-    fftwl_iodim64 d[3];
+    fftwl_iodim64 d[16];
     dims_of(rank, n, NULL, d);
     fftwl_plan_with_nthreads(threads > 0 ? threads : 1);
     fftwl_plan p = fftwl_plan_guru64_dft(rank, d, 0, NULL, a, a, sign, FFTW_ESTIMATE);

