@@ -36,8 +36,10 @@ int hfft__cores(void);
 typedef struct hfft__lines hfft__lines;
 typedef struct hfft__lines_desc {
     int prec, rank, sign;
+    int kind;              /* HFFT__C2C, or HFFT__R2C / HFFT__C2R (n: the real sizes) */
     int64_t n[3];          /* row-major shape of one transform, rank 1 to 3 */
-    int64_t is, os;        /* element stride of the (last) dimension */
+    int64_t is, os;        /* element stride of the (last) dimension, in each side's elements */
+    int64_t ipitch, opitch; /* elements between rows of each side (0: the last n) */
     int64_t howmany, idist, odist;
     int inplace;
     unsigned fftw_flags;   /* FFTW_ESTIMATE/FFTW_MEASURE and FFTW_UNALIGNED */

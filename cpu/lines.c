@@ -28,7 +28,7 @@ extern pthread_mutex_t hfft__fftw_mutex;
 void hfft__fftw_threads_once(void);
 
 struct hfft__lines {
-    int prec;
+    int prec, kind;
     void *plan;
 };
 
@@ -36,12 +36,15 @@ int XI(lines_plan)(const hfft__lines_desc *d, hfft__lines **out) {
     *out = NULL;
     FFTW(iodim64) dims[3], howmany;
     int rank = d->rank;
-    int64_t inner = 1;
+    /* Each side's rows: the last dimension's n, or (real kinds) the given row pitch. */
+    int64_t in_inner = 1, out_inner = 1;
     for (int k = rank - 1; k >= 0; k--) {
         dims[k].n = d->n[k];
-        dims[k].is = inner * d->is;
-        dims[k].os = inner * d->os;
-        inner *= d->n[k];
+        dims[k].is = in_inner * d->is;
+        dims[k].os = out_inner * d->os;
+        int last = k == rank - 1;
+        in_inner *= last && d->ipitch ? d->ipitch : d->n[k];
+        out_inner *= last && d->opitch ? d->opitch : d->n[k];
     }
     howmany.n = d->howmany;
     howmany.is = d->idist;
@@ -55,8 +58,10 @@ int XI(lines_plan)(const hfft__lines_desc *d, hfft__lines **out) {
     }
     span_i += (d->howmany - 1) * d->idist;
     span_o += (d->howmany - 1) * d->odist;
-    size_t bytes_i = (size_t)span_i * sizeof(FFTW(complex));
-    size_t bytes_o = (size_t)span_o * sizeof(FFTW(complex));
+    size_t bytes_i = (size_t)span_i * (d->kind == HFFT__R2C ? sizeof(R) : sizeof(FFTW(complex)));
+    size_t bytes_o = (size_t)span_o * (d->kind == HFFT__C2R ? sizeof(R) : sizeof(FFTW(complex)));
+    if (d->inplace && bytes_o > bytes_i)
+        bytes_i = bytes_o;
     int own = d->plan_in == NULL;
     FFTW(complex) *a = own ? FFTW(malloc)(bytes_i) : d->plan_in;
     FFTW(complex) *b = d->inplace ? a : own ? FFTW(malloc)(bytes_o) : d->plan_out;
@@ -77,7 +82,12 @@ int XI(lines_plan)(const hfft__lines_desc *d, hfft__lines **out) {
     pthread_mutex_lock(&hfft__fftw_mutex);
     int nthreads = FFTW(planner_nthreads)();
     FFTW(plan_with_nthreads)(d->nthreads > 1 ? d->nthreads : 1);
-    FFTW(plan) p = FFTW(plan_guru64_dft)(rank, dims, 1, &howmany, a, b, d->sign, d->fftw_flags);
+    FFTW(plan) p = d->kind == HFFT__R2C
+                       ? FFTW(plan_guru64_dft_r2c)(rank, dims, 1, &howmany, (R *)a, b, d->fftw_flags)
+                   : d->kind == HFFT__C2R
+                       ? FFTW(plan_guru64_dft_c2r)(rank, dims, 1, &howmany, a, (R *)b, d->fftw_flags)
+                       : FFTW(plan_guru64_dft)(rank, dims, 1, &howmany, a, b, d->sign,
+                                               d->fftw_flags);
     FFTW(plan_with_nthreads)(nthreads);
     pthread_mutex_unlock(&hfft__fftw_mutex);
     if (own) {
@@ -97,13 +107,19 @@ int XI(lines_plan)(const hfft__lines_desc *d, hfft__lines **out) {
         return hfft__fail(HFFT_ERR_HOST_MEMORY, "FFTW plan: out of memory");
     }
     l->prec = PREC;
+    l->kind = d->kind;
     l->plan = p;
     *out = l;
     return 0;
 }
 
 void XI(lines_exec)(hfft__lines *l, void *in, void *out) {
-    FFTW(execute_dft)((FFTW(plan))l->plan, in, out);
+    if (l->kind == HFFT__R2C)
+        FFTW(execute_dft_r2c)((FFTW(plan))l->plan, in, out);
+    else if (l->kind == HFFT__C2R)
+        FFTW(execute_dft_c2r)((FFTW(plan))l->plan, in, out);
+    else
+        FFTW(execute_dft)((FFTW(plan))l->plan, in, out);
 }
 
 void XI(lines_destroy)(hfft__lines *l) {

@@ -15,6 +15,7 @@
 #include "gpu/kernels.h"
 #include "src/core/device.h"
 #include "src/core/fault.h"
+#include "src/core/problem.h"
 #include "src/core/status.h"
 
 #define MAX_ALLOCS 64
@@ -32,7 +33,7 @@ struct hfft__dev {
 
 typedef struct cuda_plan {
     cufftHandle h;
-    int prec, sign;
+    int prec, kind, sign;
 } cuda_plan;
 
 static int cuda_fail(cudaError_t e, const char *call) {
@@ -262,9 +263,17 @@ static int cuda_d2h(hfft__dev *d, hfft__stream s, void *dst, size_t dpitch, cons
     return copy(s, dst, dpitch, src, spitch, width, height, cudaMemcpyDeviceToHost, "d2h");
 }
 
-static int cuda_fft_plan(hfft__dev *d, int prec, int rank, const int64_t *n, int64_t stride,
-                         int64_t dist, int64_t batch, int sign, hfft__fftplan *plan,
-                         size_t *work_bytes) {
+static cufftType cufft_type(int prec, int kind) {
+    if (kind == HFFT__R2C)
+        return prec == 4 ? CUFFT_R2C : CUFFT_D2Z;
+    if (kind == HFFT__C2R)
+        return prec == 4 ? CUFFT_C2R : CUFFT_Z2D;
+    return prec == 4 ? CUFFT_C2C : CUFFT_Z2Z;
+}
+
+static int cuda_fft_plan(hfft__dev *d, int prec, int kind, int rank, const int64_t *n,
+                         int64_t stride, int64_t dist, int64_t batch, int sign,
+                         hfft__fftplan *plan, size_t *work_bytes) {
     (void)d;
     *plan = NULL;
     *work_bytes = 0;
@@ -274,8 +283,20 @@ static int cuda_fft_plan(hfft__dev *d, int prec, int rank, const int64_t *n, int
     if (!cp)
         return hfft__fail(HFFT_ERR_HOST_MEMORY, "cuFFT plan: out of memory");
     cp->prec = prec;
+    cp->kind = kind;
     cp->sign = sign;
     long long nn[2] = {n[0], rank == 2 ? n[1] : 1};
+    long long in[2] = {nn[0], nn[1]}, on[2] = {nn[0], nn[1]};
+    long long idist = dist, odist = dist;
+    if (kind != HFFT__C2C) {
+        /* FFTW's padded in-place layout: complex rows of n/2 + 1, real rows of twice that */
+        long long half = nn[rank - 1] / 2 + 1;
+        int real_in = kind == HFFT__R2C;
+        in[rank - 1] = real_in ? 2 * half : half;
+        on[rank - 1] = real_in ? half : 2 * half;
+        idist = real_in ? 2 * dist : dist;
+        odist = real_in ? dist : 2 * dist;
+    }
     cufftResult r = cufftCreate(&cp->h);
     if (r != CUFFT_SUCCESS) {
         free(cp);
@@ -283,8 +304,8 @@ static int cuda_fft_plan(hfft__dev *d, int prec, int rank, const int64_t *n, int
     }
     r = cufftSetAutoAllocation(cp->h, 0);
     if (r == CUFFT_SUCCESS)
-        r = cufftMakePlanMany64(cp->h, rank, nn, nn, stride, dist, nn, stride, dist,
-                                prec == 4 ? CUFFT_C2C : CUFFT_Z2Z, batch, work_bytes);
+        r = cufftMakePlanMany64(cp->h, rank, nn, in, stride, idist, on, stride, odist,
+                                cufft_type(prec, kind), batch, work_bytes);
     if (r != CUFFT_SUCCESS) {
         cufftDestroy(cp->h);
         free(cp);
@@ -304,7 +325,15 @@ static int cuda_fft_exec(hfft__dev *d, hfft__fftplan plan, hfft__stream s, void 
     if (work)
         CF(cufftSetWorkArea(cp->h, work));
     /* CUFFT_FORWARD is -1 and CUFFT_INVERSE +1, as our signs. */
-    if (cp->prec == 4)
+    if (cp->kind == HFFT__R2C && cp->prec == 4)
+        CF(cufftExecR2C(cp->h, data, data));
+    else if (cp->kind == HFFT__R2C)
+        CF(cufftExecD2Z(cp->h, data, data));
+    else if (cp->kind == HFFT__C2R && cp->prec == 4)
+        CF(cufftExecC2R(cp->h, data, data));
+    else if (cp->kind == HFFT__C2R)
+        CF(cufftExecZ2D(cp->h, data, data));
+    else if (cp->prec == 4)
         CF(cufftExecC2C(cp->h, data, data, cp->sign));
     else
         CF(cufftExecZ2Z(cp->h, data, data, cp->sign));

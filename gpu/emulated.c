@@ -373,9 +373,9 @@ static int emu_d2h(hfft__dev *d, hfft__stream s, void *dst, size_t dpitch, const
     return st ? st : push(d, s, &op);
 }
 
-static int emu_fft_plan(hfft__dev *d, int prec, int rank, const int64_t *n, int64_t stride,
-                        int64_t dist, int64_t batch, int sign, hfft__fftplan *plan,
-                        size_t *work_bytes) {
+static int emu_fft_plan(hfft__dev *d, int prec, int kind, int rank, const int64_t *n,
+                        int64_t stride, int64_t dist, int64_t batch, int sign,
+                        hfft__fftplan *plan, size_t *work_bytes) {
     (void)d;
     *plan = NULL;
     *work_bytes = 0;
@@ -385,6 +385,7 @@ static int emu_fft_plan(hfft__dev *d, int prec, int rank, const int64_t *n, int6
     hfft__lines_desc ld;
     memset(&ld, 0, sizeof ld);
     ld.prec = prec;
+    ld.kind = kind;
     ld.rank = rank;
     ld.sign = sign;
     ld.n[0] = n[0];
@@ -393,6 +394,15 @@ static int emu_fft_plan(hfft__dev *d, int prec, int rank, const int64_t *n, int6
     ld.is = ld.os = stride;
     ld.howmany = batch;
     ld.idist = ld.odist = dist;
+    if (kind != HFFT__C2C) {
+        /* the padded in-place layout: real rows of 2 (n/2 + 1), complex rows of n/2 + 1 */
+        int64_t half = n[rank - 1] / 2 + 1;
+        int real_in = kind == HFFT__R2C;
+        ld.ipitch = real_in ? 2 * half : half;
+        ld.opitch = real_in ? half : 2 * half;
+        ld.idist = real_in ? 2 * dist : dist;
+        ld.odist = real_in ? dist : 2 * dist;
+    }
     ld.inplace = 1;
     ld.fftw_flags = hfft__fftw_estimate() | hfft__fftw_unaligned();
     return hfft__lines_plan(&ld, (hfft__lines **)plan);

@@ -30,7 +30,7 @@ static int plan_round(hfft__gpu *g, srd *r, int want, size_t cap, size_t *work, 
         return 0;
     }
     if (!hfft__round_strided(&r->r)) {
-        size_t line = (size_t)r->r.L * es;
+        size_t line = (size_t)r->r.dout * es; /* complex side (real rounds: padded rows) */
         if (line > cap)
             return hfft__fail(HFFT_ERR_BUDGET,
                               "a contiguous line of %lld elements (%zu bytes) does not fit a pass "
@@ -78,7 +78,7 @@ static size_t pick_capacity(const hfft__gpu_req *req, int64_t budget, size_t es,
     int64_t biggest = 0;
     for (int h = 0; h < req->nrounds; h++) {
         const hfft__round *r = &req->rounds[h];
-        int64_t e = r->rank == 2 ? r->L * r->no : r->L * (r->ni > 1 ? r->ni : 1) * r->no;
+        int64_t e = r->dout * r->no; /* the round's complex elements */
         if (e > biggest)
             biggest = e;
     }
@@ -383,8 +383,10 @@ void hfft__gpu_take_link(hfft__gpu *g, int64_t bytes[2]) {
     g->link[0] = g->link[1] = 0;
 }
 
-void hfft__gpu_times(const hfft__gpu *g, double *first, double *last) {
-    hfft__trip_times(g, first, last);
+void hfft__gpu_times(const hfft__gpu *g, double *secs) {
+    for (int h = 0; h < g->nrounds; h++)
+        secs[h] = 0.0;
+    hfft__trip_times(g, secs);
 }
 
 void hfft__gpu_fill_info(const hfft__gpu *g, hfft_info *info) {

@@ -42,8 +42,9 @@ int hfft__gpu_staged(const hfft__gpu *g);
 int hfft__gpu_one_trip(const hfft__gpu *g);
 /* Bytes copied host to device [0] and back [1] since the last call. */
 void hfft__gpu_take_link(hfft__gpu *g, int64_t bytes[2]);
-/* One trip: the last execute's copy in with the fast dimensions, and the rest. */
-void hfft__gpu_times(const hfft__gpu *g, double *first, double *last);
+/* One trip: the last execute's time per round: the first fast round takes the copy
+   in with every fast dimension, the slow round (dimension 0) the rest. */
+void hfft__gpu_times(const hfft__gpu *g, double *secs);
 void hfft__gpu_fill_info(const hfft__gpu *g, hfft_info *info);
 
 #endif

@@ -6,34 +6,38 @@
  * and each chunk's transforms along the other dimensions run as soon as it
  * has landed; then the slowest dimension's transforms run in blocks of
  * columns, each block copied out while the next is computed.  What the
- * copies do not hide is one chunk's transforms and one block's.
+ * copies do not hide is one chunk's transforms and one block's.  A c2r
+ * transform must end with its real round, so there the slow dimension runs
+ * between the copies, and the real round goes chunk by chunk before the copy
+ * out instead.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "gpu/sched.h"
 
-#define TRIP_CHUNKS 16          /* copy-in chunks along dimension 0, at most */
+#define TRIP_CHUNKS 16          /* chunks along dimension 0, at most */
 #define TRIP_ROW ((size_t)64 << 10) /* copy-out blocks keep their rows this wide */
 #define TRIP_BLOCKS 8           /* copy-out blocks, at most */
 #define TRANSPOSE_MIN_L 4096    /* longer strided lines are computed transposed */
 #define WCOLS 128               /* columns per transposed FFT */
 
 struct hfft__trip {
-    void *arr;              /* the array on the device */
+    void *arr;              /* the array on the device (the complex side) */
     size_t bytes;
-    int64_t d0, row;        /* dimension 0's length; elements per dimension-0 index */
+    int z;                  /* the round along dimension 0 */
+    int last_real;          /* a c2r transform: the real round runs after z, by chunks */
+    int64_t d0, row;        /* dimension 0's length; complex elements per index of it */
     int nchunk, nblock;
     int64_t crow, bcols;    /* dimension-0 indices per chunk; columns per block */
-    /* per round h >= 1: a whole chunk and the last chunk (strided rounds: one outer
+    /* per round h != z: a whole chunk and the last chunk (strided rounds: one outer
        index at a time, [0] only) */
     hfft__fftplan inner[HFFT__MAX_ROUNDS][2];
     hfft__fftplan col[2];   /* dimension 0: WCOLS lines transposed; or a block, the last */
     int transpose;
     int64_t wc;
     hfft__event *in_ev, *comp_ev, *out_ev, phase_ev;
-    double t[2];            /* last execute: copy in with the fast dimensions; the slow
-                               dimension with the copy out */
+    double t[2];            /* last execute: until the slow dimension starts; the rest */
 };
 
 void hfft__trip_destroy(hfft__gpu *g) {
@@ -49,7 +53,8 @@ void hfft__trip_destroy(hfft__gpu *g) {
         if (t->col[k])
             o->fft_destroy(g->d, t->col[k]);
     hfft__event *ev[3] = {t->in_ev, t->comp_ev, t->out_ev};
-    int n[3] = {t->nchunk, t->nblock, t->nblock};
+    int n[3] = {t->nchunk, t->nblock > t->nchunk ? t->nblock : t->nchunk,
+                t->nblock > t->nchunk ? t->nblock : t->nchunk};
     for (int a = 0; a < 3; a++) {
         for (int i = 0; ev[a] && i < n[a]; i++)
             if (ev[a][i])
@@ -64,10 +69,11 @@ void hfft__trip_destroy(hfft__gpu *g) {
     g->trip = NULL;
 }
 
-static int plan(hfft__gpu *g, hfft__fftplan *p, int rank, const int64_t *n, int64_t stride,
-                int64_t dist, int64_t batch, size_t *work) {
+static int plan(hfft__gpu *g, hfft__fftplan *p, int kind, int rank, const int64_t *n,
+                int64_t stride, int64_t dist, int64_t batch, size_t *work) {
     size_t w = 0;
-    HFFT__TRY(g->ops->fft_plan(g->d, g->prec, rank, n, stride, dist, batch, g->sign, p, &w));
+    HFFT__TRY(g->ops->fft_plan(g->d, g->prec, kind, rank, n, stride, dist, batch, g->sign, p,
+                               &w));
     if (w > *work)
         *work = w;
     return 0;
@@ -76,30 +82,48 @@ static int plan(hfft__gpu *g, hfft__fftplan *p, int rank, const int64_t *n, int6
 /* Plans of the rounds along the fast dimensions, for a chunk of dimension 0. */
 static int plan_inner(hfft__gpu *g, hfft__trip *t, size_t *work) {
     int64_t last = t->d0 - (int64_t)(t->nchunk - 1) * t->crow;
-    for (int h = 1; h < g->nrounds; h++) {
+    for (int h = 0; h < g->nrounds; h++) {
         const hfft__round *r = &g->rd[h].r;
+        if (h == t->z)
+            continue;
         int64_t per = r->no / t->d0; /* lines (or outer indices) per dimension-0 index */
         if (hfft__round_strided(r)) {
-            TRY(plan(g, &t->inner[h][0], 1, &r->L, r->s, 1, r->ni, work));
+            TRY(plan(g, &t->inner[h][0], HFFT__C2C, 1, &r->L, r->s, 1, r->ni, work));
             continue;
         }
         const int64_t *shape = r->rank == 2 ? r->n2 : &r->L;
-        TRY(plan(g, &t->inner[h][0], r->rank, shape, 1, r->dout, t->crow * per, work));
+        TRY(plan(g, &t->inner[h][0], r->kind, r->rank, shape, 1, r->dout, t->crow * per, work));
         if (last != t->crow)
-            TRY(plan(g, &t->inner[h][1], r->rank, shape, 1, r->dout, last * per, work));
+            TRY(plan(g, &t->inner[h][1], r->kind, r->rank, shape, 1, r->dout, last * per, work));
     }
     return 0;
 }
 
+/* The round along dimension 0 (strided, one outer index), or -1. */
+static int dim0_round(const hfft__gpu *g) {
+    for (int h = 0; h < g->nrounds; h++)
+        if (g->rd[h].r.no == 1 && hfft__round_strided(&g->rd[h].r))
+            return h;
+    return -1;
+}
+
+static int make_events(hfft__gpu *g, hfft__event **ev, int n) {
+    *ev = calloc((size_t)n, sizeof **ev);
+    if (!*ev)
+        return hfft__fail(HFFT_ERR_HOST_MEMORY, "GPU engine: out of memory");
+    for (int i = 0; i < n; i++)
+        HFFT__TRY(g->ops->event_create(g->d, &(*ev)[i]));
+    return 0;
+}
+
 int hfft__trip_size(hfft__gpu *g, int64_t budget) {
-    if (g->nrounds < 2 || g->stage)
-        return 1;
-    const hfft__round *r0 = &g->rd[0].r;
-    if (r0->no != 1 || r0->ni <= 1)
+    int z = dim0_round(g);
+    if (g->nrounds < 2 || g->stage || z < 0)
         return 1; /* dimension 0 is not transformed: one round streams best */
     for (int h = 0; h < g->nrounds; h++)
         if (g->rd[h].units != hfft__round_units(&g->rd[h].r))
             return 1; /* a CPU share: the streaming schedule */
+    const hfft__round *r0 = &g->rd[z].r;
     size_t bytes = (size_t)(r0->L * r0->ni) * g->es;
     if ((int64_t)bytes >= budget)
         return 1;
@@ -108,6 +132,8 @@ int hfft__trip_size(hfft__gpu *g, int64_t budget) {
         return hfft__fail(HFFT_ERR_HOST_MEMORY, "GPU engine: out of memory");
     g->trip = t;
     t->bytes = bytes;
+    t->z = z;
+    t->last_real = g->rd[g->nrounds - 1].r.kind == HFFT__C2R;
     t->d0 = r0->L;
     t->row = r0->ni;
     t->crow = (t->d0 + TRIP_CHUNKS - 1) / TRIP_CHUNKS;
@@ -121,12 +147,12 @@ int hfft__trip_size(hfft__gpu *g, int64_t budget) {
     t->transpose = t->d0 >= TRANSPOSE_MIN_L;
     t->wc = t->bcols < WCOLS ? t->bcols : WCOLS;
     if (!st && t->transpose) {
-        st = plan(g, &t->col[0], 1, &t->d0, 1, t->d0, t->wc, &work);
+        st = plan(g, &t->col[0], HFFT__C2C, 1, &t->d0, 1, t->d0, t->wc, &work);
     } else if (!st) {
         int64_t lastw = t->row - (int64_t)(t->nblock - 1) * t->bcols;
-        st = plan(g, &t->col[0], 1, &t->d0, t->row, 1, t->bcols, &work);
+        st = plan(g, &t->col[0], HFFT__C2C, 1, &t->d0, t->row, 1, t->bcols, &work);
         if (!st && lastw != t->bcols)
-            st = plan(g, &t->col[1], 1, &t->d0, t->row, 1, lastw, &work);
+            st = plan(g, &t->col[1], HFFT__C2C, 1, &t->d0, t->row, 1, lastw, &work);
     }
     size_t tb = t->transpose ? (size_t)(t->wc * t->d0) * g->es : 0;
     if (!st && (int64_t)(bytes + tb + work) > budget)
@@ -142,18 +168,13 @@ int hfft__trip_size(hfft__gpu *g, int64_t budget) {
         g->work_bytes = work;
         g->nwork = 1;
     }
-    t->in_ev = calloc((size_t)t->nchunk, sizeof *t->in_ev);
-    t->comp_ev = calloc((size_t)t->nblock, sizeof *t->comp_ev);
-    t->out_ev = calloc((size_t)t->nblock, sizeof *t->out_ev);
-    if (!st && (!t->in_ev || !t->comp_ev || !t->out_ev))
-        st = hfft__fail(HFFT_ERR_HOST_MEMORY, "GPU engine: out of memory");
-    for (int i = 0; !st && i < t->nchunk; i++)
-        st = g->ops->event_create(g->d, &t->in_ev[i]);
-    for (int i = 0; !st && i < t->nblock; i++) {
-        st = g->ops->event_create(g->d, &t->comp_ev[i]);
-        if (!st)
-            st = g->ops->event_create(g->d, &t->out_ev[i]);
-    }
+    int most = t->nblock > t->nchunk ? t->nblock : t->nchunk;
+    if (!st)
+        st = make_events(g, &t->in_ev, t->nchunk);
+    if (!st)
+        st = make_events(g, &t->comp_ev, most);
+    if (!st)
+        st = make_events(g, &t->out_ev, most);
     if (!st)
         st = g->ops->event_create(g->d, &t->phase_ev);
     if (st) {
@@ -189,39 +210,95 @@ static int inner_chunk(hfft__gpu *g, hfft__trip *t, int h, int64_t a, int64_t n)
     return 0;
 }
 
+/* Chunk k's dimension-0 indices: [*a, *a + *n). */
+static void chunk(const hfft__trip *t, int k, int64_t *a, int64_t *n) {
+    *a = (int64_t)k * t->crow;
+    *n = t->d0 - *a < t->crow ? t->d0 - *a : t->crow;
+}
+
+/* The real round's rows (nreal reals, rpitch apart on the host) of chunk [a, a+n),
+   or the complex side's bytes where no real round touches the host here. */
+static int copy_chunk(hfft__gpu *g, hfft__trip *t, int out, const hfft__round *real,
+                      char *host, int64_t a, int64_t n) {
+    size_t rowb = (size_t)t->row * g->es;
+    char *dev = (char *)t->arr + (size_t)a * rowb;
+    hfft__stream s = g->st[out ? 1 : 0];
+    if (!real) {
+        size_t bytes = (size_t)n * rowb;
+        if (out)
+            return hfft__sched_d2h(g, s, host + (size_t)a * rowb, bytes, dev, bytes, bytes, 1);
+        return hfft__sched_h2d(g, s, dev, bytes, host + (size_t)a * rowb, bytes, bytes, 1);
+    }
+    /* rows of the last dimension: complex ones of n/2 + 1 on the device */
+    int64_t per = t->row / (real->nreal / 2 + 1), rows = n * per;
+    size_t crow = (size_t)(real->nreal / 2 + 1) * g->es, rs = g->es / 2;
+    size_t rpitch = (size_t)real->rpitch * rs, width = (size_t)real->nreal * rs;
+    char *h = host + (size_t)(a * per) * rpitch;
+    if (out)
+        return hfft__sched_d2h(g, s, h, rpitch, dev, crow, width, (size_t)rows);
+    return hfft__sched_h2d(g, s, dev, crow, h, rpitch, width, (size_t)rows);
+}
+
+/* The slow dimension's columns [c0, c0 + w), on the compute stream. */
+static int slow_block(hfft__gpu *g, hfft__trip *t, int64_t c0, int64_t w) {
+    char *col = (char *)t->arr + (size_t)c0 * g->es;
+    if (t->transpose)
+        return hfft__sched_columns(g, t->col[0], col, t->row, t->d0, w, t->wc);
+    return g->ops->fft_exec(g->d, t->col[w == t->bcols ? 0 : 1], g->st[NSTREAM], col,
+                            g->work[0]);
+}
+
 int hfft__trip_run(hfft__gpu *g, const char *src, char *dst) {
     hfft__trip *t = g->trip;
     const hfft__dev_ops *o = g->ops;
     hfft__dev *d = g->d;
     hfft__stream in = g->st[0], out = g->st[1], c = g->st[NSTREAM];
     size_t es = g->es, rowb = (size_t)t->row * es;
-    char *arr = t->arr;
+    const hfft__round *first = &g->rd[0].r, *last = &g->rd[g->nrounds - 1].r;
+    const hfft__round *real_in = first->kind == HFFT__R2C ? first : NULL;
+    const hfft__round *real_out = last->kind == HFFT__C2R ? last : NULL;
+    int ltail = t->last_real ? g->nrounds - 1 : -1; /* the real round, run at the end */
     double t0 = hfft__now();
     /* Copy in by chunks; each chunk's fast dimensions as soon as it landed. */
     for (int k = 0; k < t->nchunk; k++) {
-        int64_t a = (int64_t)k * t->crow, n = t->d0 - a < t->crow ? t->d0 - a : t->crow;
-        size_t bytes = (size_t)n * rowb;
-        TRY(hfft__sched_h2d(g, in, arr + (size_t)a * rowb, bytes, src + (size_t)a * rowb, bytes,
-                            bytes, 1));
+        int64_t a, n;
+        chunk(t, k, &a, &n);
+        TRY(copy_chunk(g, t, 0, real_in, (char *)src, a, n));
         TRY(o->record(d, t->in_ev[k], in));
         TRY(o->wait(d, c, t->in_ev[k]));
-        for (int h = 1; h < g->nrounds; h++)
-            TRY(inner_chunk(g, t, h, a, n));
+        for (int h = 0; h < g->nrounds; h++)
+            if (h != t->z && h != ltail)
+                TRY(inner_chunk(g, t, h, a, n));
     }
     TRY(o->record(d, t->phase_ev, c));
-    /* The slow dimension by blocks of columns, each copied out behind the next. */
-    for (int j = 0; j < t->nblock; j++) {
-        int64_t c0 = (int64_t)j * t->bcols, w = t->row - c0 < t->bcols ? t->row - c0 : t->bcols;
-        char *col = arr + (size_t)c0 * es;
-        if (t->transpose)
-            TRY(hfft__sched_columns(g, t->col[0], col, t->row, t->d0, w, t->wc));
-        else
-            TRY(o->fft_exec(d, t->col[w == t->bcols ? 0 : 1], c, col, g->work[0]));
-        TRY(o->record(d, t->comp_ev[j], c));
-        TRY(o->wait(d, out, t->comp_ev[j]));
-        TRY(hfft__sched_d2h(g, out, dst + (size_t)c0 * es, rowb, col, rowb, (size_t)w * es,
-                            (size_t)t->d0));
-        TRY(o->record(d, t->out_ev[j], out));
+    if (!t->last_real) {
+        /* The slow dimension by blocks of columns, each copied out behind the next. */
+        for (int j = 0; j < t->nblock; j++) {
+            int64_t c0 = (int64_t)j * t->bcols;
+            int64_t w = t->row - c0 < t->bcols ? t->row - c0 : t->bcols;
+            TRY(slow_block(g, t, c0, w));
+            TRY(o->record(d, t->comp_ev[j], c));
+            TRY(o->wait(d, out, t->comp_ev[j]));
+            TRY(hfft__sched_d2h(g, out, dst + (size_t)c0 * es, rowb, (char *)t->arr + c0 * es,
+                                rowb, (size_t)w * es, (size_t)t->d0));
+            TRY(o->record(d, t->out_ev[j], out));
+        }
+    } else {
+        /* c2r: the slow dimension whole, then the real round by chunks, each copied
+           out behind the next. */
+        for (int j = 0; j < t->nblock; j++) {
+            int64_t c0 = (int64_t)j * t->bcols;
+            TRY(slow_block(g, t, c0, t->row - c0 < t->bcols ? t->row - c0 : t->bcols));
+        }
+        for (int k = 0; k < t->nchunk; k++) {
+            int64_t a, n;
+            chunk(t, k, &a, &n);
+            TRY(inner_chunk(g, t, ltail, a, n));
+            TRY(o->record(d, t->comp_ev[k], c));
+            TRY(o->wait(d, out, t->comp_ev[k]));
+            TRY(copy_chunk(g, t, 1, real_out, dst, a, n));
+            TRY(o->record(d, t->out_ev[k], out));
+        }
     }
     TRY(o->event_sync(d, t->phase_ev));
     double t1 = hfft__now();
@@ -231,9 +308,12 @@ int hfft__trip_run(hfft__gpu *g, const char *src, char *dst) {
     return 0;
 }
 
-void hfft__trip_times(const hfft__gpu *g, double *first, double *last) {
-    *first = g->trip ? g->trip->t[0] : 0.0;
-    *last = g->trip ? g->trip->t[1] : 0.0;
+void hfft__trip_times(const hfft__gpu *g, double *secs) {
+    const hfft__trip *t = g->trip;
+    if (!t)
+        return;
+    secs[t->z == 0 ? 1 : 0] = t->t[0];
+    secs[t->z] = t->t[1];
 }
 
 size_t hfft__trip_bytes(const hfft__gpu *g) { return g->trip ? g->trip->bytes : 0; }

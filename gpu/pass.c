@@ -38,12 +38,12 @@ int hfft__sched_make_plans(hfft__gpu *g, srd *r, int n, int64_t L, int64_t batch
             shape[1] = r->r.n2[1];
         }
         stride = 1;
-        dist = r->r.L;
+        dist = r->r.dout;
     }
     *work = 0;
     for (int i = 0; i < n; i++) {
         size_t w = 0;
-        int st = g->ops->fft_plan(g->d, g->prec, rank, shape, stride, dist, batch, g->sign,
+        int st = g->ops->fft_plan(g->d, g->prec, r->r.kind, rank, shape, stride, dist, batch, g->sign,
                                   &r->plan[i], &w);
         r->nplan = i + 1;
         if (st)

@@ -79,15 +79,16 @@ static int64_t next_pass(int64_t at, int64_t units, int64_t blk, int64_t smalles
     return units - at;
 }
 
-/* One plain pass: rows of `width` bytes from src (pitch spitch) into a tile of
-   pitch tpitch, computed, and back to dst (pitch dpitch). */
+/* One plain pass: rows from src (pitch spitch, win bytes of each) into a tile of
+   pitch tpitch, computed, and back to dst (pitch dpitch, wout bytes of each).
+   Contiguous passes go chunk by chunk, cbrows rows at a time (0: strided). */
 typedef struct tile_io {
     const char *src;
     size_t spitch;
     char *dst;
     size_t dpitch;
-    size_t width, tpitch;
-    int64_t rows;
+    size_t win, wout, tpitch;
+    int64_t rows, cbrows;
 } tile_io;
 
 /* The chunk of buffer b's last copy out that ends at or past byte `end`. */
@@ -122,16 +123,16 @@ static int plain_pass(hfft__gpu *g, srd *r, const tile_io *t, int64_t L, int64_t
     int b = (int)(g->piped % g->nslot), reuse = g->piped >= g->nslot;
     char *tile = g->buf[b];
     hfft__stream in = g->st[0], out = g->st[1], c = g->st[NSTREAM];
-    int64_t cb = r->cb, at[NCHUNK + 1];
+    int64_t cb = t->cbrows, at[NCHUNK + 1];
     int nc = cb ? (int)((t->rows + cb - 1) / cb) : t->rows < NCHUNK ? (int)t->rows : NCHUNK;
     for (int j = 0; j <= nc; j++)
         at[j] = cb ? (j * cb < t->rows ? j * cb : t->rows) : t->rows * j / nc;
     for (int j = 0; j < nc; j++) {
-        size_t end = (size_t)(at[j + 1] - 1) * t->tpitch + t->width;
+        size_t end = (size_t)(at[j + 1] - 1) * t->tpitch + t->win;
         if (reuse)
             TRY(o->wait(d, in, g->out_ev[b][out_chunk(g, b, end)]));
         TRY(hfft__sched_h2d(g, in, tile + (size_t)at[j] * t->tpitch, t->tpitch,
-                    t->src + (size_t)at[j] * t->spitch, t->spitch, t->width,
+                    t->src + (size_t)at[j] * t->spitch, t->spitch, t->win,
                     (size_t)(at[j + 1] - at[j])));
         if (cb || j == nc - 1)
             TRY(o->record(d, g->in_ev[b][j], in));
@@ -156,10 +157,10 @@ static int plain_pass(hfft__gpu *g, srd *r, const tile_io *t, int64_t L, int64_t
         if (cb || j == 0)
             TRY(o->wait(d, out, g->comp_ev[b][cb ? j : 0]));
         TRY(hfft__sched_d2h(g, out, t->dst + (size_t)at[j] * t->dpitch, t->dpitch,
-                     tile + (size_t)at[j] * t->tpitch, t->tpitch, t->width,
+                     tile + (size_t)at[j] * t->tpitch, t->tpitch, t->wout,
                      (size_t)(at[j + 1] - at[j])));
         TRY(o->record(d, g->out_ev[b][j], out));
-        g->out_end[b][j] = (size_t)(at[j + 1] - 1) * t->tpitch + t->width;
+        g->out_end[b][j] = (size_t)(at[j + 1] - 1) * t->tpitch + t->wout;
     }
     g->out_n[b] = nc;
     g->piped++;
@@ -177,20 +178,32 @@ int hfft__plain_strided(hfft__gpu *g, srd *r, view v, int64_t L, int64_t cols, i
     size_t es = g->es;
     for (int64_t c0 = 0, w; c0 < cols; c0 += w) {
         w = next_pass(c0, cols, r->blk, ramp_floor(g, r));
-        tile_io t = {v.src + c0 * es, (size_t)v.ss * es, v.dst + c0 * es, (size_t)v.ds * es,
-                     (size_t)w * es, (size_t)r->blk * es, L};
+        tile_io t = {v.src + c0 * es,     (size_t)v.ss * es,     v.dst + c0 * es,
+                     (size_t)v.ds * es,   (size_t)w * es,        (size_t)w * es,
+                     (size_t)r->blk * es, L,                     0};
         TRY(plain_pass(g, r, &t, L, w, pass));
     }
     return 0;
 }
 
+/* Contiguous lines [0, lines).  A real round's tile holds rows of the complex
+   side (n/2 + 1 elements, the real rows overlaying them, FFTW's padded layout),
+   and copies the real side's rows of nreal reals at their own pitch. */
 static int plain_contig(hfft__gpu *g, srd *r, const char *src, char *dst, int64_t lines,
                         int64_t *pass) {
-    size_t line = (size_t)r->r.dout * g->es;
+    const hfft__round *q = &r->r;
+    size_t line = (size_t)q->dout * g->es, rs = g->es / 2;
+    int64_t rows = q->kind == HFFT__C2C ? 1 : hfft__round_rows(q);
+    size_t crow = line / (size_t)rows;                 /* complex bytes per row */
+    size_t rrow = (size_t)q->rpitch * rs, rdata = (size_t)q->nreal * rs; /* real side */
+    int real_in = q->kind == HFFT__R2C, real_out = q->kind == HFFT__C2R;
     for (int64_t l0 = 0, n; l0 < lines; l0 += n) {
         n = next_pass(l0, lines, r->blk, ramp_floor(g, r));
-        tile_io t = {src + l0 * line, line, dst + l0 * line, line, line, line, n};
-        TRY(plain_pass(g, r, &t, r->r.L, n, pass));
+        size_t sp = real_in ? rrow : crow, dp = real_out ? rrow : crow;
+        tile_io t = {src + (size_t)(l0 * rows) * sp, sp, dst + (size_t)(l0 * rows) * dp, dp,
+                     real_in ? rdata : crow, real_out ? rdata : crow, crow, n * rows,
+                     r->cb * rows};
+        TRY(plain_pass(g, r, &t, q->L, n, pass));
     }
     return 0;
 }

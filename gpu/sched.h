@@ -120,8 +120,8 @@ int hfft__radix2_round(hfft__gpu *g, srd *r, const char *src, char *dst, int64_t
 int hfft__trip_size(hfft__gpu *g, int64_t budget);
 int hfft__trip_run(hfft__gpu *g, const char *src, char *dst);
 void hfft__trip_destroy(hfft__gpu *g);
-/* The last execute's phases: copy in with the fast dimensions; the rest. */
-void hfft__trip_times(const hfft__gpu *g, double *first, double *last);
+/* The last execute's phases into secs (see hfft__gpu_times). */
+void hfft__trip_times(const hfft__gpu *g, double *secs);
 size_t hfft__trip_bytes(const hfft__gpu *g);
 
 /* longline.c: lines longer than a pass, by decimation in time */

@@ -79,8 +79,9 @@ void hfft__place_release(hfft__place *p) {
 
 /* Registers the arrays that are not pinned yet, for the plan's lifetime, so
    that every copy is a pinned DMA. */
-static int pin(hfft__place *p, void *in, void *out, size_t bytes) {
+static int pin(hfft__place *p, void *in, size_t in_bytes, void *out, size_t out_bytes) {
     void *arr[2] = {in, out};
+    size_t bytes[2] = {in_bytes, out_bytes};
     int pinned = 2;
     if (p->registered[0] || p->registered[1])
         return 0; /* pinned by an earlier build of this plan */
@@ -88,7 +89,9 @@ static int pin(hfft__place *p, void *in, void *out, size_t bytes) {
         if (i == 1 && out == in)
             break;
         int registered;
-        int st = pin_one(p, arr[i], bytes, &registered);
+        /* in place: the larger of the two views */
+        size_t b = out == in && in_bytes < out_bytes ? out_bytes : bytes[i];
+        int st = pin_one(p, arr[i], b, &registered);
         if (st) {
             hfft__place_release(p);
             return hfft__fail_context(st, "pinning the %s array for the GPU",
@@ -109,8 +112,8 @@ static int pin(hfft__place *p, void *in, void *out, size_t bytes) {
  * left pageable and copied through staging buffers (HFFT_PINNING=stage, and
  * auto where registration fails).
  */
-int hfft__place_arrays(hfft__place *p, void *in, void *out, size_t bytes, int pinning,
-                       hfft__gpu *gpu, int threads) {
+int hfft__place_arrays(hfft__place *p, void *in, size_t in_bytes, void *out, size_t out_bytes,
+                       int pinning, hfft__gpu *gpu, int threads) {
     int pinned = 1;
     pthread_mutex_lock(&pins_mu);
     for (int i = 0; i < 2; i++) {
@@ -129,7 +132,7 @@ int hfft__place_arrays(hfft__place *p, void *in, void *out, size_t bytes, int pi
         p->host_pinned = 0;
         return hfft__gpu_stage(gpu, 1, threads);
     }
-    int st = pin(p, in, out, bytes);
+    int st = pin(p, in, in_bytes, out, out_bytes);
     if (st && pinning == HFFT_PINNING_AUTO && st != HFFT_ERR_HOST_MEMORY) {
         char why[256];
         snprintf(why, sizeof why, "%s", hfft_last_error_message());

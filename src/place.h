@@ -33,10 +33,10 @@ typedef struct hfft__place {
     double pin_seconds;       /* registering in the last new-array execute */
 } hfft__place;
 
-/* Pins or stages the arrays [in, in + bytes) and [out, out + bytes) for gpu,
+/* Pins or stages the arrays [in, in + in_bytes) and [out, out + out_bytes) for gpu,
    as `pinning` (enum hfft_pinning) says; `threads` host threads stage. */
-int hfft__place_arrays(hfft__place *p, void *in, void *out, size_t bytes, int pinning,
-                       hfft__gpu *gpu, int threads);
+int hfft__place_arrays(hfft__place *p, void *in, size_t in_bytes, void *out, size_t out_bytes,
+                       int pinning, hfft__gpu *gpu, int threads);
 /* Gives back this plan's references to its own arrays; the last one unregisters. */
 void hfft__place_release(hfft__place *p);
 /* New arrays for an execute (n of them, bytes each from its base): registered on

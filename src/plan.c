@@ -66,7 +66,10 @@ void hfft__plan_destroy(hfft__plan *p) {
     if (!p)
         return;
     release_engines(p);
-    free(p->scratch);
+    if (p->scratch_pinned)
+        hfft__free(p->scratch);
+    else
+        free(p->scratch);
     free(p);
 }
 
@@ -213,8 +216,9 @@ static int staging_threads(const hfft__plan *p) { return cpu_threads(p, 1); }
 static int place_arrays(hfft__plan *p) {
     p->place.ops = p->ops;
     p->place.dev = p->dev;
-    int st = hfft__place_arrays(&p->place, p->in, p->out, (size_t)p->total * p->esize,
-                                p->set.pinning, p->gpu, staging_threads(p));
+    int st = hfft__place_arrays(&p->place, p->in, (size_t)p->pb.hi[0], p->out,
+                                (size_t)p->pb.hi[1], p->set.pinning, p->gpu,
+                                staging_threads(p));
     p->info.host_pinned = p->place.host_pinned;
     return st;
 }
@@ -256,17 +260,37 @@ static int choose_pinning(hfft__plan *p) {
     return 0;
 }
 
+/* A streaming c2r plan that must keep its input runs its complex rounds in a
+   (pinned) host copy of the complex side; one trip keeps it by itself. */
+static int keep_c2r_input(hfft__plan *p) {
+    if (p->pb.kind != HFFT__C2R || p->pb.inplace || !(p->flags & HFFT_PRESERVE_INPUT) ||
+        p->nrounds < 2 || (p->gpu && hfft__gpu_one_trip(p->gpu)) || p->scratch)
+        return 0;
+    size_t bytes = (size_t)p->pb.hi[0];
+    p->scratch = hfft__malloc(bytes);
+    if (!p->scratch)
+        return hfft__fail_context(HFFT_ERR_HOST_MEMORY,
+                                  "c2r with HFFT_PRESERVE_INPUT: a %zu-byte copy of the input",
+                                  bytes);
+    p->scratch_pinned = 1;
+    p->info.host_bytes += (int64_t)bytes;
+    return 0;
+}
+
 /* Engines for the chosen placement: c->ratio[h] in [0, 1] is round h's GPU share. */
 static int build(hfft__plan *p, const hfft__choice *c, int split) {
-    p->nrounds = hfft__dense_rounds(&p->dense, split, p->rounds);
+    p->nrounds = hfft__dense_rounds(&p->dense, p->pb.kind, split, p->rounds);
     if (p->nrounds < 0)
         return p->nrounds;
     for (int h = 0; h < p->nrounds; h++) {
         int64_t u = hfft__round_units(&p->rounds[h]);
         int64_t cut = p->dev ? (int64_t)(c->ratio[h] * (double)u + 0.5) : 0;
+        if (p->dev && p->pb.kind != HFFT__C2C)
+            cut = u; /* real-data transforms: the GPU takes every unit */
         p->cut[h] = cut < 0 ? 0 : cut > u ? u : cut;
         /* HFFT_HYBRID means both sides work, however few the units. */
-        if ((p->flags & HFFT_HYBRID) && p->dev && u >= 2 && !c->fixed[h]) {
+        if ((p->flags & HFFT_HYBRID) && p->dev && u >= 2 && !c->fixed[h] &&
+            p->pb.kind == HFFT__C2C) {
             if (p->cut[h] == u)
                 p->cut[h] = u - 1;
             if (p->cut[h] == 0)
@@ -286,6 +310,8 @@ static int build(hfft__plan *p, const hfft__choice *c, int split) {
         st = make_cpu(p, any_gpu ? 1 : 0);
     if (!st && any_gpu)
         st = place_arrays(p);
+    if (!st)
+        st = keep_c2r_input(p);
     if (!st && !any_gpu && (p->flags & HFFT_MEASURE))
         st = try_whole(p);
     p->info.placement = !any_gpu ? 0 : any_cpu ? 2 : 1;
@@ -296,7 +322,10 @@ static int build(hfft__plan *p, const hfft__choice *c, int split) {
    cannot fit a pass. */
 static int build_any(hfft__plan *p, const hfft__choice *c) {
     int st = build(p, c, 0);
-    if (st == HFFT_ERR_BUDGET && p->nrounds >= 2 && p->rounds[p->nrounds - 1].rank == 2) {
+    int planes = 0;
+    for (int h = 0; h < p->nrounds; h++)
+        planes |= p->rounds[h].rank == 2;
+    if (st == HFFT_ERR_BUDGET && p->nrounds >= 2 && planes) {
         release_keep_device(p);
         hfft__clear_error();
         st = build(p, c, 1);
@@ -374,9 +403,11 @@ static int pick_device(hfft__plan *p, unsigned flags, int *kind_out) {
 }
 
 /* Why a problem is not one dense complex array, for hfft_info.note. */
-static const char *not_dense(const hfft__problem *pb) {
+static const char *not_dense(const hfft__problem *pb, unsigned flags) {
+    if (pb->kind != HFFT__C2C && (flags & HFFT_HYBRID))
+        return "a real-data transform, whose rounds the GPU takes whole";
     if (pb->kind != HFFT__C2C)
-        return "real-data transforms";
+        return "a real-data transform, which FFTW runs whole on the CPU";
     if (pb->split_in || pb->split_out)
         return "split arrays";
     if (pb->rank == 0)
@@ -386,17 +417,17 @@ static const char *not_dense(const hfft__problem *pb) {
 
 /* Layouts the rounds do not take: FFTW's plan of the whole problem, on the CPU. */
 static int plan_general(hfft__plan *p, unsigned flags) {
-    const char *why = not_dense(&p->pb);
+    const char *why = not_dense(&p->pb, flags);
     if (flags & (HFFT_GPU_ONLY | HFFT_HYBRID))
         return hfft__fail(HFFT_ERR_UNSUPPORTED,
-                          "%s: the GPU engine takes dense complex arrays, and this problem has "
+                          "%s: the GPU engine takes dense arrays, and this problem is or has "
                           "%s; plan it without %s to run it on the CPU",
                           flags & HFFT_GPU_ONLY ? "HFFT_GPU_ONLY" : "HFFT_HYBRID", why,
                           flags & HFFT_GPU_ONLY ? "HFFT_GPU_ONLY" : "HFFT_HYBRID");
     if (p->info.device != HFFT_DEVICE_NONE)
         snprintf(p->info.note, sizeof p->info.note,
                  "on the CPU (FFTW's plan of the whole problem): the GPU engine takes dense "
-                 "complex arrays, and this problem has %s", why);
+                 "arrays, and this problem is or has %s", why);
     p->info.device = HFFT_DEVICE_NONE;
     snprintf(p->info.device_name, sizeof p->info.device_name, "none");
     p->info.rounds = 1;
@@ -440,7 +471,8 @@ hfft__plan *hfft__plan_create(const hfft__problem *pb, unsigned flags, const hff
         p->info.device = HFFT_DEVICE_NONE;
         return p; /* nothing to transform */
     }
-    if (pb->kind != HFFT__C2C || !hfft__problem_dense(pb, &p->dense)) {
+    int dense = hfft__problem_dense(pb, &p->dense);
+    if (!dense || (pb->kind != HFFT__C2C && (kind == HFFT_DEVICE_NONE || (flags & HFFT_HYBRID)))) {
         if (plan_general(p, flags)) {
             hfft__plan_destroy(p);
             return NULL;
@@ -555,25 +587,28 @@ int hfft__plan_execute(hfft__plan *p, void *const in_[2], void *const out_[2]) {
     }
     void *in = in_[0], *out = out_[0];
     if (p->gpu && hfft__gpu_one_trip(p->gpu)) {
-        /* every round at once; round 1's time is the copy in with the transforms
-           along the fast dimensions, round 0's the slow one's with the copy out */
+        /* every round at once; the first fast round's time is the copy in with the
+           fast dimensions, the slow round's the rest (hfft__gpu_times) */
         for (int h = 0; h < HFFT__MAX_ROUNDS; h++)
             p->info.measured_seconds[h] = p->info.measured_gpu[h] = p->info.measured_cpu[h] = 0;
         st = hfft__gpu_run(p->gpu, 0, in, out);
-        hfft__gpu_times(p->gpu, &p->info.measured_seconds[1], &p->info.measured_seconds[0]);
-        p->info.measured_gpu[0] = p->info.measured_seconds[0];
-        p->info.measured_gpu[1] = p->info.measured_seconds[1];
+        hfft__gpu_times(p->gpu, p->info.measured_seconds);
+        for (int h = 0; h < p->nrounds; h++)
+            p->info.measured_gpu[h] = p->info.measured_seconds[h];
     }
     for (int h = 0; h < p->nrounds && !st && !(p->gpu && hfft__gpu_one_trip(p->gpu)); h++) {
         double t0 = hfft__now();
-        const void *src = h == 0 ? in : out;
+        /* c2r: the complex rounds in the input (or its scratch copy), the last one out */
+        void *mid = p->pb.kind != HFFT__C2R ? out : p->scratch ? p->scratch : in;
+        const void *src = h == 0 ? in : mid;
+        void *dst = h == p->nrounds - 1 ? out : mid;
         int64_t units = hfft__round_units(&p->rounds[h]);
         int cpu_part = p->cpu && p->cut[h] < units;
         if (cpu_part)
-            hfft__cpu_start(p->cpu, h, src, out, p->cut[h], units);
+            hfft__cpu_start(p->cpu, h, src, dst, p->cut[h], units);
         p->info.measured_gpu[h] = p->info.measured_cpu[h] = 0.0;
         if (p->gpu && p->cut[h] > 0) {
-            st = hfft__gpu_run(p->gpu, h, src, out);
+            st = hfft__gpu_run(p->gpu, h, src, dst);
             p->info.measured_gpu[h] = hfft__now() - t0;
         }
         if (cpu_part) {

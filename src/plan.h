@@ -42,6 +42,7 @@ typedef struct hfft__plan {
     hfft__whole *whole;  /* FFTW's plan of the whole problem: layouts the rounds do not
                             take, or CPU-only under MEASURE where it is faster */
     void *scratch;       /* c2r keeping its input: the copy it transforms */
+    int scratch_pinned;  /* from hfft__malloc (streaming rounds), else malloc */
     hfft__place place;   /* the host arrays: pinned, registered or staged */
     hfft_info info;
 } hfft__plan;

@@ -359,10 +359,25 @@ int hfft__problem_dense(const hfft__problem *pb, hfft__dense *dn) {
     return 1;
 }
 
-int hfft__dense_rounds(const hfft__dense *dn, int split_planes, hfft__round *r) {
-    int nr = 0;
-    memset(r, 0, HFFT__MAX_ROUNDS * sizeof *r);
-    for (int k = 0; k < dn->ndim; k++) {
+static hfft__round round_of(int rank, int64_t L, int64_t p0, int64_t p1, int64_t s, int64_t ni,
+                            int64_t no, int64_t dout) {
+    hfft__round r;
+    memset(&r, 0, sizeof r);
+    r.rank = rank;
+    r.L = L;
+    r.n2[0] = p0;
+    r.n2[1] = p1;
+    r.s = s;
+    r.ni = ni;
+    r.no = no;
+    r.dout = dout;
+    return r;
+}
+
+/* The complex rounds of dimensions [0, end) of a dense shape. */
+static int complex_rounds(const hfft__dense *dn, int end, int split_planes, hfft__round *r,
+                          int nr) {
+    for (int k = 0; k < end; k++) {
         if (!(dn->tmask >> k & 1u))
             continue;
         int64_t outer = 1, inner = 1;
@@ -374,15 +389,47 @@ int hfft__dense_rounds(const hfft__dense *dn, int split_planes, hfft__round *r) 
             return hfft__fail(HFFT_ERR_UNSUPPORTED, "more than %d rounds", HFFT__MAX_ROUNDS);
         /* The last two dimensions, both transformed and below a strided round, make
            one round of contiguous planes. */
-        if (!split_planes && k >= 1 && k == dn->ndim - 2 && (dn->tmask >> (k + 1) & 1u)) {
+        if (!split_planes && k >= 1 && k == dn->ndim - 2 && end == dn->ndim &&
+            (dn->tmask >> (k + 1) & 1u)) {
             int64_t plane = dn->d[k] * dn->d[k + 1];
-            r[nr++] = (hfft__round){2, plane, {dn->d[k], dn->d[k + 1]}, 1, 1, outer, plane};
+            r[nr++] = round_of(2, plane, dn->d[k], dn->d[k + 1], 1, 1, outer, plane);
             break;
         }
         if (inner == 1)
-            r[nr++] = (hfft__round){1, dn->d[k], {0, 0}, 1, 1, outer, dn->d[k]};
+            r[nr++] = round_of(1, dn->d[k], 0, 0, 1, 1, outer, dn->d[k]);
         else
-            r[nr++] = (hfft__round){1, dn->d[k], {0, 0}, inner, inner, outer, dn->d[k] * inner};
+            r[nr++] = round_of(1, dn->d[k], 0, 0, inner, inner, outer, dn->d[k] * inner);
+    }
+    return nr;
+}
+
+int hfft__dense_rounds(const hfft__dense *dn, int kind, int split_planes, hfft__round *r) {
+    memset(r, 0, HFFT__MAX_ROUNDS * sizeof *r);
+    if (kind == HFFT__C2C)
+        return complex_rounds(dn, dn->ndim, split_planes, r, 0);
+    /* The real round: rows of the last dimension, or planes of the last two where
+       both are transformed below a strided round. */
+    int m = dn->ndim, planes = !split_planes && m >= 3 && (dn->tmask >> (m - 2) & 1u);
+    int64_t half = dn->d[m - 1], outer = 1;
+    for (int i = 0; i < m - (planes ? 2 : 1); i++)
+        outer *= dn->d[i];
+    hfft__round real;
+    if (planes)
+        real = round_of(2, dn->d[m - 2] * half, dn->d[m - 2], dn->nreal, 1, 1, outer,
+                        dn->d[m - 2] * half);
+    else
+        real = round_of(1, dn->nreal, 0, 0, 1, 1, outer, half);
+    real.kind = kind;
+    real.nreal = dn->nreal;
+    real.rpitch = dn->rpitch;
+    int end = m - (planes ? 2 : 1), nr = 0;
+    if (kind == HFFT__R2C)
+        r[nr++] = real;
+    nr = complex_rounds(dn, end, split_planes, r, nr);
+    if (nr >= 0 && kind == HFFT__C2R) {
+        if (nr == HFFT__MAX_ROUNDS)
+            return hfft__fail(HFFT_ERR_UNSUPPORTED, "more than %d rounds", HFFT__MAX_ROUNDS);
+        r[nr++] = real;
     }
     return nr;
 }

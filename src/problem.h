@@ -26,7 +26,8 @@ int hfft__problem_make(hfft__problem *pb, int kind, int prec, int rank, const hf
 /* 1 and *dn where the problem is one dense row-major array on both sides. */
 int hfft__problem_dense(const hfft__problem *pb, hfft__dense *dn);
 /* The rounds of a dense problem, one per transformed dimension (the last two as
-   one round of planes unless split_planes); their number, or a negative status. */
-int hfft__dense_rounds(const hfft__dense *dn, int split_planes, hfft__round *r);
+   one round of planes unless split_planes; r2c: the real round first, c2r: last);
+   their number, or a negative status. */
+int hfft__dense_rounds(const hfft__dense *dn, int kind, int split_planes, hfft__round *r);
 
 #endif

@@ -189,8 +189,9 @@ static void info_of(int prec, void *p, hfft_info *i) {
         hfft_plan_info(p, i);
 }
 
-/* Runs one case on one device (HFFT_DEVICE_NONE or _EMULATED with `budget`). */
-static void run_guru(const gcase *g, int device, int64_t budget) {
+/* Runs one case on one device (HFFT_DEVICE_NONE or _EMULATED with `budget`);
+   *out_info, where given, gets what the plan reported after its execute. */
+static void run_guru_info(const gcase *g, int device, int64_t budget, hfft_info *out_info) {
     int64_t lo[2], hi[2];
     reach(g, 0, &lo[0], &hi[0]);
     reach(g, 1, &lo[1], &hi[1]);
@@ -261,12 +262,18 @@ static void run_guru(const gcase *g, int device, int64_t budget) {
     int must_keep = !g->inplace && (g->kind != C2R || (g->flags & HFFT_PRESERVE_INPUT));
     for (int a = 0; a < in_arrays && must_keep; a++)
         cr_assert(memcmp(keep[a], in.mem[a], in.bytes) == 0, "%s: the input changed", where);
+    if (out_info)
+        *out_info = info;
     destroy_plan(g->prec, p);
     for (int a = 0; a < in_arrays; a++)
         tu_free(keep[a]);
     side_free(&in);
     if (!g->inplace)
         side_free(&out);
+}
+
+static void run_guru(const gcase *g, int device, int64_t budget) {
+    run_guru_info(g, device, budget, NULL);
 }
 
 static void run_both(const gcase *g) {
@@ -305,6 +312,7 @@ Test(guru, real_transforms) {
                     g.flags = kind == C2R && !inplace ? HFFT_PRESERVE_INPUT : 0;
                     dense_dims(kind, g.rank, &shapes[i][1], inplace, g.dims);
                     g.what = kind == R2C ? "r2c" : "c2r";
+                    g.gpu = 1;
                     run_both(&g);
                 }
 }
@@ -333,10 +341,10 @@ Test(guru, batches) {
                        .what = "vector rank 2", .gpu = 1};
             run_both(&e);
         }
-        gcase f = {R2C, prec, 0, 1, 1, {{30, 1, 1}}, {{4, 32, 16}}, .what = "r2c batch"};
+        gcase f = {R2C, prec, 0, 1, 1, {{30, 1, 1}}, {{4, 32, 16}}, .what = "r2c batch", .gpu = 1};
         run_both(&f);
         gcase g = {C2R, prec, 0, 2, 1, {{6, 5, 16}, {8, 1, 1}}, {{3, 30, 96}},
-                   .flags = HFFT_PRESERVE_INPUT, .what = "c2r batch"};
+                   .flags = HFFT_PRESERVE_INPUT, .what = "c2r batch", .gpu = 1};
         run_both(&g);
     }
 }
@@ -455,4 +463,51 @@ Test(guru, bad_input) {
     /* nothing was written */
     cr_assert(memcmp(before, buf, sizeof buf) == 0, "a refused plan wrote to its arrays");
     tu_free(before);
+}
+
+/*
+ * Real rounds on the emulated device, streaming (a budget of a few passes) and
+ * in one trip (a budget larger than the array), 2D and 3D, in and out of
+ * place, c2r with and without keeping its input: each checked against FFTW,
+ * with the bytes over the link as the README's formula says: streaming, a
+ * real round moves the real side one way and the complex side the other,
+ * a complex round the complex side both ways; one trip, each side once.
+ */
+Test(guru, real_rounds) {
+    static const int64_t shapes[][4] = {{2, 64, 40}, {2, 33, 18}, {3, 12, 10, 14}, {3, 6, 5, 9}};
+    for (int prec = 4; prec <= 8; prec += 4)
+        for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
+            for (int kind = R2C; kind <= C2R; kind++)
+                for (int inplace = 0; inplace < 2; inplace++)
+                    for (int trip = 0; trip < 2; trip++)
+                        for (int keep = 0; keep < 1 + (kind == C2R && !inplace); keep++) {
+                            gcase g = {kind, prec, 0, (int)shapes[i][0], 0};
+                            g.inplace = inplace;
+                            g.flags = keep ? HFFT_PRESERVE_INPUT : 0;
+                            dense_dims(kind, g.rank, &shapes[i][1], inplace, g.dims);
+                            g.what = trip ? "real rounds, one trip" : "real rounds, streaming";
+                            g.gpu = 1;
+                            int rank = (int)shapes[i][0];
+                            int64_t rows = 1, nreal = shapes[i][rank];
+                            for (int k = 1; k < rank; k++)
+                                rows *= shapes[i][k];
+                            int64_t real = rows * nreal * prec;
+                            int64_t cplx = rows * (nreal / 2 + 1) * 2 * prec;
+                            hfft_info info;
+                            run_guru_info(&g, HFFT_DEVICE_EMULATED, trip ? 1 << 20 : cplx / 2,
+                                          &info);
+                            int64_t want_in = trip ? (kind == R2C ? real : cplx)
+                                                   : (kind == R2C ? real + cplx : 2 * cplx);
+                            int64_t want_out = trip ? (kind == R2C ? cplx : real)
+                                                    : (kind == R2C ? 2 * cplx : cplx + real);
+                            cr_assert_eq(info.schedule == 3, trip, "shape %zu: schedule %d", i,
+                                         info.schedule);
+                            cr_assert(info.link_bytes[0] == want_in &&
+                                          info.link_bytes[1] == want_out,
+                                      "shape %zu %s %s: moved %lld in, %lld out; expected %lld, "
+                                      "%lld",
+                                      i, kind == R2C ? "r2c" : "c2r", g.what,
+                                      (long long)info.link_bytes[0], (long long)info.link_bytes[1],
+                                      (long long)want_in, (long long)want_out);
+                        }
 }

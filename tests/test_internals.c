@@ -355,7 +355,9 @@ Test(internals, emulated_device_copies_and_kernels) {
             x[i] = prec == 4 ? ((float *)buf)[i] : ((double *)buf)[i];
         hfft__fftplan plan;
         size_t work = 1;
-        cr_assert_eq(ops->fft_plan(d, prec, 1, &L, cols, 1, cols, HFFT_FORWARD, &plan, &work), 0);
+        cr_assert_eq(ops->fft_plan(d, prec, HFFT__C2C, 1, &L, cols, 1, cols, HFFT_FORWARD, &plan,
+                                   &work),
+                     0);
         cr_assert_eq(ops->fft_exec(d, plan, s, buf, NULL), 0);
         cr_assert_eq(ops->sync(d, s), 0);
         for (int64_t c = 0; c < cols; c++) {

@@ -56,10 +56,13 @@ typedef struct hfft__dev_ops {
                size_t spitch, size_t width, size_t height);
     int (*d2h)(hfft__dev *d, hfft__stream s, void *dst, size_t dpitch, const void *src,
                size_t spitch, size_t width, size_t height);
-    /* Batched in-place C2C: rank 1 or 2 of shape n, element stride `stride`,
-       `dist` between transforms, `batch` transforms.  Reports its work bytes. */
-    int (*fft_plan)(hfft__dev *d, int prec, int rank, const int64_t *n, int64_t stride,
-                    int64_t dist, int64_t batch, int sign, hfft__fftplan *plan,
+    /* Batched in-place transforms of kind HFFT__C2C (rank 1 or 2 of shape n, element
+       stride `stride`, `dist` elements between transforms, `batch` transforms), or
+       HFFT__R2C / HFFT__C2R (n the real shape, stride 1, FFTW's padded in-place layout:
+       complex rows of n/2 + 1 elements, `dist` complex elements apart, the real rows
+       overlaying them).  Reports its work bytes. */
+    int (*fft_plan)(hfft__dev *d, int prec, int kind, int rank, const int64_t *n,
+                    int64_t stride, int64_t dist, int64_t batch, int sign, hfft__fftplan *plan,
                     size_t *work_bytes);
     int (*fft_exec)(hfft__dev *d, hfft__fftplan plan, hfft__stream s, void *data, void *work);
     void (*fft_destroy)(hfft__dev *d, hfft__fftplan plan);

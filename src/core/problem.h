@@ -65,6 +65,11 @@ typedef struct hfft__dense {
  * o*dout + i, o < no, i < ni.  Strided rounds have ni > 1 (neighbouring lines
  * are neighbouring columns, i.e. s >= ni); contiguous rounds have ni == 1,
  * s == 1.  Rank 2 (planes): each "line" is a contiguous plane n2[0] x n2[1].
+ * Positions count complex elements.  A real round (kind HFFT__R2C or
+ * HFFT__C2R, always contiguous) turns rows of `nreal` reals, `rpitch` reals
+ * apart on the real side, into rows of nreal/2 + 1 complex elements (or
+ * back); its lines are rows (rank 1, L = nreal) or planes of n2[0] such rows
+ * (rank 2, n2 = {rows, nreal}), dout complex elements apart.
  */
 typedef struct hfft__round {
     int rank;        /* 1 or 2 */
@@ -74,7 +79,15 @@ typedef struct hfft__round {
     int64_t ni;      /* neighbouring lines per outer index */
     int64_t no;      /* outer count */
     int64_t dout;    /* elements between outer indices */
+    int kind;        /* HFFT__C2C, or a real round: HFFT__R2C (reads reals), HFFT__C2R */
+    int64_t nreal;   /* real rounds: reals in a row */
+    int64_t rpitch;  /* real rounds: reals between rows on the real side */
 } hfft__round;
+
+/* Real rounds: rows of the last dimension per line. */
+static inline int64_t hfft__round_rows(const hfft__round *r) {
+    return r->rank == 2 ? r->n2[0] : 1;
+}
 
 static inline int hfft__round_strided(const hfft__round *r) { return r->ni > 1; }
 /* Units split between GPU and CPU: columns for strided rounds, lines otherwise. */
