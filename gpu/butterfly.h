@@ -52,6 +52,18 @@ HFFT__HD void hfft__twiddle(int64_t k, int64_t n, int sign, double *re, double *
     *im = sign < 0 ? -s : s;
 }
 
+/* x times exp(sign 2 pi i k / n), in place (the four-step's twiddles). */
+#define HFFT__DEFINE_ROTATE(R, sfx)                                                        \
+    HFFT__HD void hfft__rotate_##sfx(R *x, int64_t k, int64_t n, int sign) {               \
+        double wr, wi;                                                                     \
+        hfft__twiddle(k, n, sign, &wr, &wi);                                               \
+        double xr = (double)x[0], xi = (double)x[1];                                       \
+        x[0] = (R)(wr * xr - wi * xi);                                                     \
+        x[1] = (R)(wr * xi + wi * xr);                                                     \
+    }
+HFFT__DEFINE_ROTATE(float, f)
+HFFT__DEFINE_ROTATE(double, d)
+
 /*
  * Radix-2 combination of one element pair with twiddle w:
  *   a' = a + w b,  b' = a - w b.

@@ -377,6 +377,15 @@ static int cuda_transpose(hfft__dev *d, int prec, hfft__stream s, void *dst, int
                          "hfft transpose kernel");
 }
 
+static int cuda_twiddle(hfft__dev *d, int prec, hfft__stream s, void *data, int64_t rows,
+                        int64_t cols, int64_t pitch, int64_t n, int64_t r0, int64_t period,
+                        int64_t c0, int sign) {
+    (void)d;
+    return launch_status(
+        hfft__cuda_twiddle(prec, s, data, rows, cols, pitch, n, r0, period, c0, sign),
+        "hfft twiddle kernel");
+}
+
 static int cuda_host_alloc(hfft__dev *d, void **p, size_t bytes) {
     (void)d;
     *p = NULL;
@@ -440,6 +449,7 @@ const hfft__dev_ops hfft__cuda_ops = {
     .radix2 = cuda_radix2,
     .radixr = cuda_radixr,
     .transpose = cuda_transpose,
+    .twiddle = cuda_twiddle,
     .host_alloc = cuda_host_alloc,
     .host_free = cuda_host_free,
     .host_register = cuda_host_register,

@@ -33,7 +33,8 @@
  * runs the work in issue order instead; the random order's seed is drawn per
  * device from a process-wide counter, so a run repeats itself.
  */
-enum { OP_COPY, OP_FFT, OP_RADIX2, OP_RADIXR, OP_TRANSPOSE, OP_RECORD, OP_WAIT, OP_HOST };
+enum { OP_COPY, OP_FFT, OP_RADIX2, OP_RADIXR, OP_TRANSPOSE, OP_TWIDDLE, OP_RECORD, OP_WAIT,
+       OP_HOST };
 
 typedef struct emu_event {
     uint64_t issued, done; /* records issued, and the last one run */
@@ -45,6 +46,7 @@ typedef struct emu_op {
     const void *src;
     size_t dpitch, spitch, width, height; /* copies; transposes: pitches, rows, cols */
     int64_t rows, cols, n, k0;            /* kernels */
+    int64_t pitch, period, c0;            /* twiddles */
     void *blk[HFFT__RADIXR_MAX];
     hfft__lines *plan;
     void (*fn)(void *);
@@ -261,6 +263,19 @@ static void radixr(const emu_op *op) {
     }
 }
 
+static void twiddle(const emu_op *op) {
+    for (int64_t r = 0; r < op->rows; r++) {
+        int64_t k = (op->k0 + r) % op->period;
+        for (int64_t c = 0; c < op->cols; c++) {
+            int64_t i = 2 * (r * op->pitch + c);
+            if (op->prec == 4)
+                hfft__rotate_f((float *)op->dst + i, k * (op->c0 + c), op->n, op->sign);
+            else
+                hfft__rotate_d((double *)op->dst + i, k * (op->c0 + c), op->n, op->sign);
+        }
+    }
+}
+
 static void transpose(const emu_op *op) {
     size_t es = 2u * (size_t)op->prec;
     for (size_t r = 0; r < op->width; r++)
@@ -285,6 +300,9 @@ static void execute(const emu_op *op) {
         break;
     case OP_TRANSPOSE:
         transpose(op);
+        break;
+    case OP_TWIDDLE:
+        twiddle(op);
         break;
     case OP_RECORD:
         op->ev->done = op->seq;
@@ -442,6 +460,15 @@ static int emu_radixr(hfft__dev *d, int prec, hfft__stream s, void *const *blk, 
     return push(d, s, &op);
 }
 
+static int emu_twiddle(hfft__dev *d, int prec, hfft__stream s, void *data, int64_t rows,
+                       int64_t cols, int64_t pitch, int64_t n, int64_t r0, int64_t period,
+                       int64_t c0, int sign) {
+    int st = fault("kernel");
+    emu_op op = {.kind = OP_TWIDDLE, .prec = prec, .sign = sign, .dst = data, .rows = rows,
+                 .cols = cols, .pitch = pitch, .n = n, .k0 = r0, .period = period, .c0 = c0};
+    return st ? st : push(d, s, &op);
+}
+
 static int emu_transpose(hfft__dev *d, int prec, hfft__stream s, void *dst, int64_t dpitch,
                          const void *src, int64_t spitch, int64_t rows, int64_t cols) {
     int st = fault("kernel");
@@ -572,6 +599,7 @@ const hfft__dev_ops hfft__emulated_ops = {
     .radix2 = emu_radix2,
     .radixr = emu_radixr,
     .transpose = emu_transpose,
+    .twiddle = emu_twiddle,
     .host_alloc = emu_host_alloc,
     .host_free = emu_host_free,
     .host_register = emu_host_register,

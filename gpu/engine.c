@@ -94,9 +94,13 @@ static size_t pick_capacity(const hfft__gpu_req *req, int64_t budget, size_t es,
 static void release(hfft__gpu *g) {
     for (int h = 0; h < g->nrounds; h++)
         hfft__sched_destroy_plans(g, &g->rd[h]);
-    for (int i = 0; i < NSLOT; i++)
+    for (int i = 0; i < NSLOT; i++) {
         if (g->buf[i])
             g->ops->free(g->d, g->buf[i]);
+        if (g->tbuf[i])
+            g->ops->free(g->d, g->tbuf[i]);
+    }
+    memset(g->tbuf, 0, sizeof g->tbuf);
     for (int i = 0; i < NSTREAM; i++)
         if (g->work[i])
             g->ops->free(g->d, g->work[i]);
@@ -128,9 +132,20 @@ static size_t scratch_bytes(const hfft__gpu *g) {
     return most;
 }
 
+/* Rounds that write transposed need a second buffer per slot. */
+static int any_tout(const hfft__gpu *g) {
+    for (int h = 0; h < g->nrounds; h++)
+        if (g->rd[h].kind != K_NONE && g->rd[h].r.tout)
+            return 1;
+    return 0;
+}
+
 static int allocate(hfft__gpu *g) {
-    for (int i = 0; i < g->nslot; i++)
+    for (int i = 0; i < g->nslot; i++) {
         TRY(g->ops->alloc(g->d, &g->buf[i], g->cap));
+        if (any_tout(g))
+            TRY(g->ops->alloc(g->d, &g->tbuf[i], g->cap));
+    }
     g->tb_bytes = scratch_bytes(g);
     if (g->tb_bytes)
         TRY(g->ops->alloc(g->d, &g->tb, g->tb_bytes));
@@ -174,7 +189,7 @@ int hfft__gpu_create(const hfft__dev_ops *ops, hfft__dev *dev, const hfft__gpu_r
     for (int h = 0; h < req->nrounds; h++) {
         g->rd[h].r = req->rounds[h];
         g->rd[h].units = req->units[h];
-        g->rd[h].inplace = h > 0 || req->inplace;
+        g->rd[h].inplace = req->round_inplace[h];
     }
     /* What is left of the budget after what the device already holds and what
        the backend keeps for its own plan data. */
@@ -233,10 +248,11 @@ int hfft__gpu_create(const hfft__dev_ops *ops, hfft__dev *dev, const hfft__gpu_r
             g->work_bytes = work;
             g->nwork = nwork;
             size_t other = scratch_bytes(g) + (size_t)nwork * work;
-            if ((int64_t)((size_t)g->nslot * cap + other) > budget) {
+            size_t per = (size_t)g->nslot * (any_tout(g) ? 2 : 1);
+            if ((int64_t)(per * cap + other) > budget) {
                 /* Passes that take what the scratch and work areas leave (these
                    shrink with the passes, so the next try fits). */
-                size_t fit = (int64_t)other < budget ? ((size_t)budget - other) / g->nslot : 0;
+                size_t fit = (int64_t)other < budget ? ((size_t)budget - other) / per : 0;
                 fit &= ~(size_t)255;
                 if (fit > next && fit < cap && req->pass_bytes <= 0)
                     next = fit;

@@ -24,6 +24,7 @@ typedef struct hfft__gpu_req {
     int64_t pass_bytes; /* 0 auto */
     int slots;          /* pass buffers in flight; 0 auto */
     int inplace;
+    int round_inplace[HFFT__MAX_ROUNDS]; /* round h reads and writes one host array */
 } hfft__gpu_req;
 
 /* Everything is allocated here, inside the budget the device has left. */

@@ -18,6 +18,8 @@ __device__ inline void rad2(float *a, float *b, double wr, double wi) { hfft__ra
 __device__ inline void rad2(double *a, double *b, double wr, double wi) { hfft__radix2_d(a, b, wr, wi); }
 __device__ inline void radr(float *const *v, int r, int64_t k, int64_t L, int s) { hfft__radixr_f(v, r, k, L, s); }
 __device__ inline void radr(double *const *v, int r, int64_t k, int64_t L, int s) { hfft__radixr_d(v, r, k, L, s); }
+__device__ inline void rotate(float *x, int64_t k, int64_t n, int s) { hfft__rotate_f(x, k, n, s); }
+__device__ inline void rotate(double *x, int64_t k, int64_t n, int s) { hfft__rotate_d(x, k, n, s); }
 
 /* blockIdx.y walks rows (grid-stride), x walks the row's columns. */
 template <typename R>
@@ -85,6 +87,19 @@ __global__ void transpose_kernel(V *dst, int64_t dpitch, const V *src, int64_t s
     }
 }
 
+/* The four-step's twiddles, one thread per element, each from its exact integer
+   phase (gpu/butterfly.h). */
+template <typename R>
+__global__ void twiddle_kernel(R *data, int64_t rows, int64_t cols, int64_t pitch, int64_t n,
+                               int64_t r0, int64_t period, int64_t c0, int sign) {
+    for (int64_t row = blockIdx.y; row < rows; row += gridDim.y) {
+        int64_t k = (r0 + row) % period;
+        for (int64_t c = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; c < cols;
+             c += (int64_t)gridDim.x * blockDim.x)
+            rotate(data + 2 * (row * pitch + c), k * (c0 + c), n, sign);
+    }
+}
+
 dim3 grid_for(int64_t rows, int64_t width) {
     int64_t gx = (width + kThreads - 1) / kThreads;
     if (gx > 1024)
@@ -144,5 +159,21 @@ extern "C" int hfft__cuda_transpose(int prec, void *stream, void *dst, int64_t d
         transpose_kernel<double2><<<grid, block, 0, s>>>(static_cast<double2 *>(dst), dpitch,
                                                          static_cast<const double2 *>(src), spitch,
                                                          rows, cols);
+    return static_cast<int>(cudaGetLastError());
+}
+
+extern "C" int hfft__cuda_twiddle(int prec, void *stream, void *data, int64_t rows, int64_t cols,
+                                  int64_t pitch, int64_t n, int64_t r0, int64_t period,
+                                  int64_t c0, int sign) {
+    if (rows <= 0 || cols <= 0)
+        return 0;
+    dim3 g = grid_for(rows, cols);
+    cudaStream_t s = static_cast<cudaStream_t>(stream);
+    if (prec == 4)
+        twiddle_kernel<float><<<g, kThreads, 0, s>>>(static_cast<float *>(data), rows, cols, pitch,
+                                                     n, r0, period, c0, sign);
+    else
+        twiddle_kernel<double><<<g, kThreads, 0, s>>>(static_cast<double *>(data), rows, cols,
+                                                      pitch, n, r0, period, c0, sign);
     return static_cast<int>(cudaGetLastError());
 }

@@ -18,6 +18,10 @@ int hfft__cuda_radix2(int prec, void *stream, void *a, void *b, int64_t rows, in
 int hfft__cuda_radixr(int prec, void *stream, void *const *blk, int r, int64_t rows,
                       int64_t width, int64_t L, int64_t k0, int sign);
 
+/* data[r * pitch + c] *= exp(sign 2 pi i ((r0 + r) mod period) (c0 + c) / n). */
+int hfft__cuda_twiddle(int prec, void *stream, void *data, int64_t rows, int64_t cols,
+                       int64_t pitch, int64_t n, int64_t r0, int64_t period, int64_t c0, int sign);
+
 /* dst[j * dpitch + i] = src[i * spitch + j], i < rows, j < cols, complex elements. */
 int hfft__cuda_transpose(int prec, void *stream, void *dst, int64_t dpitch, const void *src,
                          int64_t spitch, int64_t rows, int64_t cols);

@@ -6,10 +6,10 @@
  * and each chunk's transforms along the other dimensions run as soon as it
  * has landed; then the slowest dimension's transforms run in blocks of
  * columns, each block copied out while the next is computed.  What the
- * copies do not hide is one chunk's transforms and one block's.  A c2r
- * transform must end with its real round, so there the slow dimension runs
- * between the copies, and the real round goes chunk by chunk before the copy
- * out instead.
+ * copies do not hide is one chunk's transforms and one block's.  Rounds that
+ * must follow the slow dimension (a c2r transform's real round; a four-step
+ * split's transposed round, the slow dimension being its first round) run
+ * after it instead, chunk by chunk, each chunk copied out behind the next.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -26,7 +26,9 @@ struct hfft__trip {
     void *arr;              /* the array on the device (the complex side) */
     size_t bytes;
     int z;                  /* the round along dimension 0 */
-    int last_real;          /* a c2r transform: the real round runs after z, by chunks */
+    int after[HFFT__MAX_ROUNDS]; /* rounds that run after z, by chunks */
+    int nafter;
+    void *tbuf[2];          /* transposed rounds: each chunk transposed, two in turn */
     int64_t d0, row;        /* dimension 0's length; complex elements per index of it */
     int nchunk, nblock;
     int64_t crow, bcols;    /* dimension-0 indices per chunk; columns per block */
@@ -65,6 +67,9 @@ void hfft__trip_destroy(hfft__gpu *g) {
         o->event_destroy(g->d, t->phase_ev);
     if (t->arr)
         o->free(g->d, t->arr);
+    for (int k = 0; k < 2; k++)
+        if (t->tbuf[k])
+            o->free(g->d, t->tbuf[k]);
     free(t);
     g->trip = NULL;
 }
@@ -133,7 +138,15 @@ int hfft__trip_size(hfft__gpu *g, int64_t budget) {
     g->trip = t;
     t->bytes = bytes;
     t->z = z;
-    t->last_real = g->rd[g->nrounds - 1].r.kind == HFFT__C2R;
+    int tout = 0;
+    for (int h = 0; h < g->nrounds; h++) {
+        const hfft__round *r = &g->rd[h].r;
+        /* after the slow dimension: a c2r real round, a transposed round, and the round
+           that follows the slow dimension when that is a four-step's first round */
+        if (h != z && (r->kind == HFFT__C2R || r->tout || (h == z + 1 && g->rd[z].r.twn)))
+            t->after[h] = 1, t->nafter++;
+        tout |= r->tout;
+    }
     t->d0 = r0->L;
     t->row = r0->ni;
     t->crow = (t->d0 + TRIP_CHUNKS - 1) / TRIP_CHUNKS;
@@ -155,10 +168,13 @@ int hfft__trip_size(hfft__gpu *g, int64_t budget) {
             st = plan(g, &t->col[1], HFFT__C2C, 1, &t->d0, t->row, 1, lastw, &work);
     }
     size_t tb = t->transpose ? (size_t)(t->wc * t->d0) * g->es : 0;
-    if (!st && (int64_t)(bytes + tb + work) > budget)
+    size_t chunkb = tout ? (size_t)t->crow * (size_t)t->row * g->es : 0;
+    if (!st && (int64_t)(bytes + tb + work + 2 * chunkb) > budget)
         st = 1; /* the array fits, its work areas not */
     if (!st)
         st = g->ops->alloc(g->d, &t->arr, bytes);
+    for (int k = 0; k < 2 && !st && chunkb; k++)
+        st = g->ops->alloc(g->d, &t->tbuf[k], chunkb);
     if (!st && tb) {
         st = g->ops->alloc(g->d, &g->tb, tb);
         g->tb_bytes = st ? 0 : tb;
@@ -202,11 +218,20 @@ static int inner_chunk(hfft__gpu *g, hfft__trip *t, int h, int64_t a, int64_t n)
     hfft__stream c = g->st[NSTREAM];
     int64_t per = r->no / t->d0;
     char *base = (char *)t->arr + (size_t)(a * per * r->dout) * g->es;
-    if (!hfft__round_strided(r))
-        return g->ops->fft_exec(g->d, t->inner[h][n == t->crow ? 0 : 1], c, base, g->work[0]);
-    for (int64_t o = 0; o < n * per; o++)
-        TRY(g->ops->fft_exec(g->d, t->inner[h][0], c, base + (size_t)(o * r->dout) * g->es,
-                             g->work[0]));
+    if (!hfft__round_strided(r)) {
+        TRY(g->ops->fft_exec(g->d, t->inner[h][n == t->crow ? 0 : 1], c, base, g->work[0]));
+        if (r->twn) /* four-step, transposed input: by line (in its group) and element */
+            TRY(g->ops->twiddle(g->d, g->prec, c, base, n * per, r->L, r->dout, r->twn, a * per,
+                                r->tper, 0, g->sign));
+        return 0;
+    }
+    for (int64_t o = 0; o < n * per; o++) {
+        char *line = base + (size_t)(o * r->dout) * g->es;
+        TRY(g->ops->fft_exec(g->d, t->inner[h][0], c, line, g->work[0]));
+        if (r->twn) /* four-step: by row and column */
+            TRY(g->ops->twiddle(g->d, g->prec, c, line, r->L, r->ni, r->s, r->twn, 0, r->L, 0,
+                                g->sign));
+    }
     return 0;
 }
 
@@ -242,10 +267,43 @@ static int copy_chunk(hfft__gpu *g, hfft__trip *t, int out, const hfft__round *r
 /* The slow dimension's columns [c0, c0 + w), on the compute stream. */
 static int slow_block(hfft__gpu *g, hfft__trip *t, int64_t c0, int64_t w) {
     char *col = (char *)t->arr + (size_t)c0 * g->es;
+    const hfft__round *r = &g->rd[t->z].r;
     if (t->transpose)
-        return hfft__sched_columns(g, t->col[0], col, t->row, t->d0, w, t->wc);
-    return g->ops->fft_exec(g->d, t->col[w == t->bcols ? 0 : 1], g->st[NSTREAM], col,
-                            g->work[0]);
+        TRY(hfft__sched_columns(g, t->col[0], col, t->row, t->d0, w, t->wc));
+    else
+        TRY(g->ops->fft_exec(g->d, t->col[w == t->bcols ? 0 : 1], g->st[NSTREAM], col,
+                             g->work[0]));
+    if (r->twn) /* a four-step split whose first round is the slow dimension */
+        TRY(g->ops->twiddle(g->d, g->prec, g->st[NSTREAM], col, t->d0, w, t->row, r->twn, 0,
+                            t->d0, c0, g->sign));
+    return 0;
+}
+
+/*
+ * Chunk [a, a + n) of a transposed round (lines of length L, in groups of tper)
+ * out to the host in natural order, from the device array through tbuf: where
+ * the chunk holds whole groups, each group transposed and the chunk copied out
+ * whole; where one group spans chunks (a 1D line), its rows transposed and
+ * copied out as columns of the group.
+ */
+static int copy_transposed(hfft__gpu *g, hfft__trip *t, const hfft__round *r, char *dst,
+                           int64_t a, int64_t n, void *tbuf) {
+    const hfft__dev_ops *o = g->ops;
+    hfft__stream c = g->st[NSTREAM];
+    size_t es = g->es;
+    int64_t per = r->no / t->d0, lines = n * per, l0 = a * per;
+    char *src = (char *)t->arr + (size_t)(l0 * r->dout) * es;
+    if (r->tper <= per) {
+        for (int64_t grp = 0; grp < lines / r->tper; grp++) {
+            size_t off = (size_t)(grp * r->tper * r->L) * es;
+            TRY(o->transpose(g->d, g->prec, c, (char *)tbuf + off, r->tper, src + off, r->L,
+                             r->tper, r->L));
+        }
+        return 1; /* the caller copies the chunk out contiguously from tbuf */
+    }
+    TRY(o->transpose(g->d, g->prec, c, tbuf, lines, src, r->L, lines, r->L));
+    (void)dst;
+    return 2;
 }
 
 int hfft__trip_run(hfft__gpu *g, const char *src, char *dst) {
@@ -257,7 +315,7 @@ int hfft__trip_run(hfft__gpu *g, const char *src, char *dst) {
     const hfft__round *first = &g->rd[0].r, *last = &g->rd[g->nrounds - 1].r;
     const hfft__round *real_in = first->kind == HFFT__R2C ? first : NULL;
     const hfft__round *real_out = last->kind == HFFT__C2R ? last : NULL;
-    int ltail = t->last_real ? g->nrounds - 1 : -1; /* the real round, run at the end */
+
     double t0 = hfft__now();
     /* Copy in by chunks; each chunk's fast dimensions as soon as it landed. */
     for (int k = 0; k < t->nchunk; k++) {
@@ -267,11 +325,11 @@ int hfft__trip_run(hfft__gpu *g, const char *src, char *dst) {
         TRY(o->record(d, t->in_ev[k], in));
         TRY(o->wait(d, c, t->in_ev[k]));
         for (int h = 0; h < g->nrounds; h++)
-            if (h != t->z && h != ltail)
+            if (h != t->z && !t->after[h])
                 TRY(inner_chunk(g, t, h, a, n));
     }
     TRY(o->record(d, t->phase_ev, c));
-    if (!t->last_real) {
+    if (!t->nafter) {
         /* The slow dimension by blocks of columns, each copied out behind the next. */
         for (int j = 0; j < t->nblock; j++) {
             int64_t c0 = (int64_t)j * t->bcols;
@@ -284,8 +342,9 @@ int hfft__trip_run(hfft__gpu *g, const char *src, char *dst) {
             TRY(o->record(d, t->out_ev[j], out));
         }
     } else {
-        /* c2r: the slow dimension whole, then the real round by chunks, each copied
-           out behind the next. */
+        /* Rounds that follow the slow dimension: it runs whole, then they run chunk by
+           chunk, each chunk copied out behind the next (real rows, a transposed round's
+           natural order, or the complex rows). */
         for (int j = 0; j < t->nblock; j++) {
             int64_t c0 = (int64_t)j * t->bcols;
             TRY(slow_block(g, t, c0, t->row - c0 < t->bcols ? t->row - c0 : t->bcols));
@@ -293,10 +352,35 @@ int hfft__trip_run(hfft__gpu *g, const char *src, char *dst) {
         for (int k = 0; k < t->nchunk; k++) {
             int64_t a, n;
             chunk(t, k, &a, &n);
-            TRY(inner_chunk(g, t, ltail, a, n));
+            const hfft__round *tr = NULL;
+            int how = 0;
+            void *tb = t->tbuf[k % 2];
+            if (k >= 2) /* tbuf k % 2 is free once chunk k - 2 went out */
+                TRY(o->wait(d, c, t->out_ev[k - 2]));
+            for (int h = 0; h < g->nrounds; h++) {
+                if (!t->after[h])
+                    continue;
+                TRY(inner_chunk(g, t, h, a, n));
+                if (g->rd[h].r.tout) {
+                    tr = &g->rd[h].r;
+                    how = copy_transposed(g, t, tr, dst, a, n, tb);
+                    if (how < 0)
+                        return how;
+                }
+            }
             TRY(o->record(d, t->comp_ev[k], c));
             TRY(o->wait(d, out, t->comp_ev[k]));
-            TRY(copy_chunk(g, t, 1, real_out, dst, a, n));
+            if (how == 1) {
+                size_t bytes = (size_t)n * rowb;
+                TRY(hfft__sched_d2h(g, out, dst + (size_t)a * rowb, bytes, tb, bytes, bytes, 1));
+            } else if (how == 2) {
+                /* one group over every chunk: L rows of the chunk's lines, tper apart */
+                int64_t lines = n * (tr->no / t->d0), l0 = a * (tr->no / t->d0);
+                TRY(hfft__sched_d2h(g, out, dst + (size_t)l0 * es, (size_t)tr->tper * es, tb,
+                                    (size_t)lines * es, (size_t)lines * es, (size_t)tr->L));
+            } else {
+                TRY(copy_chunk(g, t, 1, real_out, dst, a, n));
+            }
             TRY(o->record(d, t->out_ev[k], out));
         }
     }

@@ -33,7 +33,8 @@
 int hfft__plain_size(hfft__gpu *g, srd *r, int64_t L, size_t *work, int *nwork) {
     r->cb = 0;
     if (!hfft__round_strided(&r->r)) {
-        r->cb = (r->blk + NCHUNK - 1) / NCHUNK;
+        /* a pass written transposed goes out whole: one chunk */
+        r->cb = r->r.tout ? r->blk : (r->blk + NCHUNK - 1) / NCHUNK;
         r->blk = r->blk / r->cb * r->cb;
         *nwork = 1;
         return hfft__sched_make_plans(g, r, 1, L, r->cb, work);
@@ -89,6 +90,8 @@ typedef struct tile_io {
     size_t dpitch;
     size_t win, wout, tpitch;
     int64_t rows, cbrows;
+    int64_t col0;  /* strided: the pass's first column (four-step twiddles) */
+    int64_t line0; /* contiguous: the pass's first line (four-step twiddles) */
 } tile_io;
 
 /* The chunk of buffer b's last copy out that ends at or past byte `end`. */
@@ -144,6 +147,12 @@ static int plain_pass(hfft__gpu *g, srd *r, const tile_io *t, int64_t L, int64_t
             if (reuse)
                 TRY(o->wait(d, c, g->out_ev[b][out_chunk(g, b, (size_t)(at[j] + cb) * t->tpitch)]));
             TRY(o->fft_exec(d, r->plan[0], c, lines, g->work[0]));
+            if (r->r.twn) /* four-step, transposed input: twiddles by line and element */
+                TRY(o->twiddle(d, g->prec, c, lines, at[j + 1] - at[j], r->r.L, r->r.dout,
+                               r->r.twn, t->line0 + at[j], r->r.tper, 0, g->sign));
+            if (r->r.tout) /* the lines, transposed, for a copy out in natural order */
+                TRY(o->transpose(d, g->prec, c, g->tbuf[b], t->rows, tile, r->r.dout, t->rows,
+                                 r->r.L));
             TRY(o->record(d, g->comp_ev[b][j], c));
         }
     } else {
@@ -151,9 +160,21 @@ static int plain_pass(hfft__gpu *g, srd *r, const tile_io *t, int64_t L, int64_t
         if (reuse)
             TRY(o->wait(d, c, g->out_ev[b][g->out_n[b] - 1]));
         TRY(compute_strided(g, r, tile, L, w));
+        if (r->r.twn) /* four-step: twiddles by row and column */
+            TRY(o->twiddle(d, g->prec, c, tile, L, w, (int64_t)(t->tpitch / g->es), r->r.twn, 0,
+                           L, t->col0, g->sign));
         TRY(o->record(d, g->comp_ev[b][0], c));
     }
-    for (int j = 0; j < nc; j++) {
+    if (r->r.tout) {
+        /* n lines of length L, transposed: L rows of n elements in their group's order */
+        TRY(o->wait(d, out, g->comp_ev[b][0]));
+        TRY(hfft__sched_d2h(g, out, t->dst, t->dpitch, g->tbuf[b], (size_t)t->rows * g->es,
+                            (size_t)t->rows * g->es, (size_t)r->r.L));
+        TRY(o->record(d, g->out_ev[b][0], out));
+        g->out_end[b][0] = (size_t)t->rows * t->tpitch;
+        nc = 1;
+    }
+    for (int j = 0; j < nc && !r->r.tout; j++) {
         if (cb || j == 0)
             TRY(o->wait(d, out, g->comp_ev[b][cb ? j : 0]));
         TRY(hfft__sched_d2h(g, out, t->dst + (size_t)at[j] * t->dpitch, t->dpitch,
@@ -180,7 +201,7 @@ int hfft__plain_strided(hfft__gpu *g, srd *r, view v, int64_t L, int64_t cols, i
         w = next_pass(c0, cols, r->blk, ramp_floor(g, r));
         tile_io t = {v.src + c0 * es,     (size_t)v.ss * es,     v.dst + c0 * es,
                      (size_t)v.ds * es,   (size_t)w * es,        (size_t)w * es,
-                     (size_t)r->blk * es, L,                     0};
+                     (size_t)r->blk * es, L,                     0, c0, 0};
         TRY(plain_pass(g, r, &t, L, w, pass));
     }
     return 0;
@@ -202,7 +223,16 @@ static int plain_contig(hfft__gpu *g, srd *r, const char *src, char *dst, int64_
         size_t sp = real_in ? rrow : crow, dp = real_out ? rrow : crow;
         tile_io t = {src + (size_t)(l0 * rows) * sp, sp, dst + (size_t)(l0 * rows) * dp, dp,
                      real_in ? rdata : crow, real_out ? rdata : crow, crow, n * rows,
-                     r->cb * rows};
+                     r->cb * rows, 0, l0};
+        if (q->tout) {
+            /* four-step, natural order: a pass within one group of tper lines, in one
+               chunk, its element k of line l going to k tper + l of the group */
+            int64_t grp = l0 / q->tper, end = (grp + 1) * q->tper;
+            n = l0 + n > end ? end - l0 : n;
+            t.rows = t.cbrows = n;
+            t.dst = dst + (size_t)(grp * q->tper * q->L + (l0 - grp * q->tper)) * g->es;
+            t.dpitch = (size_t)q->tper * g->es;
+        }
         TRY(plain_pass(g, r, &t, q->L, n, pass));
     }
     return 0;

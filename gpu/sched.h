@@ -66,6 +66,7 @@ struct hfft__gpu {
     size_t out_end[NSLOT][NCHUNK];
     int out_n[NSLOT];
     int64_t piped;                  /* plain passes issued since everything was idle */
+    void *tbuf[NSLOT];              /* four-step, natural order: each slot's lines transposed */
     void *tb;                       /* transposed compute: scratch of wc lines */
     size_t tb_bytes;
     int nrounds;

@@ -54,6 +54,12 @@ extern "C" {
 #define HFFT_PRESERVE_INPUT (1u << 12)
 #define HFFT_DESTROY_INPUT (1u << 13)   /* the input may be overwritten */
 #define HFFT_UNALIGNED (1u << 14)       /* execute_* may get arrays of any alignment */
+/* 1D transforms in transposed order, for convolutions that go straight back: hfft cuts
+   n = n0 n1 (hfft_info.split; n1 the largest divisor of n at most sqrt(n), so both
+   directions agree) and, with TRANSPOSED_OUT, leaves X[k0 + n0 k1] at k0 n1 + k1; a
+   plan with TRANSPOSED_IN reads its input in that order.  As FFTW-MPI's flags. */
+#define HFFT_TRANSPOSED_OUT (1u << 16)
+#define HFFT_TRANSPOSED_IN (1u << 17)
 
 /*
  * One dimension of the guru interface, as FFTW's fftw_iodim64: n elements,
@@ -147,6 +153,8 @@ typedef struct hfft_info {
     int rank;                   /* transform rank as given (1 to HFFT_MAX_RANK; 0: a copy) */
     int64_t n[HFFT_MAX_RANK];   /* transform sizes, slowest first (r2c/c2r: the real sizes) */
     int64_t howmany;            /* transforms in the batch (product of the vector sizes) */
+    int64_t split[2];           /* n0, n1 where the last dimension is cut four-step (a line
+                                   too long for the device, or HFFT_TRANSPOSED_*); 0 if not */
     int precision;              /* 4 (single) or 8 (double): bytes of one real */
     int device;                 /* enum hfft_device_kind actually used */
     int placement;              /* 0 CPU only, 1 GPU only, 2 hybrid */

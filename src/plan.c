@@ -20,7 +20,7 @@
 #define KNOWN_FLAGS                                                                   \
     (HFFT_ESTIMATE | HFFT_MEASURE | HFFT_CPU_ONLY | HFFT_GPU_ONLY | HFFT_HYBRID |     \
      HFFT_SCHEDULE_PLAIN | HFFT_SCHEDULE_RADIX2 | HFFT_PRESERVE_INPUT | HFFT_DESTROY_INPUT | \
-     HFFT_UNALIGNED)
+     HFFT_UNALIGNED | HFFT_TRANSPOSED_OUT | HFFT_TRANSPOSED_IN)
 #define PLACEMENT_FLAGS (HFFT_CPU_ONLY | HFFT_GPU_ONLY | HFFT_HYBRID)
 
 static int check_flags(unsigned flags) {
@@ -38,6 +38,9 @@ static int check_flags(unsigned flags) {
     if ((flags & HFFT_PRESERVE_INPUT) && (flags & HFFT_DESTROY_INPUT))
         return hfft__fail(HFFT_ERR_INVALID_ARGUMENT,
                           "flags: HFFT_PRESERVE_INPUT and HFFT_DESTROY_INPUT together");
+    if ((flags & HFFT_TRANSPOSED_OUT) && (flags & HFFT_TRANSPOSED_IN))
+        return hfft__fail(HFFT_ERR_INVALID_ARGUMENT,
+                          "flags: HFFT_TRANSPOSED_OUT and HFFT_TRANSPOSED_IN together");
     return 0;
 }
 
@@ -66,10 +69,8 @@ void hfft__plan_destroy(hfft__plan *p) {
     if (!p)
         return;
     release_engines(p);
-    if (p->scratch_pinned)
-        hfft__free(p->scratch);
-    else
-        free(p->scratch);
+    hfft__free(p->mid);
+    free(p->scratch);
     free(p);
 }
 
@@ -77,6 +78,9 @@ static int cpu_threads(const hfft__plan *p, int reserve) {
     int t = p->set.threads > 0 ? p->set.threads : hfft__cores() - reserve;
     return t > 0 ? t : 1;
 }
+
+enum { SIDE_IN, SIDE_OUT, SIDE_MID };
+static void round_sides(const hfft__plan *p, int h, int *src, int *dst);
 
 static int make_gpu(hfft__plan *p, const hfft__choice *c) {
     hfft__gpu_req req;
@@ -91,6 +95,11 @@ static int make_gpu(hfft__plan *p, const hfft__choice *c) {
     req.pass_bytes = c->pass_bytes;
     req.slots = c->slots;
     req.inplace = p->in == p->out;
+    for (int h = 0; h < p->nrounds; h++) {
+        int ss, ds;
+        round_sides(p, h, &ss, &ds);
+        req.round_inplace[h] = ss == ds || (ss != SIDE_MID && ds != SIDE_MID && req.inplace);
+    }
     return hfft__gpu_create(p->ops, p->dev, &req, &p->gpu);
 }
 
@@ -260,37 +269,65 @@ static int choose_pinning(hfft__plan *p) {
     return 0;
 }
 
-/* A streaming c2r plan that must keep its input runs its complex rounds in a
-   (pinned) host copy of the complex side; one trip keeps it by itself. */
-static int keep_c2r_input(hfft__plan *p) {
-    if (p->pb.kind != HFFT__C2R || p->pb.inplace || !(p->flags & HFFT_PRESERVE_INPUT) ||
-        p->nrounds < 2 || (p->gpu && hfft__gpu_one_trip(p->gpu)) || p->scratch)
+/*
+ * The arrays each round reads and writes: the input, the output, or the mid
+ * array that holds what lies between two rounds where the output cannot (a
+ * c2r transform's complex rounds: the input itself, or a copy where it must be
+ * kept; a four-step split in natural order: the input where it may be
+ * overwritten, else a copy).  One trip needs none: the device holds it.
+ */
+static void round_sides(const hfft__plan *p, int h, int *src, int *dst) {
+    const hfft__round *r = &p->rounds[h];
+    int last = h == p->nrounds - 1;
+    if (p->pb.kind == HFFT__C2R) {
+        *src = h == 0 ? SIDE_IN : SIDE_MID;
+        *dst = last ? SIDE_OUT : SIDE_MID;
+        return;
+    }
+    *src = h == 0 ? SIDE_IN : r->src_mid ? SIDE_MID : SIDE_OUT;
+    *dst = r->dst_mid ? SIDE_MID : SIDE_OUT;
+}
+
+static void *side_array(const hfft__plan *p, int side, void *in, void *out) {
+    return side == SIDE_IN ? in : side == SIDE_OUT ? out : p->mid ? p->mid : in;
+}
+
+static int make_mid(hfft__plan *p) {
+    int mids = 0;
+    for (int h = 0; h < p->nrounds; h++)
+        mids |= p->rounds[h].src_mid || p->rounds[h].dst_mid;
+    int c2r = p->pb.kind == HFFT__C2R && p->nrounds > 1;
+    if ((!mids && !c2r) || (p->gpu && hfft__gpu_one_trip(p->gpu)) || p->mid)
         return 0;
-    size_t bytes = (size_t)p->pb.hi[0];
-    p->scratch = hfft__malloc(bytes);
-    if (!p->scratch)
-        return hfft__fail_context(HFFT_ERR_HOST_MEMORY,
-                                  "c2r with HFFT_PRESERVE_INPUT: a %zu-byte copy of the input",
+    /* the input may serve: c2r unless it must be kept; a four-step split where it may
+       be overwritten and is not the output */
+    if (c2r ? p->pb.inplace || !(p->flags & HFFT_PRESERVE_INPUT)
+            : !p->pb.inplace && (p->flags & HFFT_DESTROY_INPUT))
+        return 0;
+    size_t bytes = (size_t)(p->pb.hi[c2r ? 0 : 1]);
+    p->mid = hfft__malloc(bytes);
+    if (!p->mid)
+        return hfft__fail_context(HFFT_ERR_HOST_MEMORY, "%s: a %zu-byte host array between rounds",
+                                  c2r ? "c2r with HFFT_PRESERVE_INPUT" : "a four-step split",
                                   bytes);
-    p->scratch_pinned = 1;
     p->info.host_bytes += (int64_t)bytes;
     return 0;
 }
 
 /* Engines for the chosen placement: c->ratio[h] in [0, 1] is round h's GPU share. */
 static int build(hfft__plan *p, const hfft__choice *c, int split) {
-    p->nrounds = hfft__dense_rounds(&p->dense, p->pb.kind, split, p->rounds);
+    p->nrounds = hfft__dense_rounds(&p->dense, p->pb.kind, split, p->split_line, p->rounds);
     if (p->nrounds < 0)
         return p->nrounds;
     for (int h = 0; h < p->nrounds; h++) {
         int64_t u = hfft__round_units(&p->rounds[h]);
         int64_t cut = p->dev ? (int64_t)(c->ratio[h] * (double)u + 0.5) : 0;
-        if (p->dev && p->pb.kind != HFFT__C2C)
-            cut = u; /* real-data transforms: the GPU takes every unit */
+        if (p->dev && (p->pb.kind != HFFT__C2C || p->split_line))
+            cut = u; /* real-data transforms, four-step splits: the GPU takes every unit */
         p->cut[h] = cut < 0 ? 0 : cut > u ? u : cut;
         /* HFFT_HYBRID means both sides work, however few the units. */
         if ((p->flags & HFFT_HYBRID) && p->dev && u >= 2 && !c->fixed[h] &&
-            p->pb.kind == HFFT__C2C) {
+            p->pb.kind == HFFT__C2C && !p->split_line) {
             if (p->cut[h] == u)
                 p->cut[h] = u - 1;
             if (p->cut[h] == 0)
@@ -311,7 +348,7 @@ static int build(hfft__plan *p, const hfft__choice *c, int split) {
     if (!st && any_gpu)
         st = place_arrays(p);
     if (!st)
-        st = keep_c2r_input(p);
+        st = make_mid(p);
     if (!st && !any_gpu && (p->flags & HFFT_MEASURE))
         st = try_whole(p);
     p->info.placement = !any_gpu ? 0 : any_cpu ? 2 : 1;
@@ -434,6 +471,36 @@ static int plan_general(hfft__plan *p, unsigned flags) {
     return make_whole(p);
 }
 
+/*
+ * A four-step split of the last dimension: asked for (HFFT_TRANSPOSED_*: 1D
+ * complex transforms), or where a line of it would take more than an eighth
+ * of the device budget (its rounds then move whole lines in few passes).
+ */
+static int pick_split(hfft__plan *p, unsigned flags, int kind) {
+    const hfft__dense *dn = &p->dense;
+    int64_t last = dn->d[dn->ndim - 1];
+    if (flags & (HFFT_TRANSPOSED_OUT | HFFT_TRANSPOSED_IN)) {
+        if (p->pb.kind != HFFT__C2C || p->pb.rank != 1)
+            return hfft__fail(HFFT_ERR_INVALID_ARGUMENT,
+                              "HFFT_TRANSPOSED_OUT and _IN apply to 1D complex transforms");
+        if (kind == HFFT_DEVICE_NONE)
+            return hfft__fail(HFFT_ERR_UNSUPPORTED,
+                              "HFFT_TRANSPOSED_OUT and _IN: the CPU engine does not compute the "
+                              "transposed order; use a device (HFFT_DEVICE=cuda or emulated)");
+        p->split_line = flags & HFFT_TRANSPOSED_OUT ? HFFT__ORDER_TRANSPOSED_OUT
+                                                    : HFFT__ORDER_TRANSPOSED_IN;
+    } else if (kind != HFFT_DEVICE_NONE && p->pb.kind == HFFT__C2C &&
+               (dn->tmask >> (dn->ndim - 1) & 1u) && hfft__split_n1(last) > 1 &&
+               (double)last * (double)p->esize * 8.0 > (double)p->info.device_budget) {
+        p->split_line = HFFT__ORDER_NATURAL;
+    }
+    if (p->split_line) {
+        p->info.split[1] = hfft__split_n1(last);
+        p->info.split[0] = last / p->info.split[1];
+    }
+    return 0;
+}
+
 hfft__plan *hfft__plan_create(const hfft__problem *pb, unsigned flags, const hfft_options *opts) {
     if (check_flags(flags))
         return NULL;
@@ -493,12 +560,16 @@ hfft__plan *hfft__plan_create(const hfft__problem *pb, unsigned flags, const hff
         p->info.device_budget = p->ops->budget(p->dev);
         snprintf(p->info.device_name, sizeof p->info.device_name, "%s",
                  p->ops->describe(p->dev));
-        st = hfft__balance(&p->pb, &p->set, p->ops, p->dev, flags, &c);
+        st = pick_split(p, flags, kind);
+        if (!st)
+            st = hfft__balance(&p->pb, &p->set, p->ops, p->dev, flags, &c);
         if (!st && c.measure)
             st = measure(p, &c);
         p->info.wisdom = c.wisdom;
         snprintf(p->info.wisdom_note, sizeof p->info.wisdom_note, "%s", c.note);
     }
+    if (!st && kind == HFFT_DEVICE_NONE)
+        st = pick_split(p, flags, kind);
     int explicit_gpu = (flags & (HFFT_GPU_ONLY | HFFT_HYBRID)) || kind == HFFT_DEVICE_EMULATED ||
                        p->set.device == HFFT_DEVICE_CUDA;
     for (int h = 0; h < HFFT__MAX_ROUNDS; h++)
@@ -508,8 +579,11 @@ hfft__plan *hfft__plan_create(const hfft__problem *pb, unsigned flags, const hff
     int engine_refused = st == HFFT_ERR_BUDGET || st == HFFT_ERR_DEVICE_MEMORY ||
                          st == HFFT_ERR_UNSUPPORTED || st == HFFT_ERR_CUDA ||
                          st == HFFT_ERR_CUFFT;
-    if (st && engine_refused && !explicit_gpu && p->dev) {
+    if (st && engine_refused && !explicit_gpu && p->dev &&
+        p->split_line <= HFFT__ORDER_NATURAL) {
         /* Automatic placement: a problem the GPU engine cannot take goes to the CPU. */
+        p->split_line = 0;
+        p->info.split[0] = p->info.split[1] = 0;
         release_engines(p);
         p->ops = NULL;
         p->info.device = HFFT_DEVICE_NONE;
@@ -598,10 +672,10 @@ int hfft__plan_execute(hfft__plan *p, void *const in_[2], void *const out_[2]) {
     }
     for (int h = 0; h < p->nrounds && !st && !(p->gpu && hfft__gpu_one_trip(p->gpu)); h++) {
         double t0 = hfft__now();
-        /* c2r: the complex rounds in the input (or its scratch copy), the last one out */
-        void *mid = p->pb.kind != HFFT__C2R ? out : p->scratch ? p->scratch : in;
-        const void *src = h == 0 ? in : mid;
-        void *dst = h == p->nrounds - 1 ? out : mid;
+        int ss, ds;
+        round_sides(p, h, &ss, &ds);
+        const void *src = side_array(p, ss, in, out);
+        void *dst = side_array(p, ds, in, out);
         int64_t units = hfft__round_units(&p->rounds[h]);
         int cpu_part = p->cpu && p->cut[h] < units;
         if (cpu_part)

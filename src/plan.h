@@ -32,6 +32,7 @@ typedef struct hfft__plan {
     void *in, *out;     /* the plan's (interleaved) arrays */
     hfft__settings set;
     int nrounds;
+    int split_line;     /* the last dimension cut four-step, output in this order (0: not) */
     hfft__round rounds[HFFT__MAX_ROUNDS];
     int64_t cut[HFFT__MAX_ROUNDS]; /* units [0, cut) go to the GPU in each round */
     const hfft__dev_ops *ops;
@@ -41,8 +42,9 @@ typedef struct hfft__plan {
     hfft__cpu *cpu;
     hfft__whole *whole;  /* FFTW's plan of the whole problem: layouts the rounds do not
                             take, or CPU-only under MEASURE where it is faster */
-    void *scratch;       /* c2r keeping its input: the copy it transforms */
-    int scratch_pinned;  /* from hfft__malloc (streaming rounds), else malloc */
+    void *scratch;       /* general path, c2r keeping its input: the copy FFTW transforms */
+    void *mid;           /* rounds: what lies between two rounds where the output cannot
+                            hold it (hfft__malloc; NULL: the input serves, or none) */
     hfft__place place;   /* the host arrays: pinned, registered or staged */
     hfft_info info;
 } hfft__plan;

@@ -403,13 +403,59 @@ static int complex_rounds(const hfft__dense *dn, int end, int split_planes, hfft
     return nr;
 }
 
-int hfft__dense_rounds(const hfft__dense *dn, int kind, int split_planes, hfft__round *r) {
+/* The largest divisor of n at most sqrt(n): the contiguous length n1 of a
+   four-step split n = n0 n1 (1 where n is prime).  It depends on n alone, so
+   that the plans of both directions agree on the transposed order. */
+int64_t hfft__split_n1(int64_t n) {
+    int64_t best = 1;
+    for (int64_t d = 1; d * d <= n; d++)
+        if (n % d == 0)
+            best = d;
+    return best;
+}
+
+/* The four-step rounds of the last dimension (length n = n0 n1, `outer` lines). */
+static int four_step(int64_t n, int64_t outer, int order, hfft__round *r, int nr) {
+    int64_t n1 = hfft__split_n1(n), n0 = n / n1;
+    if (nr + 2 > HFFT__MAX_ROUNDS)
+        return hfft__fail(HFFT_ERR_UNSUPPORTED, "more than %d rounds", HFFT__MAX_ROUNDS);
+    hfft__round cols = round_of(1, n0, 0, 0, n1, n1, outer, n);
+    hfft__round rows = round_of(1, n1, 0, 0, 1, 1, outer * n0, n1);
+    rows.tper = n0;
+    if (order == HFFT__ORDER_TRANSPOSED_IN) {
+        /* rows (in transposed order) with the twiddles, then the columns: natural out */
+        rows.twn = n;
+        r[nr++] = rows;
+        r[nr++] = cols;
+        return nr;
+    }
+    cols.twn = n;
+    if (order == HFFT__ORDER_NATURAL) {
+        cols.dst_mid = 1;
+        rows.src_mid = 1;
+        rows.tout = 1;
+    }
+    r[nr++] = cols;
+    r[nr++] = rows;
+    return nr;
+}
+
+int hfft__dense_rounds(const hfft__dense *dn, int kind, int split_planes, int split_line,
+                       hfft__round *r) {
     memset(r, 0, HFFT__MAX_ROUNDS * sizeof *r);
+    int m = dn->ndim;
+    if (kind == HFFT__C2C && split_line && (dn->tmask >> (m - 1) & 1u)) {
+        int64_t outer = 1;
+        for (int i = 0; i < m - 1; i++)
+            outer *= dn->d[i];
+        int nr = complex_rounds(dn, m - 1, 1, r, 0);
+        return nr < 0 ? nr : four_step(dn->d[m - 1], outer, split_line, r, nr);
+    }
     if (kind == HFFT__C2C)
         return complex_rounds(dn, dn->ndim, split_planes, r, 0);
     /* The real round: rows of the last dimension, or planes of the last two where
        both are transformed below a strided round. */
-    int m = dn->ndim, planes = !split_planes && m >= 3 && (dn->tmask >> (m - 2) & 1u);
+    int planes = !split_planes && m >= 3 && (dn->tmask >> (m - 2) & 1u);
     int64_t half = dn->d[m - 1], outer = 1;
     for (int i = 0; i < m - (planes ? 2 : 1); i++)
         outer *= dn->d[i];

@@ -25,9 +25,16 @@ int hfft__problem_make(hfft__problem *pb, int kind, int prec, int rank, const hf
                        int sign);
 /* 1 and *dn where the problem is one dense row-major array on both sides. */
 int hfft__problem_dense(const hfft__problem *pb, hfft__dense *dn);
+/* Orders of a four-step split's output (split_line of hfft__dense_rounds). */
+enum { HFFT__ORDER_NATURAL = 1, HFFT__ORDER_TRANSPOSED_OUT, HFFT__ORDER_TRANSPOSED_IN };
+
 /* The rounds of a dense problem, one per transformed dimension (the last two as
-   one round of planes unless split_planes; r2c: the real round first, c2r: last);
-   their number, or a negative status. */
-int hfft__dense_rounds(const hfft__dense *dn, int kind, int split_planes, hfft__round *r);
+   one round of planes unless split_planes; r2c: the real round first, c2r: last;
+   complex, with split_line, the last dimension cut four-step, its output in that
+   order); their number, or a negative status. */
+int hfft__dense_rounds(const hfft__dense *dn, int kind, int split_planes, int split_line,
+                       hfft__round *r);
+/* n1 of a four-step split n = n0 n1: the largest divisor of n at most sqrt(n). */
+int64_t hfft__split_n1(int64_t n);
 
 #endif

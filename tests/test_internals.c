@@ -439,6 +439,7 @@ static void engine_share(int prec, hfft__round r, int64_t units, int schedule, i
     req.units[0] = units;
     req.schedule = schedule;
     req.inplace = inplace;
+    req.round_inplace[0] = inplace;
     hfft__gpu *g;
     int st = hfft__gpu_create(ops, d, &req, &g);
     cr_assert_eq(st, 0, "engine: %s", hfft_last_error_message());

@@ -85,6 +85,7 @@ typedef struct tu_case {
     const hfft_options *opts; /* NULL: environment and defaults */
     int use_nd;               /* plan through hfft_plan_1d/2d/3d instead of plan_dft */
     int fill_after_plan;      /* fill the input after planning (plans that probe on the arrays) */
+    int input_may_change;     /* out of place with HFFT_DESTROY_INPUT: the input is not checked */
 } tu_case;
 
 /* Fills a fresh random input, poisons the output, plans, executes and asserts:

@@ -73,6 +73,12 @@ typedef struct hfft__dev_ops {
        elements, pitches in elements. */
     int (*transpose)(hfft__dev *d, int prec, hfft__stream s, void *dst, int64_t dpitch,
                      const void *src, int64_t spitch, int64_t rows, int64_t cols);
+    /* The four-step twiddles: element (r, c) of a rows x cols tile (row pitch `pitch`
+       elements) times exp(sign 2 pi i k / n), k = ((r0 + r) mod period) (c0 + c), a
+       product below n. */
+    int (*twiddle)(hfft__dev *d, int prec, hfft__stream s, void *data, int64_t rows,
+                   int64_t cols, int64_t pitch, int64_t n, int64_t r0, int64_t period,
+                   int64_t c0, int sign);
     /* Radix-r DIT combination of r tiles (see gpu/butterfly.h). */
     int (*radixr)(hfft__dev *d, int prec, hfft__stream s, void *const *blk, int r, int64_t rows,
                   int64_t width, int64_t L, int64_t k0, int sign);

@@ -70,6 +70,13 @@ typedef struct hfft__dense {
  * apart on the real side, into rows of nreal/2 + 1 complex elements (or
  * back); its lines are rows (rank 1, L = nreal) or planes of n2[0] such rows
  * (rank 2, n2 = {rows, nreal}), dout complex elements apart.
+ *
+ * A line too long for the device is cut four-step: n = n0 n1 as an n0 x n1
+ * matrix, a strided round of length n0 whose results are multiplied by the
+ * twiddles W_n^(k j) (twn = n; k along the line, j its column), then a
+ * contiguous round of length n1 whose lines, in groups of n0 (tper), are
+ * written transposed (tout).  Between the two the data sits in an array of
+ * its own (mid) unless the output may stay in transposed order.
  */
 typedef struct hfft__round {
     int rank;        /* 1 or 2 */
@@ -82,6 +89,11 @@ typedef struct hfft__round {
     int kind;        /* HFFT__C2C, or a real round: HFFT__R2C (reads reals), HFFT__C2R */
     int64_t nreal;   /* real rounds: reals in a row */
     int64_t rpitch;  /* real rounds: reals between rows on the real side */
+    int64_t twn;     /* four-step: twiddles W_twn^(k j) after the transforms; 0: none */
+    int64_t tper;    /* four-step contiguous rounds: lines per group (the j of a twiddle is
+                        a line's index in its group) */
+    int tout;        /* four-step: each group of tper lines written transposed */
+    int src_mid, dst_mid; /* four-step: the round reads from / writes to the mid array */
 } hfft__round;
 
 /* Real rounds: rows of the last dimension per line. */
