@@ -173,6 +173,8 @@ int hfft__gpu_create(const hfft__dev_ops *ops, hfft__dev *dev, const hfft__gpu_r
         st = ops->stream_create(dev, &g->st[i]);
     for (int i = 0; i < 3 * NSTREAM && !st; i++)
         st = ops->event_create(dev, &g->ev[i]);
+    for (int i = 0; i < NCHUNK && !st; i++)
+        st = ops->event_create(dev, &g->bev[i]);
     for (int i = 0; i < NSLOT && !st; i++) {
         for (int j = 0; j < NCHUNK && !st; j++) {
             st = ops->event_create(dev, &g->in_ev[i][j]);
@@ -309,6 +311,9 @@ void hfft__gpu_destroy(hfft__gpu *g) {
     for (int i = 0; i < 3 * NSTREAM; i++)
         if (g->ev[i])
             g->ops->event_destroy(g->d, g->ev[i]);
+    for (int i = 0; i < NCHUNK; i++)
+        if (g->bev[i])
+            g->ops->event_destroy(g->d, g->bev[i]);
     for (int i = 0; i < NSLOT; i++) {
         for (int j = 0; j < NCHUNK; j++) {
             hfft__event e[3] = {g->in_ev[i][j], g->comp_ev[i][j], g->out_ev[i][j]};
@@ -322,7 +327,7 @@ void hfft__gpu_destroy(hfft__gpu *g) {
     free(g);
 }
 
-static int run_round(hfft__gpu *g, int h, const void *src, void *dst) {
+static int run_round(hfft__gpu *g, int h, const void *src, void *dst, int drain) {
     srd *r = &g->rd[h];
     int64_t pass = 0;
     switch (r->kind) {
@@ -339,14 +344,17 @@ static int run_round(hfft__gpu *g, int h, const void *src, void *dst) {
         break;
     }
     g->passes[h] = pass;
+    /* Plain rounds may meet the next one without a drain (see plain.c). */
+    if (!drain && r->kind == K_PLAIN && !g->stage)
+        return 0;
     return hfft__sched_sync(g);
 }
 
-int hfft__gpu_run(hfft__gpu *g, int h, const void *src, void *dst) {
+int hfft__gpu_run(hfft__gpu *g, int h, const void *src, void *dst, int drain) {
     int st = g->ops->activate(g->d);
     if (st)
         return st;
-    st = g->trip ? hfft__trip_run(g, src, dst) : run_round(g, h, src, dst);
+    st = g->trip ? hfft__trip_run(g, src, dst) : run_round(g, h, src, dst, drain);
     if (st) {
         /* Let what was already queued finish, so that nothing of this execute
            is still in flight when the caller (or the next execute) goes on. */

@@ -32,8 +32,11 @@ int hfft__gpu_create(const hfft__dev_ops *ops, hfft__dev *dev, const hfft__gpu_r
                      hfft__gpu **out);
 void hfft__gpu_destroy(hfft__gpu *g);
 /* Runs the GPU's units of round h from src to dst (host arrays); returns when
-   they have landed in dst.  After a failure nothing of it is still in flight. */
-int hfft__gpu_run(hfft__gpu *g, int h, const void *src, void *dst);
+   they have landed in dst, or, with drain 0, once they are all issued: the next
+   round's copies then wait only for the bytes they read (hfft__gpu_run of the
+   last round, or with drain 1, waits for everything).  After a failure nothing
+   of it is still in flight. */
+int hfft__gpu_run(hfft__gpu *g, int h, const void *src, void *dst, int drain);
 /* Copies through staging buffers (on) or straight from pinned arrays (off).
    HFFT_ERR_UNSUPPORTED where a round uses the radix-2 or long-line schedule. */
 int hfft__gpu_stage(hfft__gpu *g, int on, int threads);

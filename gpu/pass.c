@@ -60,6 +60,7 @@ int hfft__sched_sync(hfft__gpu *g) {
     if (g->stage)
         TRY(hfft__stage_sync(g->stage));
     g->piped = 0; /* every buffer is idle: the next passes wait for nothing */
+    g->nbev = 0;
     return 0;
 }
 

@@ -110,6 +110,37 @@ static int compute_strided(hfft__gpu *g, srd *r, char *tile, int64_t L, int64_t 
 }
 
 /*
+ * Rounds meet without a drain (hfft__gpu_run's drain = 0): the last pass of a
+ * round keeps, per chunk of its copy out, the host bytes written and an event;
+ * a copy in of the next round waits for the latest of those chunks that wrote
+ * bytes it reads (every copy out goes through one stream, so that chunk's end
+ * implies all earlier copies out).  Earlier passes of the round all covered
+ * rows the last one covers too, or were strided over every row.
+ */
+static int after_previous_round(hfft__gpu *g, const char *lo, const char *hi) {
+    int latest = -1;
+    for (int j = 0; j < g->nbev; j++)
+        if (lo < g->bhi[j] && g->blo[j] < hi)
+            latest = j;
+    if (g->nbev && latest < 0)
+        latest = g->nbev - 1; /* no overlap found: wait for the whole round, to be safe */
+    return latest < 0 ? 0 : g->ops->wait(g->d, g->st[0], g->bev[latest]);
+}
+
+/* The last pass of a round records its copy-out chunks for the next round. */
+static int boundary(hfft__gpu *g, int j, const char *lo, const char *hi) {
+    if (!g->last_pass)
+        return 0;
+    if (j == 0)
+        g->pending_bev = 0;
+    TRY(g->ops->record(g->d, g->bev[j], g->st[1]));
+    g->blo[j] = lo;
+    g->bhi[j] = hi;
+    g->pending_bev = j + 1;
+    return 0;
+}
+
+/*
  * Buffer b = (passes issued) mod K.  Chunk j of the copy in follows the chunk
  * of the buffer's previous copy out that read the same bytes.  A strided pass
  * is computed whole, after all of its copy in and all of that previous copy
@@ -134,6 +165,8 @@ static int plain_pass(hfft__gpu *g, srd *r, const tile_io *t, int64_t L, int64_t
         size_t end = (size_t)(at[j + 1] - 1) * t->tpitch + t->win;
         if (reuse)
             TRY(o->wait(d, in, g->out_ev[b][out_chunk(g, b, end)]));
+        TRY(after_previous_round(g, t->src + (size_t)at[j] * t->spitch,
+                                 t->src + (size_t)(at[j + 1] - 1) * t->spitch + t->win));
         TRY(hfft__sched_h2d(g, in, tile + (size_t)at[j] * t->tpitch, t->tpitch,
                     t->src + (size_t)at[j] * t->spitch, t->spitch, t->win,
                     (size_t)(at[j + 1] - at[j])));
@@ -171,6 +204,8 @@ static int plain_pass(hfft__gpu *g, srd *r, const tile_io *t, int64_t L, int64_t
         TRY(hfft__sched_d2h(g, out, t->dst, t->dpitch, g->tbuf[b], (size_t)t->rows * g->es,
                             (size_t)t->rows * g->es, (size_t)r->r.L));
         TRY(o->record(d, g->out_ev[b][0], out));
+        TRY(boundary(g, 0, t->dst, t->dst + (size_t)(r->r.L - 1) * t->dpitch +
+                                       (size_t)t->rows * g->es));
         g->out_end[b][0] = (size_t)t->rows * t->tpitch;
         nc = 1;
     }
@@ -182,6 +217,8 @@ static int plain_pass(hfft__gpu *g, srd *r, const tile_io *t, int64_t L, int64_t
                      (size_t)(at[j + 1] - at[j])));
         TRY(o->record(d, g->out_ev[b][j], out));
         g->out_end[b][j] = (size_t)(at[j + 1] - 1) * t->tpitch + t->wout;
+        TRY(boundary(g, j, t->dst + (size_t)at[j] * t->dpitch,
+                     t->dst + (size_t)(at[j + 1] - 1) * t->dpitch + t->wout));
     }
     g->out_n[b] = nc;
     g->piped++;
@@ -197,8 +234,10 @@ static int64_t ramp_floor(const hfft__gpu *g, const srd *r) {
 /* Strided: columns [0, cols) of lines of length L with row pitches ss and ds. */
 int hfft__plain_strided(hfft__gpu *g, srd *r, view v, int64_t L, int64_t cols, int64_t *pass) {
     size_t es = g->es;
+    int last_view = g->last_pass;
     for (int64_t c0 = 0, w; c0 < cols; c0 += w) {
         w = next_pass(c0, cols, r->blk, ramp_floor(g, r));
+        g->last_pass = last_view && c0 + w >= cols;
         tile_io t = {v.src + c0 * es,     (size_t)v.ss * es,     v.dst + c0 * es,
                      (size_t)v.ds * es,   (size_t)w * es,        (size_t)w * es,
                      (size_t)r->blk * es, L,                     0, c0, 0};
@@ -220,6 +259,7 @@ static int plain_contig(hfft__gpu *g, srd *r, const char *src, char *dst, int64_
     int real_in = q->kind == HFFT__R2C, real_out = q->kind == HFFT__C2R;
     for (int64_t l0 = 0, n; l0 < lines; l0 += n) {
         n = next_pass(l0, lines, r->blk, ramp_floor(g, r));
+        g->last_pass = l0 + n >= lines;
         size_t sp = real_in ? rrow : crow, dp = real_out ? rrow : crow;
         tile_io t = {src + (size_t)(l0 * rows) * sp, sp, dst + (size_t)(l0 * rows) * dp, dp,
                      real_in ? rdata : crow, real_out ? rdata : crow, crow, n * rows,
@@ -233,6 +273,8 @@ static int plain_contig(hfft__gpu *g, srd *r, const char *src, char *dst, int64_
             t.dst = dst + (size_t)(grp * q->tper * q->L + (l0 - grp * q->tper)) * g->es;
             t.dpitch = (size_t)q->tper * g->es;
         }
+        if (q->tout)
+            g->last_pass = l0 + n >= lines;
         TRY(plain_pass(g, r, &t, q->L, n, pass));
     }
     return 0;
@@ -240,12 +282,16 @@ static int plain_contig(hfft__gpu *g, srd *r, const char *src, char *dst, int64_
 
 int hfft__plain_round(hfft__gpu *g, srd *r, const char *src, char *dst, int64_t *pass) {
     if (!hfft__round_strided(&r->r))
-        return plain_contig(g, r, src, dst, r->units, pass);
-    for (int64_t o = 0; o < r->r.no; o++) {
+        TRY(plain_contig(g, r, src, dst, r->units, pass));
+    for (int64_t o = 0; o < r->r.no && hfft__round_strided(&r->r); o++) {
         size_t off = (size_t)(o * r->r.dout) * g->es;
         view v = {src + off, r->r.s, dst + off, r->r.s};
+        g->last_pass = o == r->r.no - 1;
         TRY(hfft__plain_strided(g, r, v, r->r.L, r->units, pass));
     }
+    /* the next round waits on this one's last chunks, not on the previous round's */
+    g->nbev = g->pending_bev;
+    g->last_pass = 0;
     return 0;
 }
 

@@ -66,6 +66,12 @@ struct hfft__gpu {
     size_t out_end[NSLOT][NCHUNK];
     int out_n[NSLOT];
     int64_t piped;                  /* plain passes issued since everything was idle */
+    /* The last pass of the round before, still in flight (the round ended without a
+       drain): each chunk of its copy out, the host bytes it wrote, and an event. */
+    hfft__event bev[NCHUNK];
+    const char *blo[NCHUNK], *bhi[NCHUNK];
+    int nbev, pending_bev;          /* recorded by the round before; by this round so far */
+    int last_pass;                  /* the pass being issued is its round's last */
     void *tbuf[NSLOT];              /* four-step, natural order: each slot's lines transposed */
     void *tb;                       /* transposed compute: scratch of wc lines */
     size_t tb_bytes;

@@ -665,7 +665,7 @@ int hfft__plan_execute(hfft__plan *p, void *const in_[2], void *const out_[2]) {
            fast dimensions, the slow round's the rest (hfft__gpu_times) */
         for (int h = 0; h < HFFT__MAX_ROUNDS; h++)
             p->info.measured_seconds[h] = p->info.measured_gpu[h] = p->info.measured_cpu[h] = 0;
-        st = hfft__gpu_run(p->gpu, 0, in, out);
+        st = hfft__gpu_run(p->gpu, 0, in, out, 1);
         hfft__gpu_times(p->gpu, p->info.measured_seconds);
         for (int h = 0; h < p->nrounds; h++)
             p->info.measured_gpu[h] = p->info.measured_seconds[h];
@@ -682,7 +682,10 @@ int hfft__plan_execute(hfft__plan *p, void *const in_[2], void *const out_[2]) {
             hfft__cpu_start(p->cpu, h, src, dst, p->cut[h], units);
         p->info.measured_gpu[h] = p->info.measured_cpu[h] = 0.0;
         if (p->gpu && p->cut[h] > 0) {
-            st = hfft__gpu_run(p->gpu, h, src, dst);
+            /* GPU-only rounds meet without a drain; the CPU's part of a round needs
+               the GPU's part of the round before in host memory */
+            int drain = h == p->nrounds - 1 || p->cpu != NULL;
+            st = hfft__gpu_run(p->gpu, h, src, dst, drain);
             p->info.measured_gpu[h] = hfft__now() - t0;
         }
         if (cpu_part) {

@@ -452,7 +452,7 @@ static void engine_share(int prec, hfft__round r, int64_t units, int schedule, i
     if (!inplace)
         tu_poison(dst, bytes);
     char *before = tu_dup(dst, bytes);
-    cr_assert_eq(hfft__gpu_run(g, 0, src, dst), 0, "run: %s", hfft_last_error_message());
+    cr_assert_eq(hfft__gpu_run(g, 0, src, dst, 1), 0, "run: %s", hfft_last_error_message());
     int strided = r.ni > 1;
     double *line = tu_alloc((size_t)(2 * r.L) * sizeof(double));
     long double *X = tu_alloc((size_t)(2 * r.L) * sizeof(long double));
