@@ -271,6 +271,12 @@ static cufftType cufft_type(int prec, int kind) {
     return prec == 4 ? CUFFT_C2C : CUFFT_Z2Z;
 }
 
+static int cuda_d2d(hfft__dev *d, hfft__stream s, void *dst, size_t dpitch, const void *src,
+                    size_t spitch, size_t width, size_t height) {
+    (void)d;
+    return copy(s, dst, dpitch, src, spitch, width, height, cudaMemcpyDeviceToDevice, "d2d");
+}
+
 static int cuda_fft_plan(hfft__dev *d, int prec, int kind, int rank, const int64_t *n,
                          int64_t stride, int64_t dist, int64_t batch, int sign,
                          hfft__fftplan *plan, size_t *work_bytes) {
@@ -443,6 +449,7 @@ const hfft__dev_ops hfft__cuda_ops = {
     .activate = cuda_activate,
     .h2d = cuda_h2d,
     .d2h = cuda_d2h,
+    .d2d = cuda_d2d,
     .fft_plan = cuda_fft_plan,
     .fft_exec = cuda_fft_exec,
     .fft_destroy = cuda_fft_destroy,

@@ -391,6 +391,14 @@ static int emu_d2h(hfft__dev *d, hfft__stream s, void *dst, size_t dpitch, const
     return st ? st : push(d, s, &op);
 }
 
+static int emu_d2d(hfft__dev *d, hfft__stream s, void *dst, size_t dpitch, const void *src,
+                   size_t spitch, size_t width, size_t height) {
+    int st = fault("d2d");
+    emu_op op = {.kind = OP_COPY, .dst = dst, .dpitch = dpitch, .src = src, .spitch = spitch,
+                 .width = width, .height = height};
+    return st ? st : push(d, s, &op);
+}
+
 static int emu_fft_plan(hfft__dev *d, int prec, int kind, int rank, const int64_t *n,
                         int64_t stride, int64_t dist, int64_t batch, int sign,
                         hfft__fftplan *plan, size_t *work_bytes) {
@@ -593,6 +601,7 @@ const hfft__dev_ops hfft__emulated_ops = {
     .activate = emu_activate,
     .h2d = emu_h2d,
     .d2h = emu_d2h,
+    .d2d = emu_d2d,
     .fft_plan = emu_fft_plan,
     .fft_exec = emu_fft_exec,
     .fft_destroy = emu_fft_destroy,

@@ -225,6 +225,15 @@ int hfft__gpu_create(const hfft__dev_ops *ops, hfft__dev *dev, const hfft__gpu_r
     if (want == 2 && g->nslot < RADIX2_SLOTS)
         g->nslot = RADIX2_SLOTS;
     size_t cap = pick_capacity(req, budget, g->es, g->nslot);
+    /* Residency where the passes at a width that keeps rows wide leave room for it. */
+    int resident = req->schedule == 0 && req->slots == 0 && req->pass_bytes <= 0 &&
+                   hfft__res_eligible(g) &&
+                   (int64_t)((size_t)g->nslot * hfft__res_pass_bytes(g)) < budget / 2 &&
+                   hfft__res_pass_bytes(g) >= 256;
+    if (resident) {
+        cap = hfft__res_pass_bytes(g);
+        g->fixed_passes = 1;
+    }
     for (;;) {
         if (cap < 256) {
             st = hfft__fail(HFFT_ERR_BUDGET,
@@ -275,6 +284,8 @@ int hfft__gpu_create(const hfft__dev_ops *ops, hfft__dev *dev, const hfft__gpu_r
         st = 0;
         cap = next;
     }
+    if (!st && resident)
+        st = hfft__res_size(g);
     if (st) {
         hfft__gpu_destroy(g);
         return st;
@@ -304,6 +315,7 @@ void hfft__gpu_destroy(hfft__gpu *g) {
         return;
     hfft__stage_destroy(g->stage);
     hfft__trip_destroy(g);
+    hfft__res_release(g);
     release(g);
     for (int i = 0; i < NSTREAM + 1; i++)
         if (g->st[i])
@@ -335,6 +347,8 @@ static int run_round(hfft__gpu *g, int h, const void *src, void *dst, int drain)
         return 0;
     case K_PLAIN:
         TRY(hfft__plain_round(g, r, src, dst, &pass));
+        if (h == 0 && g->res)
+            TRY(hfft__res_round1(g, src));
         break;
     case K_RADIX2:
         TRY(hfft__radix2_round(g, r, src, dst, &pass));
@@ -430,5 +444,6 @@ void hfft__gpu_fill_info(const hfft__gpu *g, hfft_info *info) {
     info->transposed = any_transpose(g);
     info->streams = sched == 2 ? NSTREAM : g->trip ? 3 : g->nslot;
     info->device_bytes = g->ops->used(g->d);
+    info->resident_bytes = g->res ? g->rw * g->rd[0].r.L * (int64_t)g->es : 0;
     info->host_bytes += (int64_t)g->scratch_bytes + hfft__stage_bytes(g->stage);
 }

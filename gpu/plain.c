@@ -92,6 +92,8 @@ typedef struct tile_io {
     int64_t rows, cbrows;
     int64_t col0;  /* strided: the pass's first column (four-step twiddles) */
     int64_t line0; /* contiguous: the pass's first line (four-step twiddles) */
+    const char *rsrc; /* residency: the rows' resident columns on the device (NULL: none), */
+    size_t rpitch, rsplit; /* rpitch apart; the first rsplit bytes of a row from the host */
 } tile_io;
 
 /* The chunk of buffer b's last copy out that ends at or past byte `end`. */
@@ -167,9 +169,17 @@ static int plain_pass(hfft__gpu *g, srd *r, const tile_io *t, int64_t L, int64_t
             TRY(o->wait(d, in, g->out_ev[b][out_chunk(g, b, end)]));
         TRY(after_previous_round(g, t->src + (size_t)at[j] * t->spitch,
                                  t->src + (size_t)(at[j + 1] - 1) * t->spitch + t->win));
-        TRY(hfft__sched_h2d(g, in, tile + (size_t)at[j] * t->tpitch, t->tpitch,
-                    t->src + (size_t)at[j] * t->spitch, t->spitch, t->win,
-                    (size_t)(at[j + 1] - at[j])));
+        char *part = tile + (size_t)at[j] * t->tpitch;
+        size_t rows = (size_t)(at[j + 1] - at[j]), host = t->rsrc ? t->rsplit : t->win;
+        if (host)
+            TRY(hfft__sched_h2d(g, in, part, t->tpitch, t->src + (size_t)at[j] * t->spitch,
+                                t->spitch, host, rows));
+        if (t->rsrc) {
+            /* the resident columns, once round 1 has transformed them */
+            TRY(o->wait(d, in, g->res_ev));
+            TRY(o->d2d(d, in, part + host, t->tpitch, t->rsrc + (size_t)at[j] * t->rpitch,
+                       t->rpitch, t->win - host, rows));
+        }
         if (cb || j == nc - 1)
             TRY(o->record(d, g->in_ev[b][j], in));
     }
@@ -240,7 +250,7 @@ int hfft__plain_strided(hfft__gpu *g, srd *r, view v, int64_t L, int64_t cols, i
         g->last_pass = last_view && c0 + w >= cols;
         tile_io t = {v.src + c0 * es,     (size_t)v.ss * es,     v.dst + c0 * es,
                      (size_t)v.ds * es,   (size_t)w * es,        (size_t)w * es,
-                     (size_t)r->blk * es, L,                     0, c0, 0};
+                     (size_t)r->blk * es, L,                     0, c0, 0, NULL, 0, 0};
         TRY(plain_pass(g, r, &t, L, w, pass));
     }
     return 0;
@@ -263,7 +273,12 @@ static int plain_contig(hfft__gpu *g, srd *r, const char *src, char *dst, int64_
         size_t sp = real_in ? rrow : crow, dp = real_out ? rrow : crow;
         tile_io t = {src + (size_t)(l0 * rows) * sp, sp, dst + (size_t)(l0 * rows) * dp, dp,
                      real_in ? rdata : crow, real_out ? rdata : crow, crow, n * rows,
-                     r->cb * rows, 0, l0};
+                     r->cb * rows, 0, l0, NULL, 0, 0};
+        if (g->res && r == &g->rd[1]) {
+            t.rsrc = (const char *)g->res + (size_t)(l0 * g->rw) * g->es;
+            t.rpitch = (size_t)g->rw * g->es;
+            t.rsplit = (size_t)g->rcol * g->es;
+        }
         if (q->tout) {
             /* four-step, natural order: a pass within one group of tper lines, in one
                chunk, its element k of line l going to k tper + l of the group */
@@ -281,6 +296,7 @@ static int plain_contig(hfft__gpu *g, srd *r, const char *src, char *dst, int64_
 }
 
 int hfft__plain_round(hfft__gpu *g, srd *r, const char *src, char *dst, int64_t *pass) {
+    g->pending_bev = 0;
     if (!hfft__round_strided(&r->r))
         TRY(plain_contig(g, r, src, dst, r->units, pass));
     for (int64_t o = 0; o < r->r.no && hfft__round_strided(&r->r); o++) {

@@ -83,6 +83,11 @@ struct hfft__gpu {
     int fixed_passes;               /* options.pass_bytes set: passes of that size */
     hfft__stage *stage;             /* pageable arrays: copies through staging buffers */
     int64_t link[2];                /* bytes copied in and out since last taken */
+    /* partial residency (resident.c): the last rw columns of every row */
+    void *res;
+    int64_t rw, rwb, rcol;          /* resident columns, per block; the first of them */
+    hfft__fftplan rplan[2];
+    hfft__event res_ev;
     hfft__trip *trip;               /* the one-trip schedule, where the array fits */
 };
 
@@ -130,6 +135,16 @@ void hfft__trip_destroy(hfft__gpu *g);
 /* The last execute's phases into secs (see hfft__gpu_times). */
 void hfft__trip_times(const hfft__gpu *g, double *secs);
 size_t hfft__trip_bytes(const hfft__gpu *g);
+
+/* resident.c: partial residency for two-round streaming plans */
+int hfft__res_eligible(const hfft__gpu *g);
+/* The pass size that keeps column rows wide while leaving room to the residents. */
+size_t hfft__res_pass_bytes(const hfft__gpu *g);
+/* After the passes are allocated: the resident columns in what is left, or none. */
+int hfft__res_size(hfft__gpu *g);
+void hfft__res_release(hfft__gpu *g);
+/* Round 1's resident columns: copied in, transformed, kept. */
+int hfft__res_round1(hfft__gpu *g, const char *src);
 
 /* longline.c: lines longer than a pass, by decimation in time */
 int hfft__long_size(hfft__gpu *g, srd *r, size_t cap, size_t *work, int *nwork);

@@ -172,6 +172,8 @@ typedef struct hfft_info {
                                    for layouts the rounds do not take; see note) */
     int64_t device_budget;      /* bytes the plan may use on the device */
     int64_t device_bytes;       /* bytes it allocated there (buffers and cuFFT work areas) */
+    int64_t resident_bytes;     /* of which the array's part that stays on the device between
+                                   two streaming rounds (partial residency) */
     int64_t host_bytes;         /* host scratch and staging it allocated */
     int host_pinned;            /* GPU plans: 0 pageable arrays staged, 1 registered by the
                                    plan, 2 already pinned (hfft_malloc) */

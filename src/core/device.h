@@ -56,6 +56,9 @@ typedef struct hfft__dev_ops {
                size_t spitch, size_t width, size_t height);
     int (*d2h)(hfft__dev *d, hfft__stream s, void *dst, size_t dpitch, const void *src,
                size_t spitch, size_t width, size_t height);
+    /* The same within the device. */
+    int (*d2d)(hfft__dev *d, hfft__stream s, void *dst, size_t dpitch, const void *src,
+               size_t spitch, size_t width, size_t height);
     /* Batched in-place transforms of kind HFFT__C2C (rank 1 or 2 of shape n, element
        stride `stride`, `dist` elements between transforms, `batch` transforms), or
        HFFT__R2C / HFFT__C2R (n the real shape, stride 1, FFTW's padded in-place layout:
