@@ -456,3 +456,98 @@ Test(gpu, busy_default_stream) {
     cudaFree(d);
 }
 #endif
+
+/*
+ * The schedules that need no CPU share, on the GPU: one trip (2D, 3D, both
+ * precisions; S each way), partial residency (2 S - R each way), long 1D lines
+ * cut four-step (streaming through the host array between rounds, one trip,
+ * transposed order), and plans reused on new arrays.
+ */
+Test(gpu, one_trip_and_residency) {
+    require_cuda();
+    static const struct {
+        int rank;
+        int64_t n[3];
+    } shapes[] = {{2, {1024, 768}}, {3, {64, 48, 80}}, {2, {8192, 96}}};
+    for (int prec = 4; prec <= 8; prec += 4)
+        for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+            int64_t bytes = tu_total(shapes[i].rank, shapes[i].n) * (int64_t)tu_esize(prec);
+            const int64_t budgets[] = {2 * bytes + 64 * MiB, bytes * 3 / 4, bytes / 2};
+            for (int b = 0; b < 3; b++) {
+                hfft_options o = cuda(budgets[b]);
+                for (int inplace = 0; inplace < 2; inplace++) {
+                    tu_case c = {prec, shapes[i].rank,
+                                 {shapes[i].n[0], shapes[i].n[1], shapes[i].n[2]},
+                                 inplace, b ? HFFT_BACKWARD : HFFT_FORWARD, HFFT_GPU_ONLY, &o};
+                    hfft_info info;
+                    run_case(&c, &info);
+                    int64_t want = b == 0 ? bytes : 2 * bytes - info.resident_bytes;
+                    cr_assert_eq(info.schedule == 3, b == 0, "shape %zu budget %d: schedule %d",
+                                 i, b, info.schedule);
+                    cr_assert(info.link_bytes[0] == want && info.link_bytes[1] == want,
+                              "shape %zu budget %d: %lld in, %lld out, %lld resident of %lld", i,
+                              b, (long long)info.link_bytes[0], (long long)info.link_bytes[1],
+                              (long long)info.resident_bytes, (long long)bytes);
+                }
+            }
+        }
+}
+
+Test(gpu, long_lines_four_step) {
+    require_cuda();
+    for (int prec = 4; prec <= 8; prec += 4) {
+        int64_t n = prec == 4 ? (1 << 21) : 3 * 5 * 7 * 11 * 13 * 16;
+        int64_t bytes = n * (int64_t)tu_esize(prec);
+        const int64_t budgets[] = {bytes / 4, 2 * bytes + 64 * MiB};
+        for (int b = 0; b < 2; b++)
+            for (int inplace = 0; inplace < 2; inplace++) {
+                hfft_options o = cuda(budgets[b]);
+                tu_case c = {prec, 1, {n}, inplace, HFFT_FORWARD, HFFT_GPU_ONLY, &o};
+                hfft_info info;
+                run_case(&c, &info);
+                cr_assert(info.split[0] * info.split[1] == n && info.split[1] > 1,
+                          "n %lld: split %lldx%lld", (long long)n, (long long)info.split[0],
+                          (long long)info.split[1]);
+                cr_assert_eq(info.schedule == 3, b == 1);
+            }
+        /* a batch of long lines, out of place, with the input as the array between rounds */
+        hfft_options o = cuda(bytes / 4);
+        int64_t m[2] = {3, n / 8};
+        tu_case c = {prec, 2, {m[0], m[1]}, 0, HFFT_BACKWARD, HFFT_GPU_ONLY | HFFT_DESTROY_INPUT,
+                     &o};
+        c.input_may_change = 1;
+        run_case(&c, NULL);
+    }
+}
+
+Test(gpu, new_arrays) {
+    require_cuda();
+    int64_t n[2] = {512, 640};
+    int64_t total = n[0] * n[1];
+    size_t bytes = (size_t)total * 8;
+    hfft_options o = cuda(8 * MiB);
+    void *a = tu_alloc(bytes), *b = tu_alloc(bytes);
+    hfftf_plan p = hfftf_plan_dft(2, n, a, b, HFFT_FORWARD, HFFT_GPU_ONLY, &o);
+    cr_assert(p, "%s", hfft_last_error_message());
+    for (int k = 0; k < 10; k++) {
+        void *x = tu_alloc(bytes), *y = tu_alloc(bytes);
+        hfft_ref_fill(4, x, total, tu_seed());
+        void *orig = tu_dup(x, bytes);
+        tu_poison(y, bytes);
+        cr_assert_eq(hfftf_execute_dft(p, x, y), 0, "new arrays %d: %s", k,
+                     hfft_last_error_message());
+        cr_assert(memcmp(x, orig, bytes) == 0);
+        double e = hfft_ref_error(4, 2, n, orig, y, HFFT_FORWARD, 1);
+        cr_assert(e < TU_TOL_F, "new arrays %d: error %g", k, e);
+        tu_free(orig);
+        tu_free(x);
+        tu_free(y);
+    }
+    hfft_info info;
+    hfftf_plan_info(p, &info);
+    cr_assert_leq(info.pinned_bytes, (int64_t)(8 * bytes), "%lld bytes kept registered",
+                  (long long)info.pinned_bytes);
+    hfftf_destroy_plan(p);
+    tu_free(a);
+    tu_free(b);
+}

@@ -511,3 +511,41 @@ Test(guru, real_rounds) {
                                       (long long)want_in, (long long)want_out);
                         }
 }
+
+/* The real rounds on a CUDA GPU where one is usable (cuFFT R2C/C2R in the padded
+   layout), streaming and in one trip; skipped, and said so, elsewhere. */
+Test(guru, real_rounds_cuda) {
+    float probe[16];
+    hfft_options o;
+    hfft_options_init(&o);
+    o.device = HFFT_DEVICE_CUDA;
+    int64_t n1[1] = {8};
+    hfftf_plan p = hfftf_plan_dft_r2c(1, n1, probe, (hfftf_complex *)probe, 0, &o);
+    if (!p)
+        cr_skip_test("no usable CUDA GPU: %s", hfft_last_error_message());
+    hfftf_destroy_plan(p);
+    static const int64_t shapes[][4] = {{2, 640, 400}, {2, 257, 18}, {3, 48, 40, 56}};
+    for (int prec = 4; prec <= 8; prec += 4)
+        for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
+            for (int kind = R2C; kind <= C2R; kind++)
+                for (int inplace = 0; inplace < 2; inplace++)
+                    for (int trip = 0; trip < 2; trip++) {
+                        gcase g = {kind, prec, 0, (int)shapes[i][0], 0};
+                        g.inplace = inplace;
+                        g.flags = kind == C2R && !inplace ? HFFT_PRESERVE_INPUT : 0;
+                        dense_dims(kind, g.rank, &shapes[i][1], inplace, g.dims);
+                        g.what = trip ? "cuda real rounds, one trip" : "cuda real rounds";
+                        g.gpu = 0; /* checked below for the CUDA device */
+                        int64_t rows = 1;
+                        for (int k = 1; k < g.rank; k++)
+                            rows *= shapes[i][k];
+                        int64_t cplx = rows * (shapes[i][g.rank] / 2 + 1) * 2 * prec;
+                        hfft_info info;
+                        run_guru_info(&g, HFFT_DEVICE_CUDA, trip ? cplx * 4 + (64 << 20) : cplx / 2,
+                                      &info);
+                        cr_assert(info.device == HFFT_DEVICE_CUDA && info.placement == 1,
+                                  "shape %zu: ran on %s", i, info.device_name);
+                        cr_assert_eq(info.schedule == 3, trip, "shape %zu: schedule %d", i,
+                                     info.schedule);
+                    }
+}
