@@ -23,13 +23,20 @@
 
 void bench_run_fftw(const args *a, const problem *p, int e, void *A, void *B, result *r) {
     int measure = e == E_FFTW_MEAS;
-    fftw_iodim64 d[3];
-    int64_t stride = 1;
+    /* Complex problems in place on a copy in B; real ones from A into B, the way an
+       FFTW user keeps a real input (FFTW's r2c leaves an out-of-place input alone). */
+    fftw_iodim64 d[3], h;
+    int64_t cs = 1, rs = 1, ol = p->kind ? p->n[p->rank - 1] / 2 + 1 : p->n[p->rank - 1];
     for (int k = p->rank - 1; k >= 0; k--) {
         d[k].n = p->n[k];
-        d[k].is = d[k].os = stride;
-        stride *= p->n[k];
+        d[k].is = p->kind ? rs : cs;
+        d[k].os = cs;
+        rs *= p->n[k];
+        cs *= k == p->rank - 1 ? ol : p->n[k];
     }
+    h.n = p->howmany;
+    h.is = p->kind ? rs : cs;
+    h.os = cs;
     unsigned flags = measure ? FFTW_MEASURE : FFTW_ESTIMATE;
     bench_fill(p, A, a->seed + (uint64_t)e * 7919u);
     snprintf(r->device, sizeof r->device, "cpu");
@@ -39,13 +46,17 @@ void bench_run_fftw(const args *a, const problem *p, int e, void *A, void *B, re
         fftwf_plan_with_nthreads(a->bthreads);
         if (measure)
             fftwf_set_timelimit(a->measure_limit);
-        plan = fftwf_plan_guru64_dft(p->rank, d, 0, NULL, B, B, FFTW_FORWARD, flags);
+        plan = p->kind ? (void *)fftwf_plan_guru64_dft_r2c(p->rank, d, 1, &h, A, B, flags)
+                       : (void *)fftwf_plan_guru64_dft(p->rank, d, 1, &h, B, B, FFTW_FORWARD,
+                                                       flags);
         fftwf_set_timelimit(FFTW_NO_TIMELIMIT);
     } else {
         fftw_plan_with_nthreads(a->bthreads);
         if (measure)
             fftw_set_timelimit(a->measure_limit);
-        plan = fftw_plan_guru64_dft(p->rank, d, 0, NULL, B, B, FFTW_FORWARD, flags);
+        plan = p->kind ? (void *)fftw_plan_guru64_dft_r2c(p->rank, d, 1, &h, A, B, flags)
+                       : (void *)fftw_plan_guru64_dft(p->rank, d, 1, &h, B, B, FFTW_FORWARD,
+                                                      flags);
         fftw_set_timelimit(FFTW_NO_TIMELIMIT);
     }
     r->plan_s = hfft_ref_now() - t0;
@@ -56,16 +67,21 @@ void bench_run_fftw(const args *a, const problem *p, int e, void *A, void *B, re
         return;
     }
     if (measure)
-        snprintf(r->plan, sizeof r->plan, "fftw%s measure threads=%d timelimit=%gs in-place",
-                 p->prec == 4 ? "f" : "", a->bthreads, a->measure_limit);
+        snprintf(r->plan, sizeof r->plan, "fftw%s %s measure threads=%d timelimit=%gs %s",
+                 p->prec == 4 ? "f" : "", p->kind ? "r2c" : "dft", a->bthreads, a->measure_limit,
+                 p->kind ? "out-of-place" : "in-place");
     else
-        snprintf(r->plan, sizeof r->plan, "fftw%s estimate threads=%d in-place",
-                 p->prec == 4 ? "f" : "", a->bthreads);
+        snprintf(r->plan, sizeof r->plan, "fftw%s %s estimate threads=%d %s",
+                 p->prec == 4 ? "f" : "", p->kind ? "r2c" : "dft", a->bthreads,
+                 p->kind ? "out-of-place" : "in-place");
     double *t = calloc((size_t)a->reps, sizeof *t);
     if (!t)
         bench_die("out of memory");
     for (int k = -1; k < a->reps; k++) {
-        bench_copy(p, B, A); /* planning with MEASURE overwrote B; every run starts from A */
+        if (p->kind)
+            bench_fill(p, A, a->seed + (uint64_t)e * 7919u); /* MEASURE overwrote A */
+        else
+            bench_copy(p, B, A); /* MEASURE overwrote B; every run starts from A */
         double s = hfft_ref_now();
         if (p->prec == 4)
             fftwf_execute(plan);
@@ -92,8 +108,13 @@ void bench_run_fftw(const args *a, const problem *p, int e, void *A, void *B, re
 
 #ifdef HFFT_BENCH_HAVE_MKL
 void bench_run_mkl(const args *a, const problem *p, void *A, void *B, result *r) {
-    bench_fill(p, A, a->seed + (uint64_t)E_MKL * 7919u);
     snprintf(r->device, sizeof r->device, "cpu");
+    if (p->kind || p->howmany > 1) {
+        r->status = ST_SKIPPED;
+        snprintf(r->note, sizeof r->note, "skipped: the MKL baseline runs one complex transform");
+        return;
+    }
+    bench_fill(p, A, a->seed + (uint64_t)E_MKL * 7919u);
     MKL_LONG len[3] = {0, 0, 0};
     for (int k = 0; k < p->rank; k++)
         len[k] = (MKL_LONG)p->n[k];
@@ -148,7 +169,8 @@ void bench_run_cufft(const args *a, const problem *p, int want_incard, int want_
     bench_cufft *c = NULL;
     double plan_s = 0;
     char note[256];
-    int no = bench_cufft_open(p->prec, p->rank, p->n, &c, &plan_s, note, sizeof note);
+    int no = bench_cufft_open(p->prec, p->kind, p->rank, p->n, p->howmany, &c, &plan_s, note,
+                              sizeof note);
     result *rs[2] = {want_incard ? ri : NULL, want_chunk ? rc : NULL};
     const char *pin =
         bench_cuda_host_pinned(A) && bench_cuda_host_pinned(B) ? "pinned" : "pageable";
@@ -161,8 +183,9 @@ void bench_run_cufft(const args *a, const problem *p, int want_incard, int want_
             rs[i]->status = ST_SKIPPED;
             snprintf(rs[i]->note, sizeof rs[i]->note, "%s", note);
         } else {
-            snprintf(rs[i]->plan, sizeof rs[i]->plan, "cufft %s in-place %s host=%s",
-                     p->prec == 4 ? "C2C" : "Z2Z", note, pin);
+            snprintf(rs[i]->plan, sizeof rs[i]->plan, "cufft %s %s host=%s",
+                     p->kind ? (p->prec == 4 ? "R2C" : "D2Z") : (p->prec == 4 ? "C2C" : "Z2Z"),
+                     note, pin);
         }
     }
     if (no)
@@ -180,8 +203,8 @@ void bench_run_cufft(const args *a, const problem *p, int want_incard, int want_
         bench_fill(p, A, a->seed + (uint64_t)E_CU_COPY * 7919u);
         bench_cufft_copy_exec_copy(c, A, B, a->reps, t);
         bench_summarize(t, a->reps, rc);
-        rc->link_bytes = 2.0 * (double)p->bytes;
-        /* One trip: S in, then S out. */
+        rc->link_bytes = (double)p->in_bytes + (double)p->out_bytes;
+        /* One trip: the input in, then the output out. */
         bench_link_bounds(p, (double)p->bytes, rc);
         rc->floor_s = rc->trip_s;
         rc->err = bench_verify(a, p, A, B);

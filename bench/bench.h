@@ -52,11 +52,15 @@ typedef struct args {
     uint64_t seed;
 } args;
 
+/* howmany dense transforms of sizes n, one after the other: complex to complex
+   (kind 0) or real to complex (kind 1, FFTW's halved output). */
 typedef struct problem {
     char text[96];
-    int rank, prec;
-    int64_t n[3], total;
-    size_t bytes;
+    int rank, prec, kind;
+    int64_t n[3], total; /* total: elements of one transform */
+    int64_t howmany;
+    size_t in_bytes, out_bytes; /* each side, all transforms */
+    size_t bytes;               /* the larger: what each work array holds */
 } problem;
 
 enum { ST_OK, ST_SKIPPED, ST_FAILED };

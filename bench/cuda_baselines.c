@@ -170,18 +170,18 @@ void bench_link_measure(size_t bytes, size_t chunk, int reps, bench_link *l) {
 }
 
 struct bench_cufft {
-    int prec;
-    size_t bytes;
+    int prec, kind;
+    size_t in_bytes, out_bytes;
     cufftHandle plan;
-    void *d, *work;
+    void *d, *dout, *work; /* dout: the R2C output (C2C runs in place in d) */
     cudaStream_t s;
     cudaEvent_t e0, e1;
 };
 
 static const size_t MARGIN = (size_t)64 << 20; /* context growth, cuFFT's own tables */
 
-int bench_cufft_open(int prec, int rank, const int64_t *n, bench_cufft **out, double *plan_s,
-                     char *note, size_t note_len) {
+int bench_cufft_open(int prec, int kind, int rank, const int64_t *n, int64_t howmany,
+                     bench_cufft **out, double *plan_s, char *note, size_t note_len) {
     *out = NULL;
     long long nn[3];
     size_t total = 1;
@@ -189,11 +189,14 @@ int bench_cufft_open(int prec, int rank, const int64_t *n, bench_cufft **out, do
         nn[k] = (long long)n[k];
         total *= (size_t)n[k];
     }
-    size_t bytes = total * 2 * (size_t)prec;
+    size_t nl = (size_t)n[rank - 1], ol = kind ? nl / 2 + 1 : nl;
+    size_t in_bytes = total * (size_t)howmany * (kind ? 1u : 2u) * (size_t)prec;
+    size_t out_bytes = total / nl * ol * (size_t)howmany * 2u * (size_t)prec;
+    size_t bytes = kind ? in_bytes + out_bytes : in_bytes;
     size_t free_b = 0, total_b = 0;
     CK(cudaMemGetInfo(&free_b, &total_b));
     if (bytes + MARGIN > free_b) {
-        snprintf(note, note_len, "does not fit: array %.2f GiB, %.2f GiB free of %.2f GiB",
+        snprintf(note, note_len, "does not fit: arrays %.2f GiB, %.2f GiB free of %.2f GiB",
                  bytes / 1073741824.0, free_b / 1073741824.0, total_b / 1073741824.0);
         return 1;
     }
@@ -203,14 +206,17 @@ int bench_cufft_open(int prec, int rank, const int64_t *n, bench_cufft **out, do
         exit(1);
     }
     c->prec = prec;
-    c->bytes = bytes;
+    c->kind = kind;
+    c->in_bytes = in_bytes;
+    c->out_bytes = out_bytes;
     double t0 = now();
     CKF(cufftCreate(&c->plan));
     /* The work area is ours to allocate, so that "fits" is decided before it is. */
     CKF(cufftSetAutoAllocation(c->plan, 0));
     size_t ws = 0;
-    cufftResult r = cufftMakePlanMany64(c->plan, rank, nn, NULL, 1, 0, NULL, 1, 0,
-                                        prec == 4 ? CUFFT_C2C : CUFFT_Z2Z, 1, &ws);
+    cufftType type = kind ? (prec == 4 ? CUFFT_R2C : CUFFT_D2Z) : (prec == 4 ? CUFFT_C2C : CUFFT_Z2Z);
+    cufftResult r = cufftMakePlanMany64(c->plan, rank, nn, NULL, 1, 0, NULL, 1, 0, type,
+                                        (long long)howmany, &ws);
     *plan_s = now() - t0;
     if (r == CUFFT_INVALID_SIZE || r == CUFFT_ALLOC_FAILED || r == CUFFT_NOT_SUPPORTED) {
         snprintf(note, note_len, "cuFFT cannot plan it: cufftMakePlanMany64: %s",
@@ -224,14 +230,17 @@ int bench_cufft_open(int prec, int rank, const int64_t *n, bench_cufft **out, do
     CK(cudaMemGetInfo(&free_b, &total_b));
     if (bytes + ws + MARGIN > free_b) {
         snprintf(note, note_len,
-                 "does not fit: array %.2f GiB + work %.2f GiB, %.2f GiB free of %.2f GiB",
+                 "does not fit: arrays %.2f GiB + work %.2f GiB, %.2f GiB free of %.2f GiB",
                  bytes / 1073741824.0, ws / 1073741824.0, free_b / 1073741824.0,
                  total_b / 1073741824.0);
         CKF(cufftDestroy(c->plan));
         free(c);
         return 1;
     }
-    CK(cudaMalloc(&c->d, bytes));
+    CK(cudaMalloc(&c->d, in_bytes));
+    c->dout = c->d;
+    if (kind)
+        CK(cudaMalloc(&c->dout, out_bytes));
     if (ws) {
         CK(cudaMalloc(&c->work, ws));
         CKF(cufftSetWorkArea(c->plan, c->work));
@@ -240,27 +249,31 @@ int bench_cufft_open(int prec, int rank, const int64_t *n, bench_cufft **out, do
     CKF(cufftSetStream(c->plan, c->s));
     CK(cudaEventCreate(&c->e0));
     CK(cudaEventCreate(&c->e1));
-    snprintf(note, note_len, "device %.2f GiB (work %.2f GiB)", (bytes + ws) / 1073741824.0,
-             ws / 1073741824.0);
+    snprintf(note, note_len, "%s device %.2f GiB (work %.2f GiB)%s",
+             kind ? "out-of-place" : "in-place", (bytes + ws) / 1073741824.0, ws / 1073741824.0,
+             howmany > 1 ? " batched" : "");
     *out = c;
     return 0;
 }
 
 static void exec(bench_cufft *c) {
-    if (c->prec == 4)
+    if (c->kind)
+        CKF(c->prec == 4 ? cufftExecR2C(c->plan, c->d, c->dout)
+                         : cufftExecD2Z(c->plan, c->d, c->dout));
+    else if (c->prec == 4)
         CKF(cufftExecC2C(c->plan, c->d, c->d, CUFFT_FORWARD));
     else
         CKF(cufftExecZ2Z(c->plan, c->d, c->d, CUFFT_FORWARD));
 }
 
 void bench_cufft_incard(bench_cufft *c, const void *a, void *b, int reps, double *times) {
-    CK(cudaMemcpyAsync(c->d, a, c->bytes, cudaMemcpyHostToDevice, c->s));
+    CK(cudaMemcpyAsync(c->d, a, c->in_bytes, cudaMemcpyHostToDevice, c->s));
     exec(c);
-    CK(cudaMemcpyAsync(b, c->d, c->bytes, cudaMemcpyDeviceToHost, c->s));
+    CK(cudaMemcpyAsync(b, c->dout, c->out_bytes, cudaMemcpyDeviceToHost, c->s));
     CK(cudaStreamSynchronize(c->s));
     for (int r = 0; r < reps; r++) {
         float ms;
-        CK(cudaMemcpyAsync(c->d, a, c->bytes, cudaMemcpyHostToDevice, c->s));
+        CK(cudaMemcpyAsync(c->d, a, c->in_bytes, cudaMemcpyHostToDevice, c->s));
         CK(cudaEventRecord(c->e0, c->s));
         exec(c);
         CK(cudaEventRecord(c->e1, c->s));
@@ -274,9 +287,9 @@ void bench_cufft_copy_exec_copy(bench_cufft *c, const void *a, void *b, int reps
     for (int r = -1; r < reps; r++) {
         float ms;
         CK(cudaEventRecord(c->e0, c->s));
-        CK(cudaMemcpyAsync(c->d, a, c->bytes, cudaMemcpyHostToDevice, c->s));
+        CK(cudaMemcpyAsync(c->d, a, c->in_bytes, cudaMemcpyHostToDevice, c->s));
         exec(c);
-        CK(cudaMemcpyAsync(b, c->d, c->bytes, cudaMemcpyDeviceToHost, c->s));
+        CK(cudaMemcpyAsync(b, c->dout, c->out_bytes, cudaMemcpyDeviceToHost, c->s));
         CK(cudaEventRecord(c->e1, c->s));
         CK(cudaEventSynchronize(c->e1));
         CK(cudaEventElapsedTime(&ms, c->e0, c->e1));
@@ -293,6 +306,8 @@ void bench_cufft_close(bench_cufft *c) {
     CK(cudaStreamDestroy(c->s));
     CKF(cufftDestroy(c->plan));
     CK(cudaFree(c->d));
+    if (c->dout != c->d)
+        CK(cudaFree(c->dout));
     if (c->work)
         CK(cudaFree(c->work));
     free(c);

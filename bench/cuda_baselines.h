@@ -37,11 +37,12 @@ int bench_gpu_probe(bench_gpu *g);
    in back-to-back chunks of `chunk` bytes. */
 void bench_link_measure(size_t bytes, size_t chunk, int reps, bench_link *out);
 
-/* Plans an in-place C2C (prec 4) or Z2Z (prec 8) forward transform of the
-   whole array and allocates it on the device.  Returns 0 when it fits, 1 with
-   `note` saying why not (too little free memory, a size cuFFT refuses). */
-int bench_cufft_open(int prec, int rank, const int64_t *n, bench_cufft **out, double *plan_s,
-                     char *note, size_t note_len);
+/* Plans howmany dense forward transforms of the whole array, in place C2C
+   (prec 4) or Z2Z (prec 8) for kind 0, out of place R2C or D2Z for kind 1, and
+   allocates the arrays on the device.  Returns 0 when it fits, 1 with `note`
+   saying why not (too little free memory, a size cuFFT refuses). */
+int bench_cufft_open(int prec, int kind, int rank, const int64_t *n, int64_t howmany,
+                     bench_cufft **out, double *plan_s, char *note, size_t note_len);
 
 /* Data already on the device: one untimed exec whose result lands in `b`
    (so b = FFT(a)), then `reps` timed execs (the array restored from `a`

@@ -120,12 +120,12 @@ static void chunked(int kind, int prec, void *dst, const void *src, size_t bytes
 }
 
 void bench_fill(const problem *p, void *a, uint64_t seed) {
-    chunked(0, p->prec, a, NULL, p->bytes, seed);
+    chunked(0, p->prec, a, NULL, p->in_bytes, seed);
 }
 void bench_copy(const problem *p, void *dst, const void *src) {
-    chunked(1, p->prec, dst, src, p->bytes, 0);
+    chunked(1, p->prec, dst, src, p->in_bytes, 0);
 }
-void bench_poison(const problem *p, void *dst) { chunked(2, p->prec, dst, NULL, p->bytes, 0); }
+void bench_poison(const problem *p, void *dst) { chunked(2, p->prec, dst, NULL, p->out_bytes, 0); }
 
 /* The reference leaves FFTW's global thread count where it put it; the library
    and the baselines plan under that global, so it goes back to 1 after each. */
@@ -140,11 +140,12 @@ void bench_fftw_threads_reset(void) {
 double bench_verify(const args *a, const problem *p, const void *in, const void *out) {
     if (!a->verify)
         return -1.0;
-    double e = hfft_ref_error(p->prec, p->rank, p->n, in, out, HFFT_FORWARD, a->bthreads);
+    double e = hfft_ref_error_many(p->prec, p->kind, p->rank, p->n, p->howmany, in, out,
+                                   HFFT_FORWARD, a->bthreads);
     bench_fftw_threads_reset();
     if (e < 0)
         bench_die("verification: cannot allocate the %s reference of %zu elements",
-            p->prec == 4 ? "double" : "long double", (size_t)p->total);
+            p->prec == 4 ? "double" : "long double", (size_t)p->out_bytes / (2u * (size_t)p->prec));
     return isnan(e) ? INFINITY : e;
 }
 

@@ -37,6 +37,6 @@ void bench_measure_link(args *a, const char *why_gpu) {
 void bench_link_bounds(const problem *p, double most, result *r) {
     if (!G.link_measured)
         return;
-    r->trip_s = (double)p->bytes / G.h2d + (double)p->bytes / G.d2h;
+    r->trip_s = (double)p->in_bytes / G.h2d + (double)p->out_bytes / G.d2h;
     r->duplex_s = most / (0.5 * (G.dup_h2d + G.dup_d2h));
 }

@@ -18,8 +18,11 @@ const char *const option_name[E_COUNT] = {"hybrid", "gpu",           "cpu",
 void bench_usage(FILE *f) {
     fprintf(f,
             "usage: hfft-bench [options] PROBLEM...\n"
-            "  PROBLEM  RANKd:N0[xN1[xN2]][:f32|f64], e.g. 2d:32768x32768:f32,\n"
-            "           3d:1024x1024x1024:f64, 1d:1048576:f32 (default precision f32)\n"
+            "  PROBLEM  RANKd:N0[xN1[xN2]][:f32|f64|r32|r64][:bHOWMANY], e.g.\n"
+            "           2d:32768x32768:f32, 3d:1024x1024x1024:f64, 1d:1048576 (default\n"
+            "           f32: complex single); r32/r64: real input, FFTW's r2c (halved last\n"
+            "           dimension out); :bHOWMANY: that many transforms one after the other\n"
+            "           (1d:65536:f32:b4096)\n"
             "options:\n"
             "  --mode LIST             hfft placements, a comma list of hybrid (HFFT_HYBRID),\n"
             "                          gpu (HFFT_GPU_ONLY), cpu (HFFT_CPU_ONLY), auto (no\n"
@@ -97,35 +100,58 @@ int bench_parse_problem(const char *s, problem *p) {
         }
     }
     p->prec = 4;
+    p->howmany = 1;
     if (*c == ':') {
         c++;
-        if (strcmp(c, "f32") == 0)
-            p->prec = 4;
-        else if (strcmp(c, "f64") == 0)
-            p->prec = 8;
-        else
+        size_t w = strcspn(c, ":");
+        if (w == 3 && (c[0] == 'f' || c[0] == 'r') &&
+            (strncmp(c + 1, "32", 2) == 0 || strncmp(c + 1, "64", 2) == 0)) {
+            p->prec = c[1] == '3' ? 4 : 8;
+            p->kind = c[0] == 'r';
+        } else {
             return -1;
-    } else if (*c) {
-        return -1;
+        }
+        c += w;
     }
+    if (*c == ':') {
+        char *end;
+        errno = 0;
+        long long v = c[1] == 'b' ? strtoll(c + 2, &end, 10) : 0;
+        if (c[1] != 'b' || end == c + 2 || errno || v < 1 || *end)
+            return -1;
+        p->howmany = v;
+        c = end;
+    }
+    if (*c)
+        return -1;
     p->rank = rank;
     p->total = 1;
     for (int k = 0; k < rank; k++) {
         if (__builtin_mul_overflow(p->total, p->n[k], &p->total))
             return -1;
     }
-    int64_t b;
-    if (__builtin_mul_overflow(p->total, (int64_t)(2 * p->prec), &b))
+    int64_t lines = p->total / p->n[rank - 1], in, out;
+    int64_t ol = p->kind ? p->n[rank - 1] / 2 + 1 : p->n[rank - 1];
+    int64_t in_es = p->kind ? p->prec : 2 * p->prec; /* bytes per input element */
+    if (__builtin_mul_overflow(p->total, p->howmany, &in) ||
+        __builtin_mul_overflow(in, in_es, &in) ||
+        __builtin_mul_overflow(lines * ol, p->howmany, &out) ||
+        __builtin_mul_overflow(out, (int64_t)(2 * p->prec), &out))
         return -1;
-    p->bytes = (size_t)b;
+    p->in_bytes = (size_t)in;
+    p->out_bytes = (size_t)out;
+    p->bytes = p->in_bytes > p->out_bytes ? p->in_bytes : p->out_bytes;
     for (int k = rank; k < 3; k++)
         p->n[k] = 1;
     snprintf(p->text, sizeof p->text, "%dd:", rank);
     for (int k = 0; k < rank; k++)
         snprintf(p->text + strlen(p->text), sizeof p->text - strlen(p->text), "%s%lld",
                  k ? "x" : "", (long long)p->n[k]);
-    snprintf(p->text + strlen(p->text), sizeof p->text - strlen(p->text), ":%s",
-             p->prec == 4 ? "f32" : "f64");
+    snprintf(p->text + strlen(p->text), sizeof p->text - strlen(p->text), ":%c%s",
+             p->kind ? 'r' : 'f', p->prec == 4 ? "32" : "64");
+    if (p->howmany > 1)
+        snprintf(p->text + strlen(p->text), sizeof p->text - strlen(p->text), ":b%lld",
+                 (long long)p->howmany);
     return 0;
 }
 
@@ -301,10 +327,17 @@ int bench_parse_args(int argc, char **argv, args *a, problem *probs, int *nprob)
         } else if (bench_parse_problem(o, &probs[*nprob]) == 0) {
             (*nprob)++;
         } else {
-            fprintf(stderr, "hfft-bench: problem '%s': expected e.g. 2d:1024x1024:f32\n", o);
+            fprintf(stderr, "hfft-bench: problem '%s': expected e.g. 2d:1024x1024:f32, "
+                            "2d:1024x1024:r32 or 1d:65536:f32:b64\n", o);
             return 2;
         }
     }
+    for (int k = 0; k < *nprob; k++)
+        if (a->inplace && probs[k].kind) {
+            fprintf(stderr, "hfft-bench: %s: --inplace is for complex problems (real ones "
+                            "run out of place)\n", probs[k].text);
+            return 2;
+        }
     if (*nprob == 0 && a->bandwidth != 1) {
         bench_usage(stderr);
         return 2;

@@ -32,51 +32,76 @@ void hfft_ref_fill(int prec, void *data, int64_t count, uint64_t seed) {
     }
 }
 
-static void dims_of(int rank, const int64_t *n, fftw_iodim64 *d, fftwl_iodim64 *dl) {
-    int64_t stride = 1;
-    for (int k = rank - 1; k >= 0; k--) {
-        if (d) {
-            d[k].n = n[k];
-            d[k].is = d[k].os = stride;
-        }
-        if (dl) {
-            dl[k].n = n[k];
-            dl[k].is = dl[k].os = stride;
-        }
-        stride *= n[k];
-    }
-}
-
 void *hfft_ref_transform(int prec, int rank, const int64_t *n, const void *in, int sign,
                          int threads) {
-    int64_t total = 1;
-    for (int k = 0; k < rank; k++)
-        total *= n[k];
+    int64_t count;
+    return hfft_ref_transform_many(prec, 0, rank, n, 1, in, sign, threads, &count);
+}
+
+/* howmany dense transforms of sizes n, kind 0 c2c (sign), 1 r2c, in the
+   reference's precision; r2c in place in FFTW's padded layout, so that the
+   reference needs one array of the output's size. */
+void *hfft_ref_transform_many(int prec, int kind, int rank, const int64_t *n, int64_t howmany,
+                              const void *in, int sign, int threads, int64_t *count) {
+    int64_t rows = howmany, nl = n[rank - 1];
+    for (int k = 0; k + 1 < rank; k++)
+        rows *= n[k];
+    int64_t cl = kind == 1 ? nl / 2 + 1 : nl; /* complex elements per line */
+    int64_t il = kind == 1 ? 2 * cl : 2 * nl;  /* reals per line of the work array */
+    *count = rows * cl;
+    fftw_iodim64 d[16], h;
+    fftwl_iodim64 dl[16], hl;
+    int64_t cs = 1;
+    for (int k = rank - 1; k >= 0; k--) {
+        int64_t is = kind == 1 ? (k == rank - 1 ? 1 : 2 * cs) : cs;
+        d[k].n = dl[k].n = n[k];
+        d[k].is = dl[k].is = is;
+        d[k].os = dl[k].os = cs;
+        cs *= k == rank - 1 ? cl : n[k];
+    }
+    h.n = hl.n = howmany;
+    h.is = hl.is = kind == 1 ? 2 * cs : cs;
+    h.os = hl.os = cs;
+    size_t reals = (size_t)(rows * il);
     if (prec == 4) {
-        fftw_complex *a = fftw_malloc(sizeof(fftw_complex) * (size_t)total);
+        double *a = fftw_malloc(sizeof(double) * reals);
         if (!a)
             return NULL;
-        fftw_iodim64 d[16];
-        dims_of(rank, n, d, NULL);
         fftw_plan_with_nthreads(threads > 0 ? threads : 1);
-        fftw_plan p = fftw_plan_guru64_dft(rank, d, 0, NULL, a, a, sign, FFTW_ESTIMATE);
+        fftw_plan p = kind == 1 ? fftw_plan_guru64_dft_r2c(rank, d, 1, &h, a, (fftw_complex *)a,
+                                                           FFTW_ESTIMATE)
+                                : fftw_plan_guru64_dft(rank, d, 1, &h, (fftw_complex *)a,
+                                                       (fftw_complex *)a, sign, FFTW_ESTIMATE);
         const float *x = in;
-        for (int64_t i = 0; i < 2 * total; i++)
-            ((double *)a)[i] = x[i];
+        int64_t w = kind == 1 ? nl : 2 * nl; /* input reals per line */
+        for (int64_t r = 0; r < rows; r++)
+            for (int64_t i = 0; i < w; i++)
+                a[r * il + i] = x[r * w + i];
+        if (!p) {
+            fftw_free(a);
+            return NULL;
+        }
         fftw_execute(p);
         fftw_destroy_plan(p);
         return a;
     }
-    fftwl_complex *a = fftwl_malloc(sizeof(fftwl_complex) * (size_t)total);
+    long double *a = fftwl_malloc(sizeof(long double) * reals);
     if (!a)
         return NULL;
-    fftwl_iodim64 d[16];
-    dims_of(rank, n, NULL, d);
     fftwl_plan_with_nthreads(threads > 0 ? threads : 1);
-    fftwl_plan p = fftwl_plan_guru64_dft(rank, d, 0, NULL, a, a, sign, FFTW_ESTIMATE);
+    fftwl_plan p = kind == 1 ? fftwl_plan_guru64_dft_r2c(rank, dl, 1, &hl, a, (fftwl_complex *)a,
+                                                         FFTW_ESTIMATE)
+                             : fftwl_plan_guru64_dft(rank, dl, 1, &hl, (fftwl_complex *)a,
+                                                     (fftwl_complex *)a, sign, FFTW_ESTIMATE);
     const double *x = in;
-    for (int64_t i = 0; i < 2 * total; i++)
-        ((long double *)a)[i] = x[i];
+    int64_t w = kind == 1 ? nl : 2 * nl;
+    for (int64_t r = 0; r < rows; r++)
+        for (int64_t i = 0; i < w; i++)
+            a[r * il + i] = x[r * w + i];
+    if (!p) {
+        fftwl_free(a);
+        return NULL;
+    }
     fftwl_execute(p);
     fftwl_destroy_plan(p);
     return a;
@@ -116,13 +141,16 @@ double hfft_ref_compare(int prec, const void *ref, const void *out, int64_t tota
 
 double hfft_ref_error(int prec, int rank, const int64_t *n, const void *in, const void *out,
                       int sign, int threads) {
-    int64_t total = 1;
-    for (int k = 0; k < rank; k++)
-        total *= n[k];
-    void *ref = hfft_ref_transform(prec, rank, n, in, sign, threads);
+    return hfft_ref_error_many(prec, 0, rank, n, 1, in, out, sign, threads);
+}
+
+double hfft_ref_error_many(int prec, int kind, int rank, const int64_t *n, int64_t howmany,
+                           const void *in, const void *out, int sign, int threads) {
+    int64_t count;
+    void *ref = hfft_ref_transform_many(prec, kind, rank, n, howmany, in, sign, threads, &count);
     if (!ref)
         return -1.0;
-    double e = hfft_ref_compare(prec, ref, out, total);
+    double e = hfft_ref_compare(prec, ref, out, count);
     hfft_ref_free(prec, ref);
     return e;
 }

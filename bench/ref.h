@@ -19,6 +19,14 @@ void *hfft_ref_transform(int prec, int rank, const int64_t *n, const void *in, i
                          int threads);
 void hfft_ref_free(int prec, void *ref);
 
+/* howmany dense transforms one after the other, kind 0 c2c (sign) or 1 r2c
+   (real input, n(d-1)/2+1 complex outputs per line): the reference (*count
+   complex elements, dense) and the relative RMS error of out against it. */
+void *hfft_ref_transform_many(int prec, int kind, int rank, const int64_t *n, int64_t howmany,
+                              const void *in, int sign, int threads, int64_t *count);
+double hfft_ref_error_many(int prec, int kind, int rank, const int64_t *n, int64_t howmany,
+                           const void *in, const void *out, int sign, int threads);
+
 /* Relative RMS error of count complex elements of out against ref (from
    hfft_ref_transform); NaN when out holds NaN. */
 double hfft_ref_compare(int prec, const void *ref, const void *out, int64_t total);

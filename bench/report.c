@@ -13,7 +13,10 @@
 #include "bench.h"
 #include "ref.h"
 
-double bench_flops(const problem *p) { return 5.0 * (double)p->total * log2((double)p->total); }
+/* FFTW's convention: 5 N log2 N per complex transform, half that per real one. */
+double bench_flops(const problem *p) {
+    return (p->kind ? 2.5 : 5.0) * (double)p->howmany * (double)p->total * log2((double)p->total);
+}
 
 void bench_print_table(const args *a, const problem *p, result *res, int nres) {
     double best_fftw = 0;
@@ -22,8 +25,12 @@ void bench_print_table(const args *a, const problem *p, result *res, int nres) {
             res[i].status == ST_OK && (best_fftw == 0 || res[i].med < best_fftw))
             best_fftw = res[i].med;
     char b1[32];
-    printf("\n== %s: %s, %lld elements, %s, %d timed runs after 1 warm-up ==\n", p->text,
-           bench_fmt_bytes((double)p->bytes, b1, sizeof b1), (long long)p->total,
+    char b2[32], bat[48] = "";
+    if (p->howmany > 1)
+        snprintf(bat, sizeof bat, " x %lld transforms", (long long)p->howmany);
+    printf("\n== %s: %s in, %s out, %lld elements%s, %s, %d timed runs after 1 warm-up ==\n",
+           p->text, bench_fmt_bytes((double)p->in_bytes, b1, sizeof b1),
+           bench_fmt_bytes((double)p->out_bytes, b2, sizeof b2), (long long)p->total, bat,
            a->inplace ? "in-place" : "out-of-place", a->reps);
     printf("%-14s %-22s %10s %10s %10s %9s %9s %8s %6s %6s %6s %9s %9s %6s  %s\n", "engine",
            "device", "median_s", "min_s", "max_s", "plan_s", "GFLOPS", "link_GB", "bound", "trip",
@@ -76,7 +83,8 @@ static void csv_str(FILE *f, const char *s) {
 }
 
 static const char CSV_HEADER[] =
-    "time,host,problem,rank,n0,n1,n2,precision,elements,bytes,inplace,engine,device,status,note,"
+    "time,host,problem,rank,n0,n1,n2,precision,elements,bytes,kind,howmany,in_bytes,out_bytes,"
+    "inplace,engine,device,status,note,"
     "reps,median_s,min_s,max_s,plan_s,gflops,link_bytes,bw_h2d_gbs,bw_d2h_gbs,"
     "bw_duplex_h2d_gbs,bw_duplex_d2h_gbs,bound_fraction,trip_fraction,duplex_fraction,"
     "predicted_s,error,speedup_vs_fftw,"
@@ -111,10 +119,11 @@ void bench_write_csv(const args *a, const problem *p, result *res, int nres) {
         csv_str(f, G.host);
         fputc(',', f);
         csv_str(f, p->text);
-        fprintf(f, ",%d,%lld,%lld,%lld,%s,%lld,%zu,%d,%s,", p->rank, (long long)p->n[0],
-                (long long)(p->rank > 1 ? p->n[1] : 1), (long long)(p->rank > 2 ? p->n[2] : 1),
-                p->prec == 4 ? "f32" : "f64", (long long)p->total, p->bytes, a->inplace,
-                engine_name[r->engine]);
+        fprintf(f, ",%d,%lld,%lld,%lld,%s,%lld,%zu,%s,%lld,%zu,%zu,%d,%s,", p->rank,
+                (long long)p->n[0], (long long)(p->rank > 1 ? p->n[1] : 1),
+                (long long)(p->rank > 2 ? p->n[2] : 1), p->prec == 4 ? "f32" : "f64",
+                (long long)p->total, p->bytes, p->kind ? "r2c" : "c2c", (long long)p->howmany,
+                p->in_bytes, p->out_bytes, a->inplace, engine_name[r->engine]);
         csv_str(f, r->device);
         fprintf(f, ",%s,", status[r->status]);
         csv_str(f, r->note);

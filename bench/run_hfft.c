@@ -10,9 +10,22 @@
 #include "bench.h"
 #include "ref.h"
 
+/* howmany dense transforms one after the other, through the advanced interface. */
 static void *h_plan(const problem *p, void *in, void *out, unsigned flags, const hfft_options *o) {
-    return p->prec == 4 ? (void *)hfftf_plan_dft(p->rank, p->n, in, out, HFFT_FORWARD, flags, o)
-                        : (void *)hfft_plan_dft(p->rank, p->n, in, out, HFFT_FORWARD, flags, o);
+    int64_t ol = p->kind ? p->n[p->rank - 1] / 2 + 1 : p->n[p->rank - 1];
+    int64_t idist = p->total, odist = p->total / p->n[p->rank - 1] * ol;
+    if (p->kind)
+        return p->prec == 4
+                   ? (void *)hfftf_plan_many_dft_r2c64(p->rank, p->n, p->howmany, in, NULL, 1,
+                                                       idist, out, NULL, 1, odist, flags, o)
+                   : (void *)hfft_plan_many_dft_r2c64(p->rank, p->n, p->howmany, in, NULL, 1,
+                                                      idist, out, NULL, 1, odist, flags, o);
+    return p->prec == 4 ? (void *)hfftf_plan_many_dft64(p->rank, p->n, p->howmany, in, NULL, 1,
+                                                        idist, out, NULL, 1, odist, HFFT_FORWARD,
+                                                        flags, o)
+                        : (void *)hfft_plan_many_dft64(p->rank, p->n, p->howmany, in, NULL, 1,
+                                                       idist, out, NULL, 1, odist, HFFT_FORWARD,
+                                                       flags, o);
 }
 static int h_exec(const problem *p, void *plan) {
     return p->prec == 4 ? hfftf_execute(plan) : hfft_execute(plan);
