@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # gpu-check.sh OUT: on a GPU machine, from the repository root, builds hfft for
 # Hopper (sm_90), runs the whole test suite (the GPU suite included) and
-# compute-sanitizer's memcheck on the GPU suite, then the one-trip figures:
-# hfft against cuFFT copy-execute-copy on arrays that fit the card, and the
-# streaming schedule on the same arrays.  Logs go to OUT.
+# compute-sanitizer's memcheck on the GPU suite, racecheck and synccheck on
+# the tests of the GPU schedules (one trip, residency, four-step lines, real
+# rounds).  Logs go to OUT; the figures come from targets.sh.
 set -uo pipefail
 out=${1:?usage: gpu-check.sh OUT}
 mkdir -p "$out"
@@ -16,4 +16,14 @@ if command -v compute-sanitizer >/dev/null; then
     compute-sanitizer --tool memcheck --leak-check full --target-processes all \
         build/tests/test_gpu --jobs 1 --verbose=0 >"$out/memcheck.log" 2>&1
     grep -E "ERROR SUMMARY|Synthesis" "$out/memcheck.log" | tail -3
+    for tool in racecheck synccheck; do
+        for t in "test_gpu --filter gpu/one_trip_and_residency" \
+            "test_gpu --filter gpu/long_lines_four_step" \
+            "test_guru --filter guru/real_rounds_cuda"; do
+            set -- $t
+            echo "== $tool $*" >>"$out/$tool.log"
+            compute-sanitizer --tool $tool --target-processes all build/tests/$1 $2 $3 --jobs 1 >>"$out/$tool.log" 2>&1
+        done
+        echo "$tool: $(grep -h 'ERROR SUMMARY' "$out/$tool.log" | sort | uniq -c | tr '\n' ';')"
+    done
 fi

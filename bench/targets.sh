@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# targets.sh OUT SET...: on a GPU machine, from the repository root, after a
+# build in build/, runs the benchmark sets the issues' targets name, each into
+# OUT/SET.log (the table) and OUT/SET.csv (the rows).  Sets:
+#   fit     arrays that fit the card, 2D and 3D, f32 and f64, 8 and 32 GiB:
+#           hfft (one trip) against cuFFT copy-execute-copy, one-trip bound
+#   stream  8 GiB with a 2 GiB budget, 2D and 3D, f32 and f64: duplex bound
+#   real    r2c: 2D 32768 x 65536 real f32 (8 GiB) at 2 GiB against the complex
+#           8 GiB at 2 GiB, and at the default budget against cuFFT R2C
+#   real3d  3D 2048^3 real f32 (32 GiB) at the default budget and at 8 GiB
+#   big     2D 131072 x 86016 f32 (84 GiB, larger than an 80 GB card)
+#   line    1D 2^33 points f32 (64 GiB)
+#   batch   65536-point f32 transforms, 64 GiB in all
+#   cpu1d   1D 2^30 f32 on the CPU against FFTW with the same threads
+# The 8 GiB runs are verified against FFTW in higher precision; larger ones
+# are not (the reference needs twice the array again in host memory).
+set -uo pipefail
+out=${1:?usage: targets.sh OUT SET...}
+shift
+mkdir -p "$out"
+bench=build/bench/hfft-bench
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader >"$out/gpu.txt" 2>&1
+run() { # set, then hfft-bench arguments
+    local set=$1
+    shift
+    echo "+ hfft-bench $*" >>"$out/$set.log"
+    local t0=$SECONDS
+    "$bench" --csv "$out/$set.csv" "$@" >>"$out/$set.log" 2>>"$out/$set.err"
+    echo "  (exit $?, ${SECONDS}s-${t0}s wall)" >>"$out/$set.log"
+}
+for set in "$@"; do
+    case $set in
+    fit)
+        run fit --mode gpu --baselines cufft-copy-exec-copy --reps 3 --verify \
+            2d:32768x32768:f32 3d:1024x1024x1024:f32 2d:16384x32768:f64
+        run fit --mode gpu --baselines cufft-copy-exec-copy --reps 3 \
+            3d:512x1024x1024:f64 2d:65536x65536:f32 3d:1024x2048x2048:f32 \
+            2d:32768x65536:f64 3d:1024x1024x2048:f64
+        ;;
+    stream)
+        run stream --mode gpu --baselines none --budget 2GiB --reps 3 --verify \
+            2d:32768x32768:f32 3d:1024x1024x1024:f32
+        run stream --mode gpu --baselines none --budget 2GiB --reps 3 \
+            2d:16384x32768:f64 3d:512x1024x1024:f64
+        ;;
+    real)
+        run real --mode gpu --baselines none --budget 2GiB --reps 3 --verify \
+            2d:32768x65536:r32 2d:32768x32768:f32
+        run real --mode gpu --baselines cufft-copy-exec-copy --reps 3 --verify \
+            2d:32768x65536:r32 3d:1024x1024x1024:r64
+        ;;
+    real3d)
+        run real3d --mode gpu --baselines cufft-copy-exec-copy --reps 3 3d:2048x2048x2048:r32
+        run real3d --mode gpu --baselines none --budget 8GiB --reps 3 \
+            3d:2048x2048x2048:r32 3d:2048x2048x1024:f32
+        ;;
+    big)
+        run big --mode gpu --baselines none --reps 3 2d:131072x86016:f32
+        ;;
+    line)
+        run line --mode gpu --baselines none --reps 3 1d:8589934592:f32
+        ;;
+    batch)
+        run batch --mode gpu --baselines none --reps 3 1d:65536:f32:b1048576
+        ;;
+    cpu1d)
+        run cpu1d --mode cpu --baselines fftw-estimate,fftw-measure --fftw-measure-limit 120 \
+            --reps 3 --verify 1d:1073741824:f32
+        ;;
+    *)
+        echo "targets.sh: unknown set $set" >&2
+        exit 2
+        ;;
+    esac
+    tail -n +1 "$out/$set.log" | grep -E "^(==|engine|hfft|cufft|fftw|link)" | cut -c1-160
+done
