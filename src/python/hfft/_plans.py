@@ -1,0 +1,161 @@
+"""_plans.py: plans made through the guru interface, kept in a bounded LRU
+cache and run on new arrays with the new-array executes (hfft_execute_dft,
+_dft_r2c, _dft_c2r).  The key holds everything that changes a plan: kind,
+precision, direction, every dimension's size and strides, in-place or not, the
+arrays' alignment modulo 64 bytes, the flags and the settings in force.
+
+A plan is taken out of the cache while it runs, so that no two threads run
+one plan at once (the C API's rule); eviction and clear_cache() destroy only
+plans at rest.  A plan that registered the caller's memory with the GPU
+(hfft_info.host_pinned == 1) holds that memory for its lifetime, and nothing
+tells it when Python frees the array: such plans run once and are destroyed,
+never cached.  Arrays from hfft.empty/zeros (pinned already) do not have
+this cost, and neither do CPU plans.
+"""
+import atexit
+import collections
+import ctypes
+import threading
+
+from . import _lib, _options
+
+DEFAULT_CACHE_SIZE = 16
+
+_lock = threading.Lock()
+_cache = collections.OrderedDict()  # key -> plan handle, most recently used last
+_size = DEFAULT_CACHE_SIZE
+_stats = {"hits": 0, "misses": 0, "replans": 0}
+_tls = threading.local()
+
+
+def _destroy(prec, handle):
+    _lib.api[prec].destroy(handle)
+
+
+def _take(key):
+    with _lock:
+        handle = _cache.pop(key, None)
+        _stats["hits" if handle else "misses"] += 1
+        return handle
+
+
+def _give(key, handle):
+    """Puts a plan at rest in the cache; destroys what does not fit."""
+    dropped = []
+    with _lock:
+        if key in _cache:  # another thread cached one meanwhile
+            dropped.append((key, _cache.pop(key)))
+        _cache[key] = handle
+        while len(_cache) > _size:
+            dropped.append(_cache.popitem(last=False))
+    for k, h in dropped:
+        _destroy(k[1], h)
+
+
+def clear_cache():
+    """Destroy every cached plan (plans running in other threads stay theirs)."""
+    with _lock:
+        items = list(_cache.items())
+        _cache.clear()
+    for key, handle in items:
+        _destroy(key[1], handle)
+
+
+def set_cache_size(n):
+    """Keep at most n plans (default 16; 0 disables the cache)."""
+    global _size
+    n = int(n)
+    if n < 0:
+        raise ValueError(f"cache size {n}: must be 0 or more")
+    with _lock:
+        _size = n
+        extra = []
+        while len(_cache) > _size:
+            extra.append(_cache.popitem(last=False))
+    for key, handle in extra:
+        _destroy(key[1], handle)
+
+
+def cache_info():
+    """Plans cached, the bound, and hits, misses and re-plans so far."""
+    with _lock:
+        return dict(_stats, size=len(_cache), max_size=_size)
+
+
+def last_plan_info():
+    """hfft_info (as a dict) of the plan that ran this thread's last transform,
+    or None before the first."""
+    inf = getattr(_tls, "info", None)
+    return None if inf is None else _lib.info_dict(inf)
+
+
+atexit.register(clear_cache)
+
+
+def _iodims(dims):
+    arr = (_lib.iodim * max(len(dims), 1))()
+    for k, (n, s_in, s_out) in enumerate(dims):
+        arr[k].n, arr[k].is_, arr[k].os = n, s_in, s_out
+    return arr
+
+
+def _make(kind, prec, sign, dims, hdims, src, dst, flags, opts):
+    a = _lib.api[prec]
+    args = (len(dims), _iodims(dims), len(hdims), _iodims(hdims), src, dst)
+    if kind == _lib.KIND_C2C:
+        handle = a.plan[kind](*args, sign, flags, opts)
+    else:
+        handle = a.plan[kind](*args, flags, opts)
+    if not handle:
+        raise _lib.error(context="planning")
+    return handle
+
+
+def run(kind, prec, sign, dims, hdims, src, dst, flags):
+    """Transforms the array at address src into the one at dst (equal: in
+    place) with a plan from the cache, or a new one.  dims, hdims: tuples of
+    (n, input stride, output stride) in elements, as hfft_iodim."""
+    okey, opts = _options.current()
+    key = (kind, prec, sign, dims, hdims, src == dst, src & 63, dst & 63, flags, okey)
+    a = _lib.api[prec]
+    handle = _take(key)
+    if handle:
+        st = a.execute[kind](handle, src, dst)
+        if st == 0:
+            _finish(a, handle)
+            _give(key, handle)
+            return
+        if st != _lib.ERR_UNSUPPORTED:
+            err = _lib.error(st, "execute")
+            a.destroy(handle)
+            raise err
+        # TEMPORARY (libhfft 0.2): a plan that uses the GPU runs only on the arrays it
+        # was made for and answers HFFT_ERR_UNSUPPORTED for others.  Plan for these
+        # arrays, run once, and leave the cached plan as it is.  Remove this branch
+        # once the new-array executes accept other arrays on GPU plans.
+        _give(key, handle)
+        with _lock:
+            _stats["replans"] += 1
+    cache_it = not handle
+    handle = _make(kind, prec, sign, dims, hdims, src, dst, flags, opts)
+    try:
+        st = a.execute[kind](handle, src, dst)
+        if st:
+            raise _lib.error(st, "execute")
+        _finish(a, handle)
+    except BaseException:
+        a.destroy(handle)
+        raise
+    inf = _tls.info
+    if cache_it and _size and (inf.device == _lib.DEVICE_NONE or inf.host_pinned != 1):
+        _give(key, handle)
+    else:
+        a.destroy(handle)
+
+
+def _finish(a, handle):
+    """Keeps the plan's hfft_info for last_plan_info()."""
+    inf = getattr(_tls, "info", None)
+    if inf is None:
+        inf = _tls.info = _lib.info()
+    a.info(handle, ctypes.byref(inf))
