@@ -4,11 +4,13 @@ as HfftError, transforms from several threads at once, the GPU schedule on the
 emulated device with budgets small enough for many passes, and the ctypes
 declarations against the C header (abi.c).
 """
+import bisect
 import gc
 import json
 import os
 import subprocess
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -160,7 +162,7 @@ def test_no_gpu_is_an_hfft_error():
         with hfft.options(device="cuda"):
             hfft.fft(np.ones(16))
     except hfft.HfftError as e:
-        assert e.status == -4 and "GPU" in e.message  # HFFT_ERR_NO_DEVICE
+        assert e.status == -4 and "CUDA" in e.message  # HFFT_ERR_NO_DEVICE
     else:
         pytest.skip("a CUDA GPU is usable here")
 
@@ -209,6 +211,11 @@ def test_plans_holding_registered_memory_are_not_cached():
         r = hfft.empty(x.shape, np.complex64)
         hfft.fft2(p, out=r)
         np.testing.assert_array_equal(r, q)
+    hfft.clear_cache()
+    with hfft.options(pinning="stage", **EMULATED):  # staged, not registered: cached
+        assert rel_rms(hfft.fft2(x), q) <= BOUND_NUMPY[4]
+        assert hfft.last_plan_info()["host_pinned"] == 0
+        assert hfft.cache_info()["size"] == 1
 
 
 def test_last_plan_info_is_per_thread():
@@ -238,6 +245,38 @@ def test_many_threads_share_the_cache():
     for t in threads:
         t.join()
     assert not errors
+
+
+def test_the_gil_is_released_while_a_transform_runs():
+    # Another thread notes the time as often as it runs: it must run during the
+    # middle half of a transform (with the GIL held it could not).
+    stamps = []
+    running, done = threading.Event(), threading.Event()
+
+    def spin():
+        running.set()
+        while not done.is_set():
+            stamps.append(time.perf_counter())
+
+    x = random((1024, 1024), np.complex128)
+    t = threading.Thread(target=spin)
+    seen = False
+    with hfft.options(device="none", threads=1):
+        hfft.fft2(x)  # planned here
+        t.start()
+        running.wait()
+        try:
+            for _ in range(3):  # a loaded machine may not run the thread every time
+                t0 = time.perf_counter()
+                hfft.fft2(x)
+                t1 = time.perf_counter()
+                q = (t1 - t0) / 4
+                i = bisect.bisect_right(stamps, t0 + q)  # the stamps are in order
+                seen = seen or (i < len(stamps) and stamps[i] < t1 - q)
+        finally:
+            done.set()
+            t.join()
+    assert seen
 
 
 # ---- the GPU schedule, on the emulated device ----

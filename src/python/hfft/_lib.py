@@ -37,6 +37,9 @@ class HfftError(RuntimeError):
         super().__init__(f"{message} [{strerror}, status {status}]" if strerror else message)
 
 
+HfftError.__module__ = "hfft"  # where users catch it
+
+
 class iodim(ctypes.Structure):
     _fields_ = [("n", ctypes.c_int64), ("is_", ctypes.c_int64), ("os", ctypes.c_int64)]
 
@@ -111,16 +114,16 @@ def _candidates():
     """Where libhfft may be, in the order tried (see src/python/README.md)."""
     env = os.environ.get("HFFT_LIBRARY")
     if env:
-        return [env]  # an explicit choice: nothing else is tried
+        yield env  # an explicit choice: nothing else is tried
+        return
     here = os.path.dirname(os.path.abspath(__file__))
-    found = [os.path.join(here, "libhfft.so")]  # installed by pip next to this file
+    yield os.path.join(here, "libhfft.so")  # installed by pip next to this file
     # a source tree, src/python/hfft, whose build/ has the library
-    root = os.path.dirname(os.path.dirname(os.path.dirname(here)))
-    found.append(os.path.join(root, "build", "libhfft.so"))
-    system = ctypes.util.find_library("hfft")
+    yield os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(here))), "build",
+                       "libhfft.so")
+    system = ctypes.util.find_library("hfft")  # runs ldconfig: only when needed
     if system:
-        found.append(system)
-    return found
+        yield system
 
 
 def _load():

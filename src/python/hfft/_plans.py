@@ -15,6 +15,7 @@ this cost, and neither do CPU plans.
 import atexit
 import collections
 import ctypes
+import operator
 import threading
 
 from . import _lib, _options
@@ -28,8 +29,18 @@ _stats = {"hits": 0, "misses": 0, "replans": 0}
 _tls = threading.local()
 
 
-def _destroy(prec, handle):
-    _lib.api[prec].destroy(handle)
+def _destroy(plans):
+    for key, handle in plans:
+        _lib.api[key[1]].destroy(handle)
+
+
+def _evict(keep):
+    """Takes plans out of the cache, least recently used first, until `keep`
+    remain; under _lock.  The caller destroys them after releasing it."""
+    out = []
+    while len(_cache) > keep:
+        out.append(_cache.popitem(last=False))
+    return out
 
 
 def _take(key):
@@ -41,39 +52,30 @@ def _take(key):
 
 def _give(key, handle):
     """Puts a plan at rest in the cache; destroys what does not fit."""
-    dropped = []
     with _lock:
-        if key in _cache:  # another thread cached one meanwhile
-            dropped.append((key, _cache.pop(key)))
+        dropped = [(key, _cache.pop(key))] if key in _cache else []  # cached meanwhile
         _cache[key] = handle
-        while len(_cache) > _size:
-            dropped.append(_cache.popitem(last=False))
-    for k, h in dropped:
-        _destroy(k[1], h)
+        dropped += _evict(_size)
+    _destroy(dropped)
 
 
 def clear_cache():
     """Destroy every cached plan (plans running in other threads stay theirs)."""
     with _lock:
-        items = list(_cache.items())
-        _cache.clear()
-    for key, handle in items:
-        _destroy(key[1], handle)
+        dropped = _evict(0)
+    _destroy(dropped)
 
 
 def set_cache_size(n):
     """Keep at most n plans (default 16; 0 disables the cache)."""
     global _size
-    n = int(n)
+    n = operator.index(n)
     if n < 0:
         raise ValueError(f"cache size {n}: must be 0 or more")
     with _lock:
         _size = n
-        extra = []
-        while len(_cache) > _size:
-            extra.append(_cache.popitem(last=False))
-    for key, handle in extra:
-        _destroy(key[1], handle)
+        dropped = _evict(n)
+    _destroy(dropped)
 
 
 def cache_info():
