@@ -31,6 +31,7 @@ int main(void) {
     FIELD(hfft_info, rank);
     FIELD(hfft_info, n);
     FIELD(hfft_info, howmany);
+    FIELD(hfft_info, split);
     FIELD(hfft_info, precision);
     FIELD(hfft_info, device);
     FIELD(hfft_info, placement);
@@ -47,6 +48,8 @@ int main(void) {
     FIELD(hfft_info, host_bytes);
     FIELD(hfft_info, host_pinned);
     FIELD(hfft_info, link_bytes);
+    FIELD(hfft_info, pin_seconds);
+    FIELD(hfft_info, pinned_bytes);
     FIELD(hfft_info, predicted_seconds);
     FIELD(hfft_info, measured_seconds);
     FIELD(hfft_info, measured_gpu);
@@ -62,7 +65,6 @@ int main(void) {
     CONST(HFFT_DESTROY_INPUT);
     CONST(HFFT_ERR_INVALID_ARGUMENT);
     CONST(HFFT_ERR_HOST_MEMORY);
-    CONST(HFFT_ERR_UNSUPPORTED);
     CONST(HFFT_DEVICE_AUTO);
     CONST(HFFT_DEVICE_NONE);
     CONST(HFFT_DEVICE_CUDA);

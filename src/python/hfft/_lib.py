@@ -10,7 +10,6 @@ import os
 # Statuses and flags, as include/hfft.h defines them.
 ERR_INVALID_ARGUMENT = -1
 ERR_HOST_MEMORY = -2
-ERR_UNSUPPORTED = -10
 FORWARD = -1
 BACKWARD = +1
 ESTIMATE = 1 << 0
@@ -64,6 +63,7 @@ class info(ctypes.Structure):
         ("rank", ctypes.c_int),
         ("n", ctypes.c_int64 * MAX_RANK),
         ("howmany", ctypes.c_int64),
+        ("split", ctypes.c_int64 * 2),
         ("precision", ctypes.c_int),
         ("device", ctypes.c_int),
         ("placement", ctypes.c_int),
@@ -80,6 +80,8 @@ class info(ctypes.Structure):
         ("host_bytes", ctypes.c_int64),
         ("host_pinned", ctypes.c_int),
         ("link_bytes", ctypes.c_int64 * 2),
+        ("pin_seconds", ctypes.c_double),
+        ("pinned_bytes", ctypes.c_int64),
         ("predicted_seconds", ctypes.c_double * MAX_ROUNDS),
         ("measured_seconds", ctypes.c_double * MAX_ROUNDS),
         ("measured_gpu", ctypes.c_double * MAX_ROUNDS),
@@ -104,7 +106,7 @@ def info_dict(inf):
         elif name in ("passes", "ratio", "predicted_seconds", "measured_seconds",
                       "measured_gpu", "measured_cpu"):
             v = list(v[:rounds])
-        elif name == "link_bytes":
+        elif name in ("link_bytes", "split"):
             v = list(v)
         out[name] = v
     return out

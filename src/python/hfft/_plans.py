@@ -2,15 +2,18 @@
 cache and run on new arrays with the new-array executes (hfft_execute_dft,
 _dft_r2c, _dft_c2r).  The key holds everything that changes a plan: kind,
 precision, direction, every dimension's size and strides, in-place or not, the
-arrays' alignment modulo 64 bytes, the flags and the settings in force.
+arrays' alignment modulo 64 bytes, whether both are pinned (hfft.empty), the
+flags and the settings in force.
 
 A plan is taken out of the cache while it runs, so that no two threads run
 one plan at once (the C API's rule); eviction and clear_cache() destroy only
-plans at rest.  A plan that registered the caller's memory with the GPU
-(hfft_info.host_pinned == 1) holds that memory for its lifetime, and nothing
-tells it when Python frees the array: such plans run once and are destroyed,
-never cached.  Arrays from hfft.empty/zeros (pinned already) do not have
-this cost, and neither do CPU plans.
+plans at rest.  GPU plans register arrays that are not pinned (their own at
+planning, new ones at execute, kept until the plan is destroyed), and
+nothing would tell them when Python frees such an array.  So only plans that
+register nothing are cached: CPU plans, GPU plans that stage (pinning
+"stage"), and GPU plans on pinned arrays, which the key keeps apart from
+those on NumPy's memory and which run only on pinned arrays.  A GPU plan on
+NumPy arrays runs once and is destroyed.
 """
 import atexit
 import collections
@@ -25,7 +28,7 @@ DEFAULT_CACHE_SIZE = 16
 _lock = threading.Lock()
 _cache = collections.OrderedDict()  # key -> plan handle, most recently used last
 _size = DEFAULT_CACHE_SIZE
-_stats = {"hits": 0, "misses": 0, "replans": 0}
+_stats = {"hits": 0, "misses": 0}
 _tls = threading.local()
 
 
@@ -79,7 +82,7 @@ def set_cache_size(n):
 
 
 def cache_info():
-    """Plans cached, the bound, and hits, misses and re-plans so far."""
+    """Plans cached, the bound, and hits and misses so far."""
     with _lock:
         return dict(_stats, size=len(_cache), max_size=_size)
 
@@ -113,33 +116,18 @@ def _make(kind, prec, sign, dims, hdims, src, dst, flags, opts):
     return handle
 
 
-def run(kind, prec, sign, dims, hdims, src, dst, flags):
+def run(kind, prec, sign, dims, hdims, src, dst, pinned, flags):
     """Transforms the array at address src into the one at dst (equal: in
     place) with a plan from the cache, or a new one.  dims, hdims: tuples of
-    (n, input stride, output stride) in elements, as hfft_iodim."""
+    (n, input stride, output stride) in elements, as hfft_iodim; pinned:
+    whether both arrays are on hfft.empty's memory."""
     okey, opts = _options.current()
-    key = (kind, prec, sign, dims, hdims, src == dst, src & 63, dst & 63, flags, okey)
+    key = (kind, prec, sign, dims, hdims, src == dst, src & 63, dst & 63, pinned, flags, okey)
     a = _lib.api[prec]
     handle = _take(key)
-    if handle:
-        st = a.execute[kind](handle, src, dst)
-        if st == 0:
-            _finish(a, handle)
-            _give(key, handle)
-            return
-        if st != _lib.ERR_UNSUPPORTED:
-            err = _lib.error(st, "execute")
-            a.destroy(handle)
-            raise err
-        # TEMPORARY (libhfft 0.2): a plan that uses the GPU runs only on the arrays it
-        # was made for and answers HFFT_ERR_UNSUPPORTED for others.  Plan for these
-        # arrays, run once, and leave the cached plan as it is.  Remove this branch
-        # once the new-array executes accept other arrays on GPU plans.
-        _give(key, handle)
-        with _lock:
-            _stats["replans"] += 1
-    cache_it = not handle
-    handle = _make(kind, prec, sign, dims, hdims, src, dst, flags, opts)
+    cached = bool(handle)
+    if not cached:
+        handle = _make(kind, prec, sign, dims, hdims, src, dst, flags, opts)
     try:
         st = a.execute[kind](handle, src, dst)
         if st:
@@ -149,7 +137,7 @@ def run(kind, prec, sign, dims, hdims, src, dst, flags):
         a.destroy(handle)
         raise
     inf = _tls.info
-    if cache_it and _size and (inf.device == _lib.DEVICE_NONE or inf.host_pinned != 1):
+    if cached or (_size and (inf.device == _lib.DEVICE_NONE or inf.host_pinned != 1)):
         _give(key, handle)
     else:
         a.destroy(handle)

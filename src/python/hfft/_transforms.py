@@ -16,7 +16,7 @@ import operator
 
 import numpy as np
 
-from . import _lib, _plans
+from . import _lib, _memory, _plans
 
 AxisError = getattr(np, "exceptions", np).AxisError
 
@@ -190,7 +190,8 @@ def _run(kind, prec, sign, src, dst, axes, sizes, flags):
     dims = tuple((n, si[ax], so[ax]) for ax, n in zip(axes, sizes))
     hdims = tuple((src.shape[ax], si[ax], so[ax]) for ax in range(src.ndim)
                   if ax not in axes and src.shape[ax] > 1)
-    _plans.run(kind, prec, sign, dims, hdims, src.ctypes.data, dst.ctypes.data, flags)
+    pinned = _memory.is_pinned(src) and _memory.is_pinned(dst)
+    _plans.run(kind, prec, sign, dims, hdims, src.ctypes.data, dst.ctypes.data, pinned, flags)
 
 
 def _finish(res, factor, out):
