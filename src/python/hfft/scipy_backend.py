@@ -1,0 +1,73 @@
+"""scipy_backend.py: hfft as a backend of scipy.fft (the uarray protocol), so
+that code written against scipy.fft runs on hfft without edits:
+
+    import scipy.fft, hfft
+    with scipy.fft.set_backend(hfft.scipy_backend):
+        y = scipy.fft.fft2(x)
+
+It takes fft, ifft, fft2, ifft2, fftn, ifftn and their real counterparts
+(rfft ... irfftn) in single and double precision.  Everything else (dct, dst,
+hfft/ihfft, long double, a `plan` argument) is declined with NotImplemented,
+and scipy runs its own.  workers=N sets hfft's CPU threads for the call;
+workers=None leaves hfft's setting (all cores by default) and does not read
+scipy.fft.set_workers.
+"""
+import contextlib
+import operator
+import os
+
+import hfft as _hfft
+
+from . import _options
+from ._transforms import UnsupportedType
+
+__ua_domain__ = "numpy.scipy.fft"
+
+
+def _threads(workers):
+    if workers is None:
+        return contextlib.nullcontext()
+    w = operator.index(workers)
+    if w < 0:
+        w += (os.cpu_count() or 1) + 1  # scipy: -1 is every CPU
+    if w <= 0:
+        raise ValueError(f"workers value out of range; got {workers}")
+    return _options.options(threads=w)
+
+
+def _one_axis(fn):
+    def method(x, n=None, axis=-1, norm=None, overwrite_x=False, workers=None, *, plan=None):
+        if plan is not None:
+            return NotImplemented
+        with _threads(workers):
+            return fn(x, n, axis, norm, overwrite_x=overwrite_x)
+    return method
+
+
+def _axes(fn, default):
+    def method(x, s=None, axes=default, norm=None, overwrite_x=False, workers=None, *,
+               plan=None):
+        if plan is not None:
+            return NotImplemented
+        with _threads(workers):
+            return fn(x, s, axes, norm, overwrite_x=overwrite_x)
+    return method
+
+
+_METHODS = {}
+for _name in ("fft", "ifft", "rfft", "irfft"):
+    _METHODS[_name] = _one_axis(getattr(_hfft, _name))
+for _name in ("fft2", "ifft2", "rfft2", "irfft2"):
+    _METHODS[_name] = _axes(getattr(_hfft, _name), (-2, -1))
+for _name in ("fftn", "ifftn", "rfftn", "irfftn"):
+    _METHODS[_name] = _axes(getattr(_hfft, _name), None)
+
+
+def __ua_function__(method, args, kwargs):
+    fn = _METHODS.get(method.__name__)
+    if fn is None:
+        return NotImplemented
+    try:
+        return fn(*args, **kwargs)
+    except UnsupportedType:
+        return NotImplemented
