@@ -45,6 +45,7 @@ int main(void) {
     FIELD(hfft_info, cpu_plan);
     FIELD(hfft_info, device_budget);
     FIELD(hfft_info, device_bytes);
+    FIELD(hfft_info, resident_bytes);
     FIELD(hfft_info, host_bytes);
     FIELD(hfft_info, host_pinned);
     FIELD(hfft_info, link_bytes);

@@ -77,6 +77,7 @@ class info(ctypes.Structure):
         ("cpu_plan", ctypes.c_int),
         ("device_budget", ctypes.c_int64),
         ("device_bytes", ctypes.c_int64),
+        ("resident_bytes", ctypes.c_int64),
         ("host_bytes", ctypes.c_int64),
         ("host_pinned", ctypes.c_int),
         ("link_bytes", ctypes.c_int64 * 2),
