@@ -132,6 +132,9 @@ enum hfft_pinning {
  *   slots          (none)              pass buffers on the device, 2..8; 0: planner
  *   pinning        HFFT_PINNING        enum hfft_pinning: arrays not from hfft_malloc are
  *                                      registered or staged; default auto
+ *   trace          HFFT_TRACE          1: GPU plans time every device operation of each
+ *                                      execute (CUDA events; a few microseconds each) for
+ *                                      hfft_plan_trace; default 0
  * Thread safety: an options struct is plain data; share it read-only freely.
  */
 typedef struct hfft_options {
@@ -144,7 +147,27 @@ typedef struct hfft_options {
     int64_t pass_bytes;
     int slots;
     int pinning;
+    int trace;
 } hfft_options;
+
+/* Kinds of device operation in a trace. */
+enum hfft_trace_kind {
+    HFFT_TRACE_H2D = 0,     /* a copy host to device */
+    HFFT_TRACE_D2H = 1,     /* device to host */
+    HFFT_TRACE_D2D = 2,     /* within a card, or card to card */
+    HFFT_TRACE_COMPUTE = 3  /* an FFT or one of hfft's kernels */
+};
+
+/* One device operation of a plan's last execute (hfft_plan_trace). */
+typedef struct hfft_trace_op {
+    int device;         /* the card, 0 on a single-card plan */
+    int stream;         /* the plan's stream it ran on, 0, 1, ... in the order created */
+    int kind;           /* enum hfft_trace_kind */
+    double start, end;  /* seconds since the execute began on the device */
+    int64_t bytes;      /* bytes a copy moved; 0 for compute */
+    char name[16];      /* "h2d", "d2h", "d2d", "fft", "transpose", "twiddle", "radix2",
+                           "radixr" */
+} hfft_trace_op;
 
 /* What a plan chose and what it holds; filled by hfft_plan_info/hfftf_plan_info.
    Per-round arrays hold the first `rounds` entries. */
@@ -312,6 +335,10 @@ typedef struct hfft_info {
     /* Accepts NULL.  Not while the plan executes. */                                              \
     HFFT_API void X(destroy_plan)(X(plan) p);                                                      \
     HFFT_API int X(plan_info)(X(plan) p, hfft_info *info);                                         \
+    /* The device operations of the last execute of a plan made with hfft_options.trace, in       \
+       the order issued: the first min(count, max) into ops; returns count (more than max when     \
+       ops was too small), or a negative status (a plan without trace or without a device). */    \
+    HFFT_API int X(plan_trace)(X(plan) p, hfft_trace_op *ops, int max);                            \
                                                                                                    \
     /* Host memory, page-aligned (4096 bytes) and pinned (page-locked) where a GPU is usable,      \
        so transfers run at full speed without staging.  NULL on failure.  Thread safe. */          \
