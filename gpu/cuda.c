@@ -198,6 +198,18 @@ static int cuda_event_create(hfft__dev *d, hfft__event *e) {
     CU(cudaEventCreateWithFlags((cudaEvent_t *)e, cudaEventDisableTiming));
     return 0;
 }
+static int cuda_event_create_timed(hfft__dev *d, hfft__event *e) {
+    (void)d;
+    CU(cudaEventCreate((cudaEvent_t *)e));
+    return 0;
+}
+static int cuda_event_elapsed(hfft__dev *d, hfft__event from, hfft__event to, double *secs) {
+    (void)d;
+    float ms = 0;
+    CU(cudaEventElapsedTime(&ms, (cudaEvent_t)from, (cudaEvent_t)to));
+    *secs = 1e-3 * (double)ms;
+    return 0;
+}
 static void cuda_event_destroy(hfft__dev *d, hfft__event e) {
     (void)d;
     cudaEventDestroy((cudaEvent_t)e);
@@ -445,6 +457,8 @@ const hfft__dev_ops hfft__cuda_ops = {
     .wait = cuda_wait,
     .sync = cuda_sync,
     .event_sync = cuda_event_sync,
+    .event_create_timed = cuda_event_create_timed,
+    .event_elapsed = cuda_event_elapsed,
     .host_fn = cuda_host_fn,
     .activate = cuda_activate,
     .h2d = cuda_h2d,

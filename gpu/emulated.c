@@ -38,6 +38,7 @@ enum { OP_COPY, OP_FFT, OP_RADIX2, OP_RADIXR, OP_TRANSPOSE, OP_TWIDDLE, OP_RECOR
 
 typedef struct emu_event {
     uint64_t issued, done; /* records issued, and the last one run */
+    double at;             /* when the last one ran (host clock) */
 } emu_event;
 
 typedef struct emu_op {
@@ -306,6 +307,7 @@ static void execute(const emu_op *op) {
         break;
     case OP_RECORD:
         op->ev->done = op->seq;
+        op->ev->at = hfft__now();
         break;
     case OP_HOST:
         op->fn(op->arg);
@@ -368,6 +370,15 @@ static int run_all(hfft__dev *d, emu_stream *until) { return run_until(d, until,
 static int emu_sync(hfft__dev *d, hfft__stream s) { return run_all(d, s); }
 
 static int emu_event_sync(hfft__dev *d, hfft__event e) { return run_until(d, NULL, e); }
+
+static int emu_event_elapsed(hfft__dev *d, hfft__event from, hfft__event to, double *secs) {
+    (void)d;
+    const emu_event *a = from, *b = to;
+    if (a->done < a->issued || b->done < b->issued || !a->done || !b->done)
+        return hfft__fail(HFFT_ERR_INTERNAL, "emulated device: elapsed time of an event not run");
+    *secs = b->at - a->at;
+    return 0;
+}
 
 static int emu_host_fn(hfft__dev *d, hfft__stream s, void (*fn)(void *), void *arg) {
     int st = fault("host_fn");
@@ -597,6 +608,8 @@ const hfft__dev_ops hfft__emulated_ops = {
     .wait = emu_wait,
     .sync = emu_sync,
     .event_sync = emu_event_sync,
+    .event_create_timed = emu_event_create,
+    .event_elapsed = emu_event_elapsed,
     .host_fn = emu_host_fn,
     .activate = emu_activate,
     .h2d = emu_h2d,

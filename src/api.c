@@ -344,6 +344,12 @@ int X(plan_info)(X(plan) p, hfft_info *info) {
     return 0;
 }
 
+int X(plan_trace)(X(plan) p, hfft_trace_op *ops, int max) {
+    if (!p)
+        return hfft__fail(HFFT_ERR_INVALID_ARGUMENT, "plan_trace: NULL plan");
+    return hfft__plan_trace(unwrap(p), ops, max);
+}
+
 /* ---- memory ---- */
 
 void *X(malloc)(size_t bytes) { return hfft__malloc(bytes); }

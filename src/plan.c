@@ -60,6 +60,8 @@ static void release_engines(hfft__plan *p) {
     release_keep_device(p);
     if (p->dev) {
         hfft__place_release_all(&p->place);
+        hfft__trace_destroy(p->trace);
+        p->trace = NULL;
         p->ops->close(p->dev);
         p->dev = NULL;
     }
@@ -100,6 +102,8 @@ static int make_gpu(hfft__plan *p, const hfft__choice *c) {
         round_sides(p, h, &ss, &ds);
         req.round_inplace[h] = ss == ds || (ss != SIDE_MID && ds != SIDE_MID && req.inplace);
     }
+    if (p->trace)
+        return hfft__gpu_create(&hfft__trace_ops, hfft__trace_dev(p->trace), &req, &p->gpu);
     return hfft__gpu_create(p->ops, p->dev, &req, &p->gpu);
 }
 
@@ -557,6 +561,11 @@ hfft__plan *hfft__plan_create(const hfft__problem *pb, unsigned flags, const hff
             free(p);
             return NULL;
         }
+        if (p->set.trace && (st = hfft__trace_create(p->ops, p->dev, &p->trace))) {
+            p->ops->close(p->dev);
+            free(p);
+            return NULL;
+        }
         p->info.device_budget = p->ops->budget(p->dev);
         snprintf(p->info.device_name, sizeof p->info.device_name, "%s",
                  p->ops->describe(p->dev));
@@ -660,6 +669,8 @@ int hfft__plan_execute(hfft__plan *p, void *const in_[2], void *const out_[2]) {
         return 0;
     }
     void *in = in_[0], *out = out_[0];
+    if (p->trace && p->gpu && (st = hfft__trace_begin(p->trace)))
+        return st;
     if (p->gpu && hfft__gpu_one_trip(p->gpu)) {
         /* every round at once; the first fast round's time is the copy in with the
            fast dimensions, the slow round's the rest (hfft__gpu_times) */
@@ -703,4 +714,15 @@ int hfft__plan_execute(hfft__plan *p, void *const in_[2], void *const out_[2]) {
                                                 : "execute failed; the input is untouched and the "
                                                   "output undefined");
     return 0;
+}
+
+int hfft__plan_trace(hfft__plan *p, hfft_trace_op *ops, int max) {
+    if (!p->trace || !p->gpu)
+        return hfft__fail(HFFT_ERR_INVALID_ARGUMENT,
+                          p->gpu ? "plan_trace: the plan was made without hfft_options.trace "
+                                   "(or HFFT_TRACE=1)"
+                                 : "plan_trace: the plan runs on no device");
+    if (max < 0 || (max > 0 && !ops))
+        return hfft__fail(HFFT_ERR_INVALID_ARGUMENT, "plan_trace: ops NULL or max negative");
+    return hfft__trace_read(p->trace, ops, max);
 }

@@ -15,6 +15,7 @@
 #include "cpu/cpu.h"
 #include "gpu/devices.h"
 #include "gpu/engine.h"
+#include "gpu/trace.h"
 #include "hfft.h"
 #include "src/core/device.h"
 #include "src/core/problem.h"
@@ -37,6 +38,8 @@ typedef struct hfft__plan {
     int64_t cut[HFFT__MAX_ROUNDS]; /* units [0, cut) go to the GPU in each round */
     const hfft__dev_ops *ops;
     hfft__dev *dev;
+    hfft__trace *trace;  /* hfft_options.trace: the device the engine sees, timing each
+                            operation (NULL: the engine sees dev itself) */
     hfft__gpu *gpu;
     hfft__pool *pool;
     hfft__cpu *cpu;
@@ -56,5 +59,7 @@ int hfft__plan_execute(hfft__plan *p, void *const in[2], void *const out[2]);
 /* Readies arrays other than the plan's own for its GPU engine: pinned, or staged. */
 int hfft__plan_adopt(hfft__plan *p, void *const in[2], void *const out[2]);
 void hfft__plan_destroy(hfft__plan *p);
+/* The device operations of the last execute (plans made with hfft_options.trace). */
+int hfft__plan_trace(hfft__plan *p, hfft_trace_op *ops, int max);
 
 #endif

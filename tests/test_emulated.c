@@ -710,3 +710,89 @@ Test(emulated, residency) {
             cr_assert(seen, "shape %zu f%d: no budget kept anything resident", i, prec * 8);
         }
 }
+
+/*
+ * Traces: a plan made with options.trace reports each device operation of its
+ * last execute: copies whose bytes add up to link_bytes each way, intervals in
+ * order on each stream, inside the execute's time; a plan made without it, or
+ * on no device, refuses.  The streaming schedule and one trip, both precisions.
+ */
+Test(emulated, trace) {
+    const int64_t n[2] = {96, 160};
+    for (int prec = 4; prec <= 8; prec += 4)
+        for (int fits = 0; fits < 2; fits++) {
+            int64_t bytes = n[0] * n[1] * (int64_t)tu_esize(prec);
+            hfft_options o;
+            hfft_options_init(&o);
+            o.device = HFFT_DEVICE_EMULATED;
+            o.device_memory = fits ? 2 * bytes + (1 << 20) : bytes / 4;
+            o.trace = 1;
+            void *a = tu_alloc((size_t)bytes), *b = tu_alloc((size_t)bytes);
+            hfft_ref_fill(prec, a, n[0] * n[1], tu_seed());
+            tplan t = tp_dft(prec, 2, n, a, b, HFFT_FORWARD, HFFT_GPU_ONLY, &o);
+            cr_assert(t.p, "%s", hfft_last_error_message());
+            double t0 = hfft_ref_now();
+            cr_assert_eq(tp_execute(t), 0, "%s", hfft_last_error_message());
+            double wall = hfft_ref_now() - t0;
+            hfft_info info;
+            tp_info(t, &info);
+            int count = tp_trace(t, NULL, 0);
+            cr_assert_gt(count, 2, "%d operations traced", count);
+            hfft_trace_op *ops = calloc((size_t)count, sizeof *ops);
+            cr_assert_eq(tp_trace(t, ops, count), count);
+            int64_t moved[2] = {0, 0};
+            int computes = 0;
+            double last_end[64] = {0};
+            for (int i = 0; i < count; i++) {
+                const hfft_trace_op *op = &ops[i];
+                cr_assert(op->stream >= 0 && op->stream < 64 && op->device == 0);
+                cr_assert(op->start >= 0 && op->end >= op->start && op->end <= wall,
+                          "op %d (%s): %g..%g of %g s", i, op->name, op->start, op->end, wall);
+                /* a stream runs its operations in the order issued */
+                cr_assert_geq(op->start, last_end[op->stream], "op %d starts before the last", i);
+                last_end[op->stream] = op->end;
+                if (op->kind == HFFT_TRACE_H2D || op->kind == HFFT_TRACE_D2H) {
+                    cr_assert_str_eq(op->name, op->kind == HFFT_TRACE_H2D ? "h2d" : "d2h");
+                    moved[op->kind] += op->bytes;
+                } else if (op->kind == HFFT_TRACE_COMPUTE) {
+                    computes++;
+                    cr_assert_eq(op->bytes, 0);
+                }
+            }
+            cr_assert(moved[0] == info.link_bytes[0] && moved[1] == info.link_bytes[1],
+                      "f%d fits=%d: traced %lld in, %lld out; link_bytes %lld, %lld", prec * 8,
+                      fits, (long long)moved[0], (long long)moved[1],
+                      (long long)info.link_bytes[0], (long long)info.link_bytes[1]);
+            cr_assert_gt(computes, 0);
+            cr_assert_eq(info.schedule == 3, fits);
+            /* a second execute reports only its own operations */
+            cr_assert_eq(tp_execute(t), 0);
+            cr_assert_eq(tp_trace(t, NULL, 0), count);
+            /* a short array takes what fits */
+            cr_assert_eq(tp_trace(t, ops, 1), count);
+            cr_assert_eq(tp_trace(t, NULL, -1), HFFT_ERR_INVALID_ARGUMENT);
+            free(ops);
+            tp_destroy(t);
+
+            o.trace = 0;
+            t = tp_dft(prec, 2, n, a, b, HFFT_FORWARD, HFFT_GPU_ONLY, &o);
+            cr_assert_eq(tp_execute(t), 0);
+            cr_assert_eq(tp_trace(t, NULL, 0), HFFT_ERR_INVALID_ARGUMENT);
+            cr_assert(strstr(hfft_last_error_message(), "trace"), "%s", hfft_last_error_message());
+            tp_destroy(t);
+            o.trace = 1;
+            o.device = HFFT_DEVICE_NONE;
+            t = tp_dft(prec, 2, n, a, b, HFFT_FORWARD, 0, &o);
+            cr_assert_eq(tp_trace(t, NULL, 0), HFFT_ERR_INVALID_ARGUMENT);
+            tp_destroy(t);
+            tu_free(a);
+            tu_free(b);
+        }
+    hfft_options o;
+    hfft_options_init(&o);
+    o.trace = 2;
+    void *a = tu_alloc((size_t)(n[0] * n[1]) * 8);
+    cr_assert_null(hfftf_plan_dft(2, n, a, a, HFFT_FORWARD, 0, &o));
+    cr_assert_eq(hfft_last_error(), HFFT_ERR_SETTING, "%s", hfft_last_error_message());
+    tu_free(a);
+}

@@ -90,7 +90,7 @@ static void bad_plan(int prec, int rank, const int64_t *n, int64_t total, int in
     bufs b = bufs_make(prec, total, inplace);
     prime_error(status);
     tplan t = tp_dft(prec, rank, n, b.in, b.out, sign, flags, o);
-    char full[200];
+    char full[640];
     snprintf(full, sizeof full, "f%d %s", prec * 8, what);
     expect_null(t, status, full);
     bufs_check(&b, full);

@@ -113,6 +113,10 @@ int tp_info(tplan t, hfft_info *info) {
     return t.prec == 4 ? hfftf_plan_info(t.p, info) : hfft_plan_info(t.p, info);
 }
 
+int tp_trace(tplan t, hfft_trace_op *ops, int max) {
+    return t.prec == 4 ? hfftf_plan_trace(t.p, ops, max) : hfft_plan_trace(t.p, ops, max);
+}
+
 void tp_destroy(tplan t) {
     if (t.prec == 4)
         hfftf_destroy_plan(t.p);

@@ -61,6 +61,7 @@ tplan tp_nd(int prec, int rank, const int64_t *n, void *in, void *out, int sign,
 int tp_execute(tplan t);
 int tp_execute_dft(tplan t, void *in, void *out);
 int tp_info(tplan t, hfft_info *info);
+int tp_trace(tplan t, hfft_trace_op *ops, int max);
 void tp_destroy(tplan t);
 
 /* Relative RMS difference of y against ref (count complex elements, long double sums). */

@@ -45,6 +45,10 @@ typedef struct hfft__dev_ops {
     int (*sync)(hfft__dev *d, hfft__stream s);
     /* Blocks until the event's last record has run. */
     int (*event_sync)(hfft__dev *d, hfft__event e);
+    /* Events that keep the time of their record (for traces), and the seconds between
+       two such records that have run. */
+    int (*event_create_timed)(hfft__dev *d, hfft__event *e);
+    int (*event_elapsed)(hfft__dev *d, hfft__event from, hfft__event to, double *secs);
     /* Runs fn(arg) on a host thread once the stream's earlier work is done; the
        stream's later work waits for it.  fn must not call the device. */
     int (*host_fn)(hfft__dev *d, hfft__stream s, void (*fn)(void *), void *arg);

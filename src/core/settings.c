@@ -165,6 +165,16 @@ int hfft__settings_resolve(const hfft_options *o, hfft__settings *s) {
             return st;
     }
 
+    if (o && (o->trace < 0 || o->trace > 1))
+        return hfft__fail(HFFT_ERR_SETTING, "options.trace %d: use 0 or 1", o->trace);
+    if (o && o->trace) {
+        s->trace = 1;
+    } else if ((env = getenv("HFFT_TRACE")) && *env) {
+        if (strcmp(env, "0") && strcmp(env, "1"))
+            return hfft__fail(HFFT_ERR_SETTING, "HFFT_TRACE='%s': use 0 or 1", env);
+        s->trace = env[0] == '1';
+    }
+
     const char *w = (o && o->wisdom) ? o->wisdom : getenv("HFFT_WISDOM");
     if (w && *w) {
         if (strlen(w) >= sizeof s->wisdom)

@@ -19,6 +19,7 @@ typedef struct hfft__settings {
     int64_t pass_bytes; /* 0: planner decides */
     int slots;          /* 0: planner decides */
     int pinning;        /* enum hfft_pinning */
+    int trace;          /* 1: GPU plans time each device operation */
 } hfft__settings;
 
 /* Fills *out from opts (may be NULL) and the environment.  Thread safe

@@ -27,6 +27,7 @@ int main(void) {
     FIELD(hfft_options, pass_bytes);
     FIELD(hfft_options, slots);
     FIELD(hfft_options, pinning);
+    FIELD(hfft_options, trace);
     FIELD(hfft_info, kind);
     FIELD(hfft_info, rank);
     FIELD(hfft_info, n);

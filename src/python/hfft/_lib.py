@@ -54,6 +54,7 @@ class options(ctypes.Structure):
         ("pass_bytes", ctypes.c_int64),
         ("slots", ctypes.c_int),
         ("pinning", ctypes.c_int),
+        ("trace", ctypes.c_int),
     ]
 
 

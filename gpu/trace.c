@@ -1,0 +1,321 @@
+/*
+ * trace.c: the tracing device (see trace.h).  Each copy, FFT and kernel goes
+ * to the wrapped backend between two timed events recorded on its stream;
+ * everything else passes straight through.  Events come from a pool reused
+ * from one execute to the next; past TRACE_MAX operations an execute's later
+ * ones are counted but not timed.
+ */
+#include "gpu/trace.h"
+
+#include <stdlib.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "src/core/status.h"
+
+#define TRACE_MAX (1 << 16)
+
+typedef struct trace_rec {
+    int stream, kind;
+    int64_t bytes;
+    const char *name;
+    hfft__event e0, e1;
+} trace_rec;
+
+struct hfft__trace {
+    const hfft__dev_ops *in;
+    hfft__dev *d;
+    hfft__stream *streams; /* in creation order; NULL where destroyed */
+    int nstreams, scap;
+    hfft__event t0;
+    int begun;
+    hfft__event *pool; /* timed events, the first `used` taken this execute */
+    int npool, used;
+    trace_rec *rec;
+    int nrec, cap, count;
+};
+
+#define T(d) ((hfft__trace *)(void *)(d))
+
+int hfft__trace_create(const hfft__dev_ops *ops, hfft__dev *dev, hfft__trace **out) {
+    hfft__trace *t = calloc(1, sizeof *t);
+    if (!t)
+        return hfft__fail(HFFT_ERR_HOST_MEMORY, "trace: out of memory");
+    t->in = ops;
+    t->d = dev;
+    int st = ops->event_create_timed(dev, &t->t0);
+    if (st) {
+        free(t);
+        return st;
+    }
+    *out = t;
+    return 0;
+}
+
+void hfft__trace_destroy(hfft__trace *t) {
+    if (!t)
+        return;
+    for (int i = 0; i < t->npool; i++)
+        t->in->event_destroy(t->d, t->pool[i]);
+    t->in->event_destroy(t->d, t->t0);
+    free(t->pool);
+    free(t->rec);
+    free(t->streams);
+    free(t);
+}
+
+hfft__dev *hfft__trace_dev(hfft__trace *t) { return (hfft__dev *)(void *)t; }
+
+static int stream_index(const hfft__trace *t, hfft__stream s) {
+    for (int i = 0; i < t->nstreams; i++)
+        if (t->streams[i] == s)
+            return i;
+    return -1;
+}
+
+int hfft__trace_begin(hfft__trace *t) {
+    t->nrec = t->count = t->used = 0;
+    t->begun = 0;
+    for (int i = 0; i < t->nstreams; i++)
+        if (t->streams[i]) {
+            /* the plan's streams are idle between executes: this one's record runs at once,
+               before anything issued after it on any stream */
+            HFFT__TRY(t->in->record(t->d, t->t0, t->streams[i]));
+            t->begun = 1;
+            break;
+        }
+    return 0;
+}
+
+static int take_event(hfft__trace *t, hfft__event *e) {
+    if (t->used == t->npool) {
+        if (t->npool % 64 == 0) {
+            hfft__event *p = realloc(t->pool, (size_t)(t->npool + 64) * sizeof *p);
+            if (!p)
+                return hfft__fail(HFFT_ERR_HOST_MEMORY, "trace: out of memory");
+            t->pool = p;
+        }
+        HFFT__TRY(t->in->event_create_timed(t->d, &t->pool[t->npool]));
+        t->npool++;
+    }
+    *e = t->pool[t->used++];
+    return 0;
+}
+
+/* The event before an operation on s: *e0 NULL where this one is not timed. */
+static int before(hfft__trace *t, hfft__stream s, hfft__event *e0) {
+    *e0 = NULL;
+    t->count++;
+    if (!t->begun || t->nrec >= TRACE_MAX)
+        return 0;
+    HFFT__TRY(take_event(t, e0));
+    return t->in->record(t->d, *e0, s);
+}
+
+static int after(hfft__trace *t, hfft__stream s, hfft__event e0, int kind, const char *name,
+                 int64_t bytes) {
+    if (!e0)
+        return 0;
+    hfft__event e1 = NULL;
+    HFFT__TRY(take_event(t, &e1));
+    HFFT__TRY(t->in->record(t->d, e1, s));
+    if (t->nrec == t->cap) {
+        int cap = t->cap ? 2 * t->cap : 256;
+        trace_rec *r = realloc(t->rec, (size_t)cap * sizeof *r);
+        if (!r)
+            return hfft__fail(HFFT_ERR_HOST_MEMORY, "trace: out of memory");
+        t->rec = r;
+        t->cap = cap;
+    }
+    t->rec[t->nrec++] = (trace_rec){stream_index(t, s), kind, bytes, name, e0, e1};
+    return 0;
+}
+
+int hfft__trace_read(hfft__trace *t, hfft_trace_op *ops, int max) {
+    for (int i = 0; i < t->nrec && i < max; i++) {
+        const trace_rec *r = &t->rec[i];
+        hfft_trace_op *o = &ops[i];
+        memset(o, 0, sizeof *o);
+        o->stream = r->stream;
+        o->kind = r->kind;
+        o->bytes = r->bytes;
+        snprintf(o->name, sizeof o->name, "%s", r->name);
+        HFFT__TRY(t->in->event_elapsed(t->d, t->t0, r->e0, &o->start));
+        HFFT__TRY(t->in->event_elapsed(t->d, t->t0, r->e1, &o->end));
+    }
+    return t->count;
+}
+
+/* ---- operations that are timed ---- */
+
+#define TIMED(s, kind, name, bytes, call)                   \
+    do {                                                    \
+        hfft__event e0_;                                    \
+        HFFT__TRY(before(T(d), (s), &e0_));                 \
+        HFFT__TRY(call);                                    \
+        return after(T(d), (s), e0_, (kind), (name), (bytes)); \
+    } while (0)
+
+static int tr_h2d(hfft__dev *d, hfft__stream s, void *dst, size_t dpitch, const void *src,
+                  size_t spitch, size_t width, size_t height) {
+    TIMED(s, HFFT_TRACE_H2D, "h2d", (int64_t)(width * height),
+          T(d)->in->h2d(T(d)->d, s, dst, dpitch, src, spitch, width, height));
+}
+static int tr_d2h(hfft__dev *d, hfft__stream s, void *dst, size_t dpitch, const void *src,
+                  size_t spitch, size_t width, size_t height) {
+    TIMED(s, HFFT_TRACE_D2H, "d2h", (int64_t)(width * height),
+          T(d)->in->d2h(T(d)->d, s, dst, dpitch, src, spitch, width, height));
+}
+static int tr_d2d(hfft__dev *d, hfft__stream s, void *dst, size_t dpitch, const void *src,
+                  size_t spitch, size_t width, size_t height) {
+    TIMED(s, HFFT_TRACE_D2D, "d2d", (int64_t)(width * height),
+          T(d)->in->d2d(T(d)->d, s, dst, dpitch, src, spitch, width, height));
+}
+static int tr_fft_exec(hfft__dev *d, hfft__fftplan plan, hfft__stream s, void *data, void *work) {
+    TIMED(s, HFFT_TRACE_COMPUTE, "fft", 0, T(d)->in->fft_exec(T(d)->d, plan, s, data, work));
+}
+static int tr_radix2(hfft__dev *d, int prec, hfft__stream s, void *a, void *b, int64_t rows,
+                     int64_t width, int64_t N, int64_t k0, int sign) {
+    TIMED(s, HFFT_TRACE_COMPUTE, "radix2", 0,
+          T(d)->in->radix2(T(d)->d, prec, s, a, b, rows, width, N, k0, sign));
+}
+static int tr_transpose(hfft__dev *d, int prec, hfft__stream s, void *dst, int64_t dpitch,
+                        const void *src, int64_t spitch, int64_t rows, int64_t cols) {
+    TIMED(s, HFFT_TRACE_COMPUTE, "transpose", 0,
+          T(d)->in->transpose(T(d)->d, prec, s, dst, dpitch, src, spitch, rows, cols));
+}
+static int tr_twiddle(hfft__dev *d, int prec, hfft__stream s, void *data, int64_t rows,
+                      int64_t cols, int64_t pitch, int64_t n, int64_t r0, int64_t period,
+                      int64_t c0, int sign) {
+    TIMED(s, HFFT_TRACE_COMPUTE, "twiddle", 0,
+          T(d)->in->twiddle(T(d)->d, prec, s, data, rows, cols, pitch, n, r0, period, c0, sign));
+}
+static int tr_radixr(hfft__dev *d, int prec, hfft__stream s, void *const *blk, int r,
+                     int64_t rows, int64_t width, int64_t L, int64_t k0, int sign) {
+    TIMED(s, HFFT_TRACE_COMPUTE, "radixr", 0,
+          T(d)->in->radixr(T(d)->d, prec, s, blk, r, rows, width, L, k0, sign));
+}
+
+/* ---- streams: numbered in the order created ---- */
+
+static int tr_stream_create(hfft__dev *d, hfft__stream *s) {
+    hfft__trace *t = T(d);
+    if (t->nstreams == t->scap) {
+        int cap = t->scap ? 2 * t->scap : 8;
+        hfft__stream *p = realloc(t->streams, (size_t)cap * sizeof *p);
+        if (!p)
+            return hfft__fail(HFFT_ERR_HOST_MEMORY, "trace: out of memory");
+        t->streams = p;
+        t->scap = cap;
+    }
+    HFFT__TRY(t->in->stream_create(t->d, s));
+    t->streams[t->nstreams++] = *s;
+    return 0;
+}
+static void tr_stream_destroy(hfft__dev *d, hfft__stream s) {
+    hfft__trace *t = T(d);
+    int i = stream_index(t, s), live = 0;
+    if (i >= 0)
+        t->streams[i] = NULL;
+    for (int k = 0; k < t->nstreams; k++)
+        live |= t->streams[k] != NULL;
+    if (!live) /* an engine rebuilt numbers its streams from 0 again */
+        t->nstreams = 0;
+    t->in->stream_destroy(t->d, s);
+}
+
+/* ---- the rest passes through ---- */
+
+static int64_t tr_budget(hfft__dev *d) { return T(d)->in->budget(T(d)->d); }
+static int64_t tr_used(hfft__dev *d) { return T(d)->in->used(T(d)->d); }
+static int64_t tr_reserve(hfft__dev *d) { return T(d)->in->reserve(T(d)->d); }
+static const char *tr_describe(hfft__dev *d) { return T(d)->in->describe(T(d)->d); }
+static void tr_signature(hfft__dev *d, char *buf, size_t n) {
+    T(d)->in->signature(T(d)->d, buf, n);
+}
+static int tr_alloc(hfft__dev *d, void **p, size_t bytes) {
+    return T(d)->in->alloc(T(d)->d, p, bytes);
+}
+static void tr_free(hfft__dev *d, void *p) { T(d)->in->free(T(d)->d, p); }
+static int tr_event_create(hfft__dev *d, hfft__event *e) {
+    return T(d)->in->event_create(T(d)->d, e);
+}
+static int tr_event_create_timed(hfft__dev *d, hfft__event *e) {
+    return T(d)->in->event_create_timed(T(d)->d, e);
+}
+static void tr_event_destroy(hfft__dev *d, hfft__event e) {
+    T(d)->in->event_destroy(T(d)->d, e);
+}
+static int tr_event_elapsed(hfft__dev *d, hfft__event a, hfft__event b, double *secs) {
+    return T(d)->in->event_elapsed(T(d)->d, a, b, secs);
+}
+static int tr_record(hfft__dev *d, hfft__event e, hfft__stream s) {
+    return T(d)->in->record(T(d)->d, e, s);
+}
+static int tr_wait(hfft__dev *d, hfft__stream s, hfft__event e) {
+    return T(d)->in->wait(T(d)->d, s, e);
+}
+static int tr_sync(hfft__dev *d, hfft__stream s) { return T(d)->in->sync(T(d)->d, s); }
+static int tr_event_sync(hfft__dev *d, hfft__event e) { return T(d)->in->event_sync(T(d)->d, e); }
+static int tr_host_fn(hfft__dev *d, hfft__stream s, void (*fn)(void *), void *arg) {
+    return T(d)->in->host_fn(T(d)->d, s, fn, arg);
+}
+static int tr_activate(hfft__dev *d) { return T(d)->in->activate(T(d)->d); }
+static int tr_fft_plan(hfft__dev *d, int prec, int kind, int rank, const int64_t *n,
+                       int64_t stride, int64_t dist, int64_t batch, int sign, hfft__fftplan *plan,
+                       size_t *work_bytes) {
+    return T(d)->in->fft_plan(T(d)->d, prec, kind, rank, n, stride, dist, batch, sign, plan,
+                              work_bytes);
+}
+static void tr_fft_destroy(hfft__dev *d, hfft__fftplan plan) {
+    T(d)->in->fft_destroy(T(d)->d, plan);
+}
+static int tr_host_alloc(hfft__dev *d, void **p, size_t bytes) {
+    return T(d)->in->host_alloc(T(d)->d, p, bytes);
+}
+static void tr_host_free(hfft__dev *d, void *p) { T(d)->in->host_free(T(d)->d, p); }
+static int tr_host_register(hfft__dev *d, void *p, size_t bytes) {
+    return T(d)->in->host_register(T(d)->d, p, bytes);
+}
+static void tr_host_unregister(hfft__dev *d, void *p) { T(d)->in->host_unregister(T(d)->d, p); }
+static int tr_host_is_pinned(hfft__dev *d, const void *p) {
+    return T(d)->in->host_is_pinned(T(d)->d, p);
+}
+
+const hfft__dev_ops hfft__trace_ops = {
+    .name = "trace",
+    .budget = tr_budget,
+    .used = tr_used,
+    .reserve = tr_reserve,
+    .describe = tr_describe,
+    .signature = tr_signature,
+    .alloc = tr_alloc,
+    .free = tr_free,
+    .stream_create = tr_stream_create,
+    .stream_destroy = tr_stream_destroy,
+    .event_create = tr_event_create,
+    .event_destroy = tr_event_destroy,
+    .record = tr_record,
+    .wait = tr_wait,
+    .sync = tr_sync,
+    .event_sync = tr_event_sync,
+    .event_create_timed = tr_event_create_timed,
+    .event_elapsed = tr_event_elapsed,
+    .host_fn = tr_host_fn,
+    .activate = tr_activate,
+    .h2d = tr_h2d,
+    .d2h = tr_d2h,
+    .d2d = tr_d2d,
+    .fft_plan = tr_fft_plan,
+    .fft_exec = tr_fft_exec,
+    .fft_destroy = tr_fft_destroy,
+    .radix2 = tr_radix2,
+    .radixr = tr_radixr,
+    .transpose = tr_transpose,
+    .twiddle = tr_twiddle,
+    .host_alloc = tr_host_alloc,
+    .host_free = tr_host_free,
+    .host_register = tr_host_register,
+    .host_unregister = tr_host_unregister,
+    .host_is_pinned = tr_host_is_pinned,
+};
