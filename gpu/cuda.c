@@ -78,7 +78,49 @@ int hfft__cuda_probe(void) {
     return probe_result;
 }
 
-static int cuda_open(int64_t budget, hfft__dev **out) {
+/* Card `to` reads and writes card `from`'s memory directly and back (NVLink or PCIe
+   peer to peer); where the platform offers no peer access, peer copies still work,
+   through host memory. */
+static int peer_access(int a, int b) {
+    if (a == b)
+        return 0;
+    int pairs[2][2] = {{a, b}, {b, a}};
+    for (int k = 0; k < 2; k++) {
+        int can = 0;
+        CU(cudaDeviceCanAccessPeer(&can, pairs[k][0], pairs[k][1]));
+        if (!can)
+            continue;
+        CU(cudaSetDevice(pairs[k][0]));
+        cudaError_t e = cudaDeviceEnablePeerAccess(pairs[k][1], 0);
+        if (e == cudaErrorPeerAccessAlreadyEnabled)
+            cudaGetLastError(); /* enabled by an earlier plan: fine */
+        else if (e != cudaSuccess)
+            return cuda_fail(e, "cudaDeviceEnablePeerAccess");
+    }
+    CU(cudaSetDevice(b));
+    return 0;
+}
+
+static int cuda_count(void) {
+    int n = 0;
+    if (cudaGetDeviceCount(&n) != cudaSuccess) {
+        cudaGetLastError();
+        return 0;
+    }
+    return n;
+}
+
+/* Makes d's card current on the calling thread: allocations, streams, plans and
+   launches go to the current card. */
+static int on(hfft__dev *d) {
+    int c = -1;
+    if (cudaGetDevice(&c) != cudaSuccess || c != d->device)
+        CU(cudaSetDevice(d->device));
+    return 0;
+}
+#define ON(d) HFFT__TRY(on(d))
+
+static int cuda_open_card(int ordinal, int64_t budget, hfft__dev *first, hfft__dev **out) {
     *out = NULL;
     hfft__dev *d = calloc(1, sizeof *d);
     if (!d)
@@ -86,7 +128,11 @@ static int cuda_open(int64_t budget, hfft__dev **out) {
     int st = 0;
     size_t free_b = 0, total_b = 0;
     const char *call = "cudaGetDevice";
-    cudaError_t e = cudaGetDevice(&d->device);
+    cudaError_t e = cudaSuccess;
+    if (ordinal >= 0)
+        d->device = ordinal;
+    else
+        e = cudaGetDevice(&d->device);
     if (e == cudaSuccess) {
         call = "cudaSetDevice";
         e = cudaSetDevice(d->device); /* makes this thread's context current */
@@ -103,6 +149,8 @@ static int cuda_open(int64_t budget, hfft__dev **out) {
             snprintf(d->name, sizeof d->name, "%.95s", prop.name);
         }
     }
+    if (!st && first)
+        st = peer_access(first->device, d->device);
     if (st) {
         free(d);
         return st;
@@ -119,7 +167,10 @@ static int cuda_open(int64_t budget, hfft__dev **out) {
     return 0;
 }
 
+static int cuda_open(int64_t budget, hfft__dev **out) { return cuda_open_card(-1, budget, NULL, out); }
+
 static void cuda_close(hfft__dev *d) { free(d); }
+static int cuda_ordinal(hfft__dev *d) { return d->device; }
 static int64_t cuda_budget(hfft__dev *d) { return d->budget; }
 static int64_t cuda_used(hfft__dev *d) { return d->used; }
 /* cuFFT keeps twiddle tables and kernels per plan outside our work areas: an
@@ -138,6 +189,7 @@ static void cuda_signature(hfft__dev *d, char *buf, size_t n) {
 }
 
 static int cuda_alloc(hfft__dev *d, void **p, size_t bytes) {
+    ON(d);
     *p = NULL;
     if (d->used + (int64_t)bytes > d->budget)
         return hfft__fail(HFFT_ERR_DEVICE_MEMORY,
@@ -174,6 +226,7 @@ static int cuda_alloc(hfft__dev *d, void **p, size_t bytes) {
 }
 
 static void cuda_free(hfft__dev *d, void *p) {
+    on(d);
     for (int i = 0; i < MAX_ALLOCS; i++) {
         if (d->allocs[i].p == p) {
             d->used -= (int64_t)d->allocs[i].bytes;
@@ -185,21 +238,21 @@ static void cuda_free(hfft__dev *d, void *p) {
 }
 
 static int cuda_stream_create(hfft__dev *d, hfft__stream *s) {
-    (void)d;
+    ON(d);
     CU(cudaStreamCreateWithFlags((cudaStream_t *)s, cudaStreamNonBlocking));
     return 0;
 }
 static void cuda_stream_destroy(hfft__dev *d, hfft__stream s) {
-    (void)d;
+    on(d);
     cudaStreamDestroy((cudaStream_t)s);
 }
 static int cuda_event_create(hfft__dev *d, hfft__event *e) {
-    (void)d;
+    ON(d);
     CU(cudaEventCreateWithFlags((cudaEvent_t *)e, cudaEventDisableTiming));
     return 0;
 }
 static int cuda_event_create_timed(hfft__dev *d, hfft__event *e) {
-    (void)d;
+    ON(d);
     CU(cudaEventCreate((cudaEvent_t *)e));
     return 0;
 }
@@ -265,14 +318,23 @@ static int copy(hfft__stream s, void *dst, size_t dpitch, const void *src, size_
 
 static int cuda_h2d(hfft__dev *d, hfft__stream s, void *dst, size_t dpitch, const void *src,
                     size_t spitch, size_t width, size_t height) {
-    (void)d;
+    ON(d);
     return copy(s, dst, dpitch, src, spitch, width, height, cudaMemcpyHostToDevice, "h2d");
 }
 
 static int cuda_d2h(hfft__dev *d, hfft__stream s, void *dst, size_t dpitch, const void *src,
                     size_t spitch, size_t width, size_t height) {
-    (void)d;
+    ON(d);
     return copy(s, dst, dpitch, src, spitch, width, height, cudaMemcpyDeviceToHost, "d2h");
+}
+
+/* Unified addressing tells each pointer's card: cudaMemcpyDefault goes card to card
+   (over NVLink where peer access is on). */
+static int cuda_peer(hfft__dev *d, hfft__stream s, hfft__dev *to, void *dst, size_t dpitch,
+                     const void *src, size_t spitch, size_t width, size_t height) {
+    (void)to;
+    ON(d);
+    return copy(s, dst, dpitch, src, spitch, width, height, cudaMemcpyDefault, "peer");
 }
 
 static cufftType cufft_type(int prec, int kind) {
@@ -285,14 +347,14 @@ static cufftType cufft_type(int prec, int kind) {
 
 static int cuda_d2d(hfft__dev *d, hfft__stream s, void *dst, size_t dpitch, const void *src,
                     size_t spitch, size_t width, size_t height) {
-    (void)d;
+    ON(d);
     return copy(s, dst, dpitch, src, spitch, width, height, cudaMemcpyDeviceToDevice, "d2d");
 }
 
 static int cuda_fft_plan(hfft__dev *d, int prec, int kind, int rank, const int64_t *n,
                          int64_t stride, int64_t dist, int64_t batch, int sign,
                          hfft__fftplan *plan, size_t *work_bytes) {
-    (void)d;
+    ON(d);
     *plan = NULL;
     *work_bytes = 0;
     if (hfft__fault_hit("fft_plan"))
@@ -335,7 +397,7 @@ static int cuda_fft_plan(hfft__dev *d, int prec, int kind, int rank, const int64
 
 static int cuda_fft_exec(hfft__dev *d, hfft__fftplan plan, hfft__stream s, void *data,
                          void *work) {
-    (void)d;
+    ON(d);
     cuda_plan *cp = plan;
     if (hfft__fault_hit("fft_exec"))
         return hfft__fail(HFFT_ERR_CUFFT, "cufftExecC2C failed: injected fault");
@@ -359,7 +421,7 @@ static int cuda_fft_exec(hfft__dev *d, hfft__fftplan plan, hfft__stream s, void 
 }
 
 static void cuda_fft_destroy(hfft__dev *d, hfft__fftplan plan) {
-    (void)d;
+    on(d);
     cuda_plan *cp = plan;
     cufftDestroy(cp->h);
     free(cp);
@@ -376,21 +438,21 @@ static int launch_status(int e, const char *kernel) {
 
 static int cuda_radix2(hfft__dev *d, int prec, hfft__stream s, void *a, void *b, int64_t rows,
                        int64_t width, int64_t N, int64_t k0, int sign) {
-    (void)d;
+    ON(d);
     return launch_status(hfft__cuda_radix2(prec, s, a, b, rows, width, N, k0, sign),
                          "hfft radix-2 kernel");
 }
 
 static int cuda_radixr(hfft__dev *d, int prec, hfft__stream s, void *const *blk, int r,
                        int64_t rows, int64_t width, int64_t L, int64_t k0, int sign) {
-    (void)d;
+    ON(d);
     return launch_status(hfft__cuda_radixr(prec, s, blk, r, rows, width, L, k0, sign),
                          "hfft radix-r kernel");
 }
 
 static int cuda_transpose(hfft__dev *d, int prec, hfft__stream s, void *dst, int64_t dpitch,
                           const void *src, int64_t spitch, int64_t rows, int64_t cols) {
-    (void)d;
+    ON(d);
     return launch_status(hfft__cuda_transpose(prec, s, dst, dpitch, src, spitch, rows, cols),
                          "hfft transpose kernel");
 }
@@ -398,7 +460,7 @@ static int cuda_transpose(hfft__dev *d, int prec, hfft__stream s, void *dst, int
 static int cuda_twiddle(hfft__dev *d, int prec, hfft__stream s, void *data, int64_t rows,
                         int64_t cols, int64_t pitch, int64_t n, int64_t r0, int64_t period,
                         int64_t c0, int sign) {
-    (void)d;
+    ON(d);
     return launch_status(
         hfft__cuda_twiddle(prec, s, data, rows, cols, pitch, n, r0, period, c0, sign),
         "hfft twiddle kernel");
@@ -409,7 +471,7 @@ static int cuda_host_alloc(hfft__dev *d, void **p, size_t bytes) {
     *p = NULL;
     if (hfft__fault_hit("host_alloc"))
         return hfft__fail(HFFT_ERR_HOST_MEMORY, "cudaMallocHost failed: injected fault");
-    CU(cudaMallocHost(p, bytes));
+    CU(cudaHostAlloc(p, bytes, cudaHostAllocPortable)); /* pinned for every card */
     return 0;
 }
 static void cuda_host_free(hfft__dev *d, void *p) {
@@ -420,7 +482,7 @@ static int cuda_host_register(hfft__dev *d, void *p, size_t bytes) {
     (void)d;
     if (hfft__fault_hit("host_register"))
         return hfft__fail(HFFT_ERR_CUDA, "cudaHostRegister failed: injected fault");
-    CU(cudaHostRegister(p, bytes, cudaHostRegisterDefault));
+    CU(cudaHostRegister(p, bytes, cudaHostRegisterPortable)); /* for every card */
     return 0;
 }
 static void cuda_host_unregister(hfft__dev *d, void *p) {
@@ -441,6 +503,10 @@ const hfft__dev_ops hfft__cuda_ops = {
     .name = "cuda",
     .kind = HFFT_DEVICE_CUDA,
     .open = cuda_open,
+    .count = cuda_count,
+    .open_card = cuda_open_card,
+    .ordinal = cuda_ordinal,
+    .peer = cuda_peer,
     .close = cuda_close,
     .budget = cuda_budget,
     .used = cuda_used,

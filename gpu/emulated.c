@@ -63,12 +63,27 @@ typedef struct emu_stream {
     struct emu_stream *next;
 } emu_stream;
 
-struct hfft__dev {
-    int64_t budget, used;
+/* What the cards of one plan share: their queues run as one device would run
+   several (a wait on another card's event holds until that card ran it). */
+typedef struct emu_world {
     pthread_mutex_t mu; /* the queues: a plan's streams are driven by one thread, but be safe */
     emu_stream *streams;
     uint64_t rng, issued;
     int in_order;
+    int refs;
+} emu_world;
+
+typedef struct emu_block {
+    const char *p;
+    size_t bytes;
+} emu_block;
+
+struct hfft__dev {
+    int64_t budget, used;
+    int ordinal;
+    emu_world *w;
+    emu_block *blocks; /* this card's memory: operations on its streams may touch only it */
+    int nblocks, cap;
 };
 
 static int fault(const char *op) {
@@ -78,22 +93,75 @@ static int fault(const char *op) {
                       "emulated device: %s failed: injected fault", op);
 }
 
-static int emu_open(int64_t budget, hfft__dev **out) {
+#define EMU_CARDS 16
+
+static int emu_count(void) { return EMU_CARDS; }
+
+static int emu_open_card(int ordinal, int64_t budget, hfft__dev *first, hfft__dev **out) {
     static uint64_t opened;
+    if (ordinal >= EMU_CARDS)
+        return hfft__fail(HFFT_ERR_NO_DEVICE, "emulated device: no card %d (0 to %d)", ordinal,
+                          EMU_CARDS - 1);
     hfft__dev *d = calloc(1, sizeof *d);
     if (!d)
         return hfft__fail(HFFT_ERR_HOST_MEMORY, "emulated device: out of memory");
     d->budget = budget > 0 ? budget : EMU_DEFAULT_BUDGET;
-    pthread_mutex_init(&d->mu, NULL);
-    d->rng = 0x9e3779b97f4a7c15ull * (__atomic_add_fetch(&opened, 1, __ATOMIC_RELAXED) + 1);
-    const char *order = getenv("HFFT_EMULATED_ORDER");
-    d->in_order = order && strcmp(order, "issue") == 0;
+    d->ordinal = ordinal < 0 ? 0 : ordinal;
+    if (first) {
+        d->w = first->w;
+        pthread_mutex_lock(&d->w->mu);
+        d->w->refs++;
+        pthread_mutex_unlock(&d->w->mu);
+    } else {
+        d->w = calloc(1, sizeof *d->w);
+        if (!d->w) {
+            free(d);
+            return hfft__fail(HFFT_ERR_HOST_MEMORY, "emulated device: out of memory");
+        }
+        pthread_mutex_init(&d->w->mu, NULL);
+        d->w->refs = 1;
+        d->w->rng =
+            0x9e3779b97f4a7c15ull * (__atomic_add_fetch(&opened, 1, __ATOMIC_RELAXED) + 1);
+        const char *order = getenv("HFFT_EMULATED_ORDER");
+        d->w->in_order = order && strcmp(order, "issue") == 0;
+    }
     *out = d;
     return 0;
 }
 
+static int emu_open(int64_t budget, hfft__dev **out) { return emu_open_card(-1, budget, NULL, out); }
+
+static int emu_ordinal(hfft__dev *d) { return d->ordinal; }
+
+/* Whether [p, p + bytes) lies in one of d's allocations. */
+static int owns(const hfft__dev *d, const void *p, size_t bytes) {
+    for (int i = 0; i < d->nblocks; i++)
+        if ((const char *)p >= d->blocks[i].p &&
+            (const char *)p + bytes <= d->blocks[i].p + d->blocks[i].bytes)
+            return 1;
+    return 0;
+}
+
+/* A pitched region of d's memory, or the failure a GPU would show as a fault. */
+static int check(const hfft__dev *d, const void *p, size_t pitch, size_t width, size_t height,
+                 const char *what) {
+    size_t span = height ? (height - 1) * pitch + width : 0;
+    if (!span || owns(d, p, span))
+        return 0;
+    return hfft__fail(HFFT_ERR_INTERNAL,
+                      "emulated card %d: %s touches memory that is not the card's own", d->ordinal,
+                      what);
+}
+
 static void emu_close(hfft__dev *d) {
-    pthread_mutex_destroy(&d->mu);
+    pthread_mutex_lock(&d->w->mu);
+    int last = --d->w->refs == 0;
+    pthread_mutex_unlock(&d->w->mu);
+    if (last) {
+        pthread_mutex_destroy(&d->w->mu);
+        free(d->w);
+    }
+    free(d->blocks);
     free(d);
 }
 static int64_t emu_budget(hfft__dev *d) { return d->budget; }
@@ -125,11 +193,22 @@ static int emu_alloc(hfft__dev *d, void **p, size_t bytes) {
     char *m = aligned_alloc(HDR, HDR + ((bytes + HDR - 1) / HDR) * HDR);
     if (!m)
         return hfft__fail(HFFT_ERR_DEVICE_MEMORY, "emulated device: host allocation failed");
+    if (d->nblocks == d->cap) {
+        int cap = d->cap ? 2 * d->cap : 16;
+        emu_block *b = realloc(d->blocks, (size_t)cap * sizeof *b);
+        if (!b) {
+            free(m);
+            return hfft__fail(HFFT_ERR_HOST_MEMORY, "emulated device: out of memory");
+        }
+        d->blocks = b;
+        d->cap = cap;
+    }
     memcpy(m, &bytes, sizeof bytes);
     /* Fresh device memory holds garbage: so does ours, to catch unwritten reads. */
     memset(m + HDR, 0x7f, bytes);
     d->used += (int64_t)bytes;
     *p = m + HDR;
+    d->blocks[d->nblocks++] = (emu_block){*p, bytes};
     return 0;
 }
 
@@ -140,6 +219,11 @@ static void emu_free(hfft__dev *d, void *p) {
     size_t bytes;
     memcpy(&bytes, m, sizeof bytes);
     d->used -= (int64_t)bytes;
+    for (int i = 0; i < d->nblocks; i++)
+        if (d->blocks[i].p == p) {
+            d->blocks[i] = d->blocks[--d->nblocks];
+            break;
+        }
     free(m);
 }
 
@@ -147,10 +231,10 @@ static int emu_stream_create(hfft__dev *d, hfft__stream *s) {
     emu_stream *q = calloc(1, sizeof *q);
     if (!q)
         return hfft__fail(HFFT_ERR_HOST_MEMORY, "emulated stream");
-    pthread_mutex_lock(&d->mu);
-    q->next = d->streams;
-    d->streams = q;
-    pthread_mutex_unlock(&d->mu);
+    pthread_mutex_lock(&d->w->mu);
+    q->next = d->w->streams;
+    d->w->streams = q;
+    pthread_mutex_unlock(&d->w->mu);
     *s = q;
     return 0;
 }
@@ -160,14 +244,14 @@ static int run_all(hfft__dev *d, emu_stream *until);
 static void emu_stream_destroy(hfft__dev *d, hfft__stream s) {
     emu_stream *q = s;
     run_all(d, q); /* as cudaStreamDestroy: queued work still completes */
-    pthread_mutex_lock(&d->mu);
-    for (emu_stream **p = &d->streams; *p; p = &(*p)->next) {
+    pthread_mutex_lock(&d->w->mu);
+    for (emu_stream **p = &d->w->streams; *p; p = &(*p)->next) {
         if (*p == q) {
             *p = q->next;
             break;
         }
     }
-    pthread_mutex_unlock(&d->mu);
+    pthread_mutex_unlock(&d->w->mu);
     free(q->q);
     free(q);
 }
@@ -184,7 +268,7 @@ static void emu_event_destroy(hfft__dev *d, hfft__event e) {
 
 static int push(hfft__dev *d, hfft__stream s, const emu_op *op) {
     emu_stream *q = s;
-    pthread_mutex_lock(&d->mu);
+    pthread_mutex_lock(&d->w->mu);
     if (q->n == q->cap && q->head > 0) {
         /* drop what has run before growing */
         memmove(q->q, q->q + q->head, (q->n - q->head) * sizeof *op);
@@ -195,15 +279,15 @@ static int push(hfft__dev *d, hfft__stream s, const emu_op *op) {
         size_t cap = q->cap ? 2 * q->cap : 64;
         emu_op *grown = realloc(q->q, cap * sizeof *op);
         if (!grown) {
-            pthread_mutex_unlock(&d->mu);
+            pthread_mutex_unlock(&d->w->mu);
             return hfft__fail(HFFT_ERR_HOST_MEMORY, "emulated device: out of memory");
         }
         q->q = grown;
         q->cap = cap;
     }
     q->q[q->n] = *op;
-    q->q[q->n++].order = d->issued++;
-    pthread_mutex_unlock(&d->mu);
+    q->q[q->n++].order = d->w->issued++;
+    pthread_mutex_unlock(&d->w->mu);
     return 0;
 }
 
@@ -318,25 +402,25 @@ static void execute(const emu_op *op) {
 }
 
 static uint64_t next_random(hfft__dev *d) {
-    d->rng ^= d->rng << 13;
-    d->rng ^= d->rng >> 7;
-    d->rng ^= d->rng << 17;
-    return d->rng;
+    d->w->rng ^= d->w->rng << 13;
+    d->w->rng ^= d->w->rng >> 7;
+    d->w->rng ^= d->w->rng << 17;
+    return d->w->rng;
 }
 
 /* Runs queued work until `until` is empty (NULL: every stream), or until the
    event `ev` has run its last record. */
 static int run_until(hfft__dev *d, emu_stream *until, emu_event *ev) {
-    pthread_mutex_lock(&d->mu);
+    pthread_mutex_lock(&d->w->mu);
     for (;;) {
         emu_stream *ready[64];
         int nready = 0, pending = 0;
-        for (emu_stream *q = d->streams; q; q = q->next) {
+        for (emu_stream *q = d->w->streams; q; q = q->next) {
             if (q->head == q->n)
                 continue;
             pending = 1;
             const emu_op *op = &q->q[q->head];
-            if (d->in_order) {
+            if (d->w->in_order) {
                 /* the earliest issued is always ready: what it waits for came before */
                 if (!nready || op->order < ready[0]->q[ready[0]->head].order)
                     ready[0] = q, nready = 1;
@@ -347,12 +431,12 @@ static int run_until(hfft__dev *d, emu_stream *until, emu_event *ev) {
         if ((until && until->head == until->n) || (ev && ev->done >= ev->issued) || !pending)
             break;
         if (nready == 0) {
-            pthread_mutex_unlock(&d->mu);
+            pthread_mutex_unlock(&d->w->mu);
             return hfft__fail(HFFT_ERR_INTERNAL, "emulated device: streams wait on each other");
         }
-        emu_stream *q = ready[d->in_order ? 0 : (int)(next_random(d) % (uint64_t)nready)];
+        emu_stream *q = ready[d->w->in_order ? 0 : (int)(next_random(d) % (uint64_t)nready)];
         /* a stream runs a few operations at a time, as a GPU's would */
-        for (int k = d->in_order ? 1 : (int)(next_random(d) % 3) + 1; k > 0 && q->head < q->n;
+        for (int k = d->w->in_order ? 1 : (int)(next_random(d) % 3) + 1; k > 0 && q->head < q->n;
              k--) {
             const emu_op *op = &q->q[q->head];
             if (op->kind == OP_WAIT && op->ev->done < op->seq)
@@ -361,7 +445,7 @@ static int run_until(hfft__dev *d, emu_stream *until, emu_event *ev) {
             q->head++;
         }
     }
-    pthread_mutex_unlock(&d->mu);
+    pthread_mutex_unlock(&d->w->mu);
     return 0;
 }
 
@@ -389,6 +473,8 @@ static int emu_host_fn(hfft__dev *d, hfft__stream s, void (*fn)(void *), void *a
 static int emu_h2d(hfft__dev *d, hfft__stream s, void *dst, size_t dpitch, const void *src,
                    size_t spitch, size_t width, size_t height) {
     int st = fault("h2d");
+    if (!st)
+        st = check(d, dst, dpitch, width, height, "a copy to the device");
     emu_op op = {.kind = OP_COPY, .dst = dst, .dpitch = dpitch, .src = src, .spitch = spitch,
                  .width = width, .height = height};
     return st ? st : push(d, s, &op);
@@ -397,6 +483,8 @@ static int emu_h2d(hfft__dev *d, hfft__stream s, void *dst, size_t dpitch, const
 static int emu_d2h(hfft__dev *d, hfft__stream s, void *dst, size_t dpitch, const void *src,
                    size_t spitch, size_t width, size_t height) {
     int st = fault("d2h");
+    if (!st)
+        st = check(d, src, spitch, width, height, "a copy from the device");
     emu_op op = {.kind = OP_COPY, .dst = dst, .dpitch = dpitch, .src = src, .spitch = spitch,
                  .width = width, .height = height};
     return st ? st : push(d, s, &op);
@@ -405,6 +493,25 @@ static int emu_d2h(hfft__dev *d, hfft__stream s, void *dst, size_t dpitch, const
 static int emu_d2d(hfft__dev *d, hfft__stream s, void *dst, size_t dpitch, const void *src,
                    size_t spitch, size_t width, size_t height) {
     int st = fault("d2d");
+    if (!st)
+        st = check(d, src, spitch, width, height, "a device copy's source");
+    if (!st)
+        st = check(d, dst, dpitch, width, height, "a device copy's destination");
+    emu_op op = {.kind = OP_COPY, .dst = dst, .dpitch = dpitch, .src = src, .spitch = spitch,
+                 .width = width, .height = height};
+    return st ? st : push(d, s, &op);
+}
+
+static int emu_peer(hfft__dev *d, hfft__stream s, hfft__dev *to, void *dst, size_t dpitch,
+                    const void *src, size_t spitch, size_t width, size_t height) {
+    int st = fault("peer");
+    if (!st && to->w != d->w)
+        st = hfft__fail(HFFT_ERR_INTERNAL, "emulated card %d: a peer copy to another plan's card",
+                        d->ordinal);
+    if (!st)
+        st = check(d, src, spitch, width, height, "a peer copy's source");
+    if (!st)
+        st = check(to, dst, dpitch, width, height, "a peer copy's destination");
     emu_op op = {.kind = OP_COPY, .dst = dst, .dpitch = dpitch, .src = src, .spitch = spitch,
                  .width = width, .height = height};
     return st ? st : push(d, s, &op);
@@ -448,6 +555,8 @@ static int emu_fft_plan(hfft__dev *d, int prec, int kind, int rank, const int64_
 static int emu_fft_exec(hfft__dev *d, hfft__fftplan plan, hfft__stream s, void *data, void *work) {
     (void)work;
     int st = fault("fft_exec");
+    if (!st)
+        st = check(d, data, 0, 1, 1, "an FFT");
     emu_op op = {.kind = OP_FFT, .plan = plan, .dst = data};
     return st ? st : push(d, s, &op);
 }
@@ -460,6 +569,10 @@ static void emu_fft_destroy(hfft__dev *d, hfft__fftplan plan) {
 static int emu_radix2(hfft__dev *d, int prec, hfft__stream s, void *a, void *b, int64_t rows,
                       int64_t width, int64_t N, int64_t k0, int sign) {
     int st = fault("kernel");
+    if (!st)
+        st = check(d, a, 0, 1, 1, "a radix-2 kernel");
+    if (!st)
+        st = check(d, b, 0, 1, 1, "a radix-2 kernel");
     emu_op op = {.kind = OP_RADIX2, .prec = prec, .sign = sign, .dst = a, .blk = {b},
                  .rows = rows, .cols = width, .n = N, .k0 = k0};
     return st ? st : push(d, s, &op);
@@ -483,6 +596,9 @@ static int emu_twiddle(hfft__dev *d, int prec, hfft__stream s, void *data, int64
                        int64_t cols, int64_t pitch, int64_t n, int64_t r0, int64_t period,
                        int64_t c0, int sign) {
     int st = fault("kernel");
+    if (!st)
+        st = check(d, data, (size_t)pitch * 2u * (size_t)prec, (size_t)cols * 2u * (size_t)prec,
+                   (size_t)rows, "a twiddle kernel");
     emu_op op = {.kind = OP_TWIDDLE, .prec = prec, .sign = sign, .dst = data, .rows = rows,
                  .cols = cols, .pitch = pitch, .n = n, .k0 = r0, .period = period, .c0 = c0};
     return st ? st : push(d, s, &op);
@@ -491,6 +607,13 @@ static int emu_twiddle(hfft__dev *d, int prec, hfft__stream s, void *data, int64
 static int emu_transpose(hfft__dev *d, int prec, hfft__stream s, void *dst, int64_t dpitch,
                          const void *src, int64_t spitch, int64_t rows, int64_t cols) {
     int st = fault("kernel");
+    size_t es = 2u * (size_t)prec;
+    if (!st)
+        st = check(d, src, (size_t)spitch * es, (size_t)cols * es, (size_t)rows,
+                   "a transpose's source");
+    if (!st)
+        st = check(d, dst, (size_t)dpitch * es, (size_t)rows * es, (size_t)cols,
+                   "a transpose's destination");
     emu_op op = {.kind = OP_TRANSPOSE, .prec = prec, .dst = dst, .dpitch = (size_t)dpitch,
                  .src = src, .spitch = (size_t)spitch, .width = (size_t)rows,
                  .height = (size_t)cols};
@@ -592,6 +715,10 @@ const hfft__dev_ops hfft__emulated_ops = {
     .name = "emulated",
     .kind = HFFT_DEVICE_EMULATED,
     .open = emu_open,
+    .count = emu_count,
+    .open_card = emu_open_card,
+    .ordinal = emu_ordinal,
+    .peer = emu_peer,
     .close = emu_close,
     .budget = emu_budget,
     .used = emu_used,

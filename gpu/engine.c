@@ -191,6 +191,7 @@ int hfft__gpu_create(const hfft__dev_ops *ops, hfft__dev *dev, const hfft__gpu_r
     for (int h = 0; h < req->nrounds; h++) {
         g->rd[h].r = req->rounds[h];
         g->rd[h].units = req->units[h];
+        g->rd[h].u0 = req->lo[h];
         g->rd[h].inplace = req->round_inplace[h];
     }
     /* What is left of the budget after what the device already holds and what
@@ -248,6 +249,11 @@ int hfft__gpu_create(const hfft__dev_ops *ops, hfft__dev *dev, const hfft__gpu_r
             size_t w;
             int n;
             st = plan_round(g, &g->rd[h], want, cap, &w, &n);
+            if (!st && g->rd[h].u0 && g->rd[h].kind != K_PLAIN && g->rd[h].kind != K_NONE)
+                st = hfft__fail(HFFT_ERR_UNSUPPORTED,
+                                "a card's share of round %d needs the %s schedule, which takes "
+                                "a round from its first unit only",
+                                h + 1, g->rd[h].kind == K_RADIX2 ? "radix-2" : "long-line");
             if (w > work)
                 work = w;
             if (n > nwork)

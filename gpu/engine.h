@@ -19,7 +19,8 @@ typedef struct hfft__gpu hfft__gpu;
 typedef struct hfft__gpu_req {
     int prec, sign, nrounds;
     const hfft__round *rounds;
-    int64_t units[HFFT__MAX_ROUNDS]; /* units each round gives the GPU: [0, units) */
+    int64_t units[HFFT__MAX_ROUNDS]; /* units each round gives this card: [lo, lo + units) */
+    int64_t lo[HFFT__MAX_ROUNDS];    /* (lo > 0: the plain schedule only, no one trip) */
     int schedule;       /* 0 auto (one trip where the array fits), 1 plain, 2 radix-2 */
     int64_t pass_bytes; /* 0 auto */
     int slots;          /* pass buffers in flight; 0 auto */

@@ -105,7 +105,7 @@ static int long_rec(hfft__gpu *g, srd *r, int lev, int64_t L, const char *src, i
                     char *mid, int64_t ms, char *fin, int64_t fs, int64_t cols, int64_t *pass) {
     if (lev == r->nlev) {
         view v = {src, ss, fin, fs};
-        return hfft__plain_strided(g, r, v, L, cols, pass);
+        return hfft__plain_strided(g, r, v, L, 0, cols, pass);
     }
     int radix = r->radix[lev];
     int64_t Lr = L / radix;

@@ -241,13 +241,16 @@ static int64_t ramp_floor(const hfft__gpu *g, const srd *r) {
     return hfft__round_strided(&r->r) ? (int64_t)(8192 / g->es) : 1;
 }
 
-/* Strided: columns [0, cols) of lines of length L with row pitches ss and ds. */
-int hfft__plain_strided(hfft__gpu *g, srd *r, view v, int64_t L, int64_t cols, int64_t *pass) {
+/* Strided: columns [c_first, c_first + cols) of lines of length L with row pitches ss
+   and ds. */
+int hfft__plain_strided(hfft__gpu *g, srd *r, view v, int64_t L, int64_t c_first, int64_t cols,
+                        int64_t *pass) {
     size_t es = g->es;
     int last_view = g->last_pass;
-    for (int64_t c0 = 0, w; c0 < cols; c0 += w) {
-        w = next_pass(c0, cols, r->blk, ramp_floor(g, r));
-        g->last_pass = last_view && c0 + w >= cols;
+    for (int64_t c = 0, w; c < cols; c += w) {
+        w = next_pass(c, cols, r->blk, ramp_floor(g, r));
+        g->last_pass = last_view && c + w >= cols;
+        int64_t c0 = c_first + c;
         tile_io t = {v.src + c0 * es,     (size_t)v.ss * es,     v.dst + c0 * es,
                      (size_t)v.ds * es,   (size_t)w * es,        (size_t)w * es,
                      (size_t)r->blk * es, L,                     0, c0, 0, NULL, 0, 0};
@@ -256,7 +259,7 @@ int hfft__plain_strided(hfft__gpu *g, srd *r, view v, int64_t L, int64_t cols, i
     return 0;
 }
 
-/* Contiguous lines [0, lines).  A real round's tile holds rows of the complex
+/* Contiguous lines [r->u0, r->u0 + lines).  A real round's tile holds rows of the complex
    side (n/2 + 1 elements, the real rows overlaying them, FFTW's padded layout),
    and copies the real side's rows of nreal reals at their own pitch. */
 static int plain_contig(hfft__gpu *g, srd *r, const char *src, char *dst, int64_t lines,
@@ -267,9 +270,10 @@ static int plain_contig(hfft__gpu *g, srd *r, const char *src, char *dst, int64_
     size_t crow = line / (size_t)rows;                 /* complex bytes per row */
     size_t rrow = (size_t)q->rpitch * rs, rdata = (size_t)q->nreal * rs; /* real side */
     int real_in = q->kind == HFFT__R2C, real_out = q->kind == HFFT__C2R;
-    for (int64_t l0 = 0, n; l0 < lines; l0 += n) {
-        n = next_pass(l0, lines, r->blk, ramp_floor(g, r));
-        g->last_pass = l0 + n >= lines;
+    int64_t end = r->u0 + lines;
+    for (int64_t l0 = r->u0, n; l0 < end; l0 += n) {
+        n = next_pass(l0 - r->u0, lines, r->blk, ramp_floor(g, r));
+        g->last_pass = l0 + n >= end;
         size_t sp = real_in ? rrow : crow, dp = real_out ? rrow : crow;
         tile_io t = {src + (size_t)(l0 * rows) * sp, sp, dst + (size_t)(l0 * rows) * dp, dp,
                      real_in ? rdata : crow, real_out ? rdata : crow, crow, n * rows,
@@ -282,14 +286,14 @@ static int plain_contig(hfft__gpu *g, srd *r, const char *src, char *dst, int64_
         if (q->tout) {
             /* four-step, natural order: a pass within one group of tper lines, in one
                chunk, its element k of line l going to k tper + l of the group */
-            int64_t grp = l0 / q->tper, end = (grp + 1) * q->tper;
-            n = l0 + n > end ? end - l0 : n;
+            int64_t grp = l0 / q->tper, gend = (grp + 1) * q->tper;
+            n = l0 + n > gend ? gend - l0 : n;
             t.rows = t.cbrows = n;
             t.dst = dst + (size_t)(grp * q->tper * q->L + (l0 - grp * q->tper)) * g->es;
             t.dpitch = (size_t)q->tper * g->es;
         }
         if (q->tout)
-            g->last_pass = l0 + n >= lines;
+            g->last_pass = l0 + n >= end;
         TRY(plain_pass(g, r, &t, q->L, n, pass));
     }
     return 0;
@@ -303,7 +307,7 @@ int hfft__plain_round(hfft__gpu *g, srd *r, const char *src, char *dst, int64_t 
         size_t off = (size_t)(o * r->r.dout) * g->es;
         view v = {src + off, r->r.s, dst + off, r->r.s};
         g->last_pass = o == r->r.no - 1;
-        TRY(hfft__plain_strided(g, r, v, r->r.L, r->units, pass));
+        TRY(hfft__plain_strided(g, r, v, r->r.L, r->u0, r->units, pass));
     }
     /* the next round waits on this one's last chunks, not on the previous round's */
     g->nbev = g->pending_bev;

@@ -30,7 +30,8 @@ enum { K_NONE, K_PLAIN, K_RADIX2, K_LONG };
 /* One round as the engine runs it. */
 typedef struct srd {
     hfft__round r;
-    int64_t units;                  /* GPU units [0, units) */
+    int64_t units;                  /* this card's units [u0, u0 + units) */
+    int64_t u0;
     int inplace;                    /* src == dst when this round runs */
     int kind;
     int transpose;                  /* strided passes computed as contiguous lines */
@@ -118,7 +119,8 @@ int hfft__sched_columns(hfft__gpu *g, hfft__fftplan plan, char *tile, int64_t pi
 /* plain.c: whole lines per pass through the rotating slot buffers */
 int hfft__plain_size(hfft__gpu *g, srd *r, int64_t L, size_t *work, int *nwork);
 int hfft__plain_round(hfft__gpu *g, srd *r, const char *src, char *dst, int64_t *pass);
-int hfft__plain_strided(hfft__gpu *g, srd *r, view v, int64_t L, int64_t cols, int64_t *pass);
+int hfft__plain_strided(hfft__gpu *g, srd *r, view v, int64_t L, int64_t c_first, int64_t cols,
+                        int64_t *pass);
 /* Passes the round splits into; the largest chunk one copy moves, in bytes. */
 int64_t hfft__plain_passes(const hfft__gpu *g, const srd *r);
 size_t hfft__plain_chunk_bytes(const hfft__gpu *g, const srd *r);

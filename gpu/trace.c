@@ -25,6 +25,7 @@ typedef struct trace_rec {
 struct hfft__trace {
     const hfft__dev_ops *in;
     hfft__dev *d;
+    int card; /* hfft_trace_op.device */
     hfft__stream *streams; /* in creation order; NULL where destroyed */
     int nstreams, scap;
     hfft__event t0;
@@ -37,12 +38,13 @@ struct hfft__trace {
 
 #define T(d) ((hfft__trace *)(void *)(d))
 
-int hfft__trace_create(const hfft__dev_ops *ops, hfft__dev *dev, hfft__trace **out) {
+int hfft__trace_create(const hfft__dev_ops *ops, hfft__dev *dev, int card, hfft__trace **out) {
     hfft__trace *t = calloc(1, sizeof *t);
     if (!t)
         return hfft__fail(HFFT_ERR_HOST_MEMORY, "trace: out of memory");
     t->in = ops;
     t->d = dev;
+    t->card = card;
     int st = ops->event_create_timed(dev, &t->t0);
     if (st) {
         free(t);
@@ -136,6 +138,7 @@ int hfft__trace_read(hfft__trace *t, hfft_trace_op *ops, int max) {
         const trace_rec *r = &t->rec[i];
         hfft_trace_op *o = &ops[i];
         memset(o, 0, sizeof *o);
+        o->device = t->card;
         o->stream = r->stream;
         o->kind = r->kind;
         o->bytes = r->bytes;
@@ -170,6 +173,11 @@ static int tr_d2d(hfft__dev *d, hfft__stream s, void *dst, size_t dpitch, const 
                   size_t spitch, size_t width, size_t height) {
     TIMED(s, HFFT_TRACE_D2D, "d2d", (int64_t)(width * height),
           T(d)->in->d2d(T(d)->d, s, dst, dpitch, src, spitch, width, height));
+}
+static int tr_peer(hfft__dev *d, hfft__stream s, hfft__dev *to, void *dst, size_t dpitch,
+                   const void *src, size_t spitch, size_t width, size_t height) {
+    TIMED(s, HFFT_TRACE_D2D, "peer", (int64_t)(width * height),
+          T(d)->in->peer(T(d)->d, s, T(to)->d, dst, dpitch, src, spitch, width, height));
 }
 static int tr_fft_exec(hfft__dev *d, hfft__fftplan plan, hfft__stream s, void *data, void *work) {
     TIMED(s, HFFT_TRACE_COMPUTE, "fft", 0, T(d)->in->fft_exec(T(d)->d, plan, s, data, work));
@@ -226,6 +234,7 @@ static void tr_stream_destroy(hfft__dev *d, hfft__stream s) {
 
 /* ---- the rest passes through ---- */
 
+static int tr_ordinal(hfft__dev *d) { return T(d)->in->ordinal(T(d)->d); }
 static int64_t tr_budget(hfft__dev *d) { return T(d)->in->budget(T(d)->d); }
 static int64_t tr_used(hfft__dev *d) { return T(d)->in->used(T(d)->d); }
 static int64_t tr_reserve(hfft__dev *d) { return T(d)->in->reserve(T(d)->d); }
@@ -284,6 +293,8 @@ static int tr_host_is_pinned(hfft__dev *d, const void *p) {
 
 const hfft__dev_ops hfft__trace_ops = {
     .name = "trace",
+    .ordinal = tr_ordinal,
+    .peer = tr_peer,
     .budget = tr_budget,
     .used = tr_used,
     .reserve = tr_reserve,

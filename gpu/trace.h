@@ -18,7 +18,9 @@ typedef struct hfft__trace hfft__trace;
 
 extern const hfft__dev_ops hfft__trace_ops;
 
-int hfft__trace_create(const hfft__dev_ops *ops, hfft__dev *dev, hfft__trace **out);
+/* Card `card` of the plan (hfft_trace_op.device).  Its peer copies go to cards
+   that are traced too. */
+int hfft__trace_create(const hfft__dev_ops *ops, hfft__dev *dev, int card, hfft__trace **out);
 void hfft__trace_destroy(hfft__trace *t);
 /* The trace as the device to hand the engine along with hfft__trace_ops. */
 hfft__dev *hfft__trace_dev(hfft__trace *t);

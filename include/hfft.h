@@ -31,6 +31,9 @@ extern "C" {
 
 /* Limits of the guru interface: transform rank and batch (vector) rank. */
 #define HFFT_MAX_RANK 16
+/* Cards one plan may use (hfft_info.card_ids). */
+#define HFFT_MAX_CARDS 16
+
 /* Rounds a plan may make of a problem (hfft_info's per-round arrays). */
 #define HFFT_MAX_ROUNDS 8
 
@@ -132,6 +135,10 @@ enum hfft_pinning {
  *   slots          (none)              pass buffers on the device, 2..8; 0: planner
  *   pinning        HFFT_PINNING        enum hfft_pinning: arrays not from hfft_malloc are
  *                                      registered or staged; default auto
+ *   devices        HFFT_DEVICES        the cards GPU plans use: "all" (the default: every
+ *                                      card the backend sees) or a comma list of ordinals
+ *                                      ("0,1"); with HFFT_DEVICE=emulated, that many
+ *                                      emulated cards, each with the budget
  *   trace          HFFT_TRACE          1: GPU plans time every device operation of each
  *                                      execute (CUDA events; a few microseconds each) for
  *                                      hfft_plan_trace; default 0
@@ -148,6 +155,7 @@ typedef struct hfft_options {
     int slots;
     int pinning;
     int trace;
+    const char *devices;
 } hfft_options;
 
 /* Kinds of device operation in a trace. */
@@ -180,6 +188,8 @@ typedef struct hfft_info {
                                    too long for the device, or HFFT_TRANSPOSED_*); 0 if not */
     int precision;              /* 4 (single) or 8 (double): bytes of one real */
     int device;                 /* enum hfft_device_kind actually used */
+    int cards;                  /* cards the plan uses (0: none) */
+    int card_ids[HFFT_MAX_CARDS]; /* their ordinals */
     int placement;              /* 0 CPU only, 1 GPU only, 2 hybrid */
     int schedule;               /* 0 none (CPU), 1 plain, 2 radix-2, 3 one trip (the whole
                                    array on the device: each byte crosses the link once each
@@ -193,7 +203,7 @@ typedef struct hfft_info {
     int cpu_plan;               /* CPU only: 0 rounds of batched lines, 1 FFTW's own plan of
                                    the whole problem (chosen by timing under HFFT_MEASURE, or
                                    for layouts the rounds do not take; see note) */
-    int64_t device_budget;      /* bytes the plan may use on the device */
+    int64_t device_budget;      /* bytes the plan may use on the device (all its cards) */
     int64_t device_bytes;       /* bytes it allocated there (buffers and cuFFT work areas) */
     int64_t resident_bytes;     /* of which the array's part that stays on the device between
                                    two streaming rounds (partial residency) */

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "gpu/devices.h"
-#include "gpu/engine.h"
+#include "gpu/cards.h"
 #include "cpu/cpu.h"
 #include "src/core/fault.h"
 #include "src/core/status.h"
@@ -113,7 +113,7 @@ static int pin(hfft__place *p, void *in, size_t in_bytes, void *out, size_t out_
  * auto where registration fails).
  */
 int hfft__place_arrays(hfft__place *p, void *in, size_t in_bytes, void *out, size_t out_bytes,
-                       int pinning, hfft__gpu *gpu, int threads) {
+                       int pinning, hfft__cards *gpu, int threads) {
     int pinned = 1;
     pthread_mutex_lock(&pins_mu);
     for (int i = 0; i < 2; i++) {
@@ -130,7 +130,7 @@ int hfft__place_arrays(hfft__place *p, void *in, size_t in_bytes, void *out, siz
     }
     if (pinning == HFFT_PINNING_STAGE) {
         p->host_pinned = 0;
-        return hfft__gpu_stage(gpu, 1, threads);
+        return hfft__cards_stage(gpu, 1, threads);
     }
     int st = pin(p, in, in_bytes, out, out_bytes);
     if (st && pinning == HFFT_PINNING_AUTO && st != HFFT_ERR_HOST_MEMORY) {
@@ -138,7 +138,7 @@ int hfft__place_arrays(hfft__place *p, void *in, size_t in_bytes, void *out, siz
         snprintf(why, sizeof why, "%s", hfft_last_error_message());
         hfft__clear_error();
         p->host_pinned = 0;
-        st = hfft__gpu_stage(gpu, 1, threads);
+        st = hfft__cards_stage(gpu, 1, threads);
         if (st)
             hfft__fail_context(st, "%s; staging instead", why);
     }
@@ -176,7 +176,7 @@ static void drop_cached(hfft__place *p, int i) {
 }
 
 int hfft__place_new(hfft__place *p, void *const ptrs[], const size_t bytes[], int n, int pinning,
-                    hfft__gpu *gpu, int threads) {
+                    hfft__cards *gpu, int threads) {
     double t0 = hfft__now();
     p->pin_seconds = 0.0;
     for (int a = 0; a < n; a++) {
@@ -208,7 +208,7 @@ int hfft__place_new(hfft__place *p, void *const ptrs[], const size_t bytes[], in
                 return hfft__fail_context(st, "pinning a new array for the GPU");
             hfft__clear_error();
             p->host_pinned = 0;
-            HFFT__TRY(hfft__gpu_stage(gpu, 1, threads));
+            HFFT__TRY(hfft__cards_stage(gpu, 1, threads));
             continue;
         }
         if (registered) {

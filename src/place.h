@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "gpu/engine.h"
+#include "gpu/cards.h"
 #include "src/core/device.h"
 
 #define HFFT__PLACE_CACHE 8 /* new arrays a plan keeps registered, at most */
@@ -36,14 +36,14 @@ typedef struct hfft__place {
 /* Pins or stages the arrays [in, in + in_bytes) and [out, out + out_bytes) for gpu,
    as `pinning` (enum hfft_pinning) says; `threads` host threads stage. */
 int hfft__place_arrays(hfft__place *p, void *in, size_t in_bytes, void *out, size_t out_bytes,
-                       int pinning, hfft__gpu *gpu, int threads);
+                       int pinning, hfft__cards *gpu, int threads);
 /* Gives back this plan's references to its own arrays; the last one unregisters. */
 void hfft__place_release(hfft__place *p);
 /* New arrays for an execute (n of them, bytes each from its base): registered on
    first use and kept in the plan's cache, or staged where registration fails
    under pinning auto. */
 int hfft__place_new(hfft__place *p, void *const ptrs[], const size_t bytes[], int n, int pinning,
-                    hfft__gpu *gpu, int threads);
+                    hfft__cards *gpu, int threads);
 /* hfft__place_release and the cache's registrations too. */
 void hfft__place_release_all(hfft__place *p);
 

@@ -48,7 +48,7 @@ static int check_flags(unsigned flags) {
 static void release_keep_device(hfft__plan *p) {
     hfft__whole_destroy(p->whole);
     p->whole = NULL;
-    hfft__gpu_destroy(p->gpu);
+    hfft__cards_destroy(p->gpu);
     p->gpu = NULL;
     hfft__cpu_destroy(p->cpu);
     p->cpu = NULL;
@@ -60,9 +60,13 @@ static void release_engines(hfft__plan *p) {
     release_keep_device(p);
     if (p->dev) {
         hfft__place_release_all(&p->place);
-        hfft__trace_destroy(p->trace);
-        p->trace = NULL;
-        p->ops->close(p->dev);
+        for (int k = p->ncard - 1; k >= 0; k--) {
+            hfft__trace_destroy(p->trace[k]);
+            p->trace[k] = NULL;
+            p->ops->close(p->cards[k]);
+            p->cards[k] = NULL;
+        }
+        p->ncard = 0;
         p->dev = NULL;
     }
 }
@@ -102,9 +106,11 @@ static int make_gpu(hfft__plan *p, const hfft__choice *c) {
         round_sides(p, h, &ss, &ds);
         req.round_inplace[h] = ss == ds || (ss != SIDE_MID && ds != SIDE_MID && req.inplace);
     }
-    if (p->trace)
-        return hfft__gpu_create(&hfft__trace_ops, hfft__trace_dev(p->trace), &req, &p->gpu);
-    return hfft__gpu_create(p->ops, p->dev, &req, &p->gpu);
+    hfft__card cards[HFFT_MAX_CARDS];
+    for (int k = 0; k < p->ncard; k++)
+        cards[k] = p->trace[k] ? (hfft__card){&hfft__trace_ops, hfft__trace_dev(p->trace[k])}
+                               : (hfft__card){p->ops, p->cards[k]};
+    return hfft__cards_create(cards, p->ncard, &req, &p->gpu);
 }
 
 static int make_cpu(hfft__plan *p, int reserve) {
@@ -248,7 +254,7 @@ static int choose_pinning(hfft__plan *p) {
         return 0;
     double t[2] = {0, 0};
     for (int staged = 0; staged < 2; staged++) {
-        int st = staged ? hfft__gpu_stage(p->gpu, 1, staging_threads(p)) : 0;
+        int st = staged ? hfft__cards_stage(p->gpu, 1, staging_threads(p)) : 0;
         if (st == HFFT_ERR_UNSUPPORTED) {
             hfft__clear_error(); /* radix-2 or long lines: registered it is */
             return 0;
@@ -259,7 +265,7 @@ static int choose_pinning(hfft__plan *p) {
             t[staged] = hfft__now() - t0;
         }
         if (st) {
-            (void)hfft__gpu_stage(p->gpu, 0, 0);
+            (void)hfft__cards_stage(p->gpu, 0, 0);
             return hfft__fail_context(st, "HFFT_MEASURE, timing %s arrays",
                                       staged ? "staged" : "registered");
         }
@@ -268,7 +274,7 @@ static int choose_pinning(hfft__plan *p) {
         hfft__place_release(&p->place);
         p->info.host_pinned = 0;
     } else {
-        (void)hfft__gpu_stage(p->gpu, 0, 0);
+        (void)hfft__cards_stage(p->gpu, 0, 0);
     }
     return 0;
 }
@@ -301,7 +307,7 @@ static int make_mid(hfft__plan *p) {
     for (int h = 0; h < p->nrounds; h++)
         mids |= p->rounds[h].src_mid || p->rounds[h].dst_mid;
     int c2r = p->pb.kind == HFFT__C2R && p->nrounds > 1;
-    if ((!mids && !c2r) || (p->gpu && hfft__gpu_one_trip(p->gpu)) || p->mid)
+    if ((!mids && !c2r) || (p->gpu && hfft__cards_one_trip(p->gpu)) || p->mid)
         return 0;
     /* the input may serve: c2r unless it must be kept; a four-step split where it may
        be overwritten and is not the output */
@@ -386,7 +392,7 @@ static int measure(hfft__plan *p, hfft__choice *c) {
     for (int h = 0; h < HFFT__MAX_ROUNDS; h++)
         probe.ratio[h] = c->fixed[h] ? c->ratio[h] : 1.0;
     int st = build_any(p, &probe);
-    if (!st && p->gpu && hfft__gpu_one_trip(p->gpu)) {
+    if (!st && p->gpu && hfft__cards_one_trip(p->gpu)) {
         /* The array fits the device: a CPU share would send part of it through the
            link twice, for arithmetic the GPU does in no time. */
         release_keep_device(p);
@@ -505,6 +511,8 @@ static int pick_split(hfft__plan *p, unsigned flags, int kind) {
     return 0;
 }
 
+static int open_cards(hfft__plan *p, int kind);
+
 hfft__plan *hfft__plan_create(const hfft__problem *pb, unsigned flags, const hfft_options *opts) {
     if (check_flags(flags))
         return NULL;
@@ -555,20 +563,10 @@ hfft__plan *hfft__plan_create(const hfft__problem *pb, unsigned flags, const hff
     hfft__choice c;
     memset(&c, 0, sizeof c);
     if (kind != HFFT_DEVICE_NONE) {
-        p->ops = hfft__device_ops(kind);
-        st = p->ops->open(p->set.budget, &p->dev);
-        if (st) {
+        if (open_cards(p, kind)) {
             free(p);
             return NULL;
         }
-        if (p->set.trace && (st = hfft__trace_create(p->ops, p->dev, &p->trace))) {
-            p->ops->close(p->dev);
-            free(p);
-            return NULL;
-        }
-        p->info.device_budget = p->ops->budget(p->dev);
-        snprintf(p->info.device_name, sizeof p->info.device_name, "%s",
-                 p->ops->describe(p->dev));
         st = pick_split(p, flags, kind);
         if (!st)
             st = hfft__balance(&p->pb, &p->set, p->ops, p->dev, flags, &c);
@@ -597,6 +595,7 @@ hfft__plan *hfft__plan_create(const hfft__problem *pb, unsigned flags, const hff
         p->ops = NULL;
         p->info.device = HFFT_DEVICE_NONE;
         p->info.device_budget = 0;
+        p->info.cards = 0;
         snprintf(p->info.device_name, sizeof p->info.device_name, "none");
         hfft__clear_error();
         memset(&c, 0, sizeof c);
@@ -612,7 +611,7 @@ hfft__plan *hfft__plan_create(const hfft__problem *pb, unsigned flags, const hff
         p->info.predicted_seconds[h] = c.predicted[h];
     p->info.rounds = p->whole ? 1 : p->nrounds; /* FFTW's whole-array plan: one */
     if (p->gpu)
-        hfft__gpu_fill_info(p->gpu, &p->info);
+        hfft__cards_fill_info(p->gpu, &p->info);
     p->info.host_bytes += hfft__cpu_host_bytes(p->cpu);
     hfft__clear_error();
     return p;
@@ -669,19 +668,20 @@ int hfft__plan_execute(hfft__plan *p, void *const in_[2], void *const out_[2]) {
         return 0;
     }
     void *in = in_[0], *out = out_[0];
-    if (p->trace && p->gpu && (st = hfft__trace_begin(p->trace)))
-        return st;
-    if (p->gpu && hfft__gpu_one_trip(p->gpu)) {
+    for (int k = 0; k < p->ncard && p->gpu; k++)
+        if (p->trace[k] && (st = hfft__trace_begin(p->trace[k])))
+            return st;
+    if (p->gpu && hfft__cards_one_trip(p->gpu)) {
         /* every round at once; the first fast round's time is the copy in with the
            fast dimensions, the slow round's the rest (hfft__gpu_times) */
         for (int h = 0; h < HFFT__MAX_ROUNDS; h++)
             p->info.measured_seconds[h] = p->info.measured_gpu[h] = p->info.measured_cpu[h] = 0;
-        st = hfft__gpu_run(p->gpu, 0, in, out, 1);
-        hfft__gpu_times(p->gpu, p->info.measured_seconds);
+        st = hfft__cards_run(p->gpu, 0, in, out, 1);
+        hfft__cards_times(p->gpu, p->info.measured_seconds);
         for (int h = 0; h < p->nrounds; h++)
             p->info.measured_gpu[h] = p->info.measured_seconds[h];
     }
-    for (int h = 0; h < p->nrounds && !st && !(p->gpu && hfft__gpu_one_trip(p->gpu)); h++) {
+    for (int h = 0; h < p->nrounds && !st && !(p->gpu && hfft__cards_one_trip(p->gpu)); h++) {
         double t0 = hfft__now();
         int ss, ds;
         round_sides(p, h, &ss, &ds);
@@ -696,7 +696,7 @@ int hfft__plan_execute(hfft__plan *p, void *const in_[2], void *const out_[2]) {
             /* GPU-only rounds meet without a drain; the CPU's part of a round needs
                the GPU's part of the round before in host memory */
             int drain = h == p->nrounds - 1 || p->cpu != NULL;
-            st = hfft__gpu_run(p->gpu, h, src, dst, drain);
+            st = hfft__cards_run(p->gpu, h, src, dst, drain);
             p->info.measured_gpu[h] = hfft__now() - t0;
         }
         if (cpu_part) {
@@ -708,7 +708,7 @@ int hfft__plan_execute(hfft__plan *p, void *const in_[2], void *const out_[2]) {
         p->info.measured_seconds[h] = hfft__now() - t0;
     }
     if (p->gpu)
-        hfft__gpu_take_link(p->gpu, p->info.link_bytes);
+        hfft__cards_take_link(p->gpu, p->info.link_bytes);
     if (st)
         return hfft__fail_context(st, in == out ? "execute failed; the in-place array is undefined"
                                                 : "execute failed; the input is untouched and the "
@@ -717,12 +717,70 @@ int hfft__plan_execute(hfft__plan *p, void *const in_[2], void *const out_[2]) {
 }
 
 int hfft__plan_trace(hfft__plan *p, hfft_trace_op *ops, int max) {
-    if (!p->trace || !p->gpu)
+    if (!p->trace[0] || !p->gpu)
         return hfft__fail(HFFT_ERR_INVALID_ARGUMENT,
                           p->gpu ? "plan_trace: the plan was made without hfft_options.trace "
                                    "(or HFFT_TRACE=1)"
                                  : "plan_trace: the plan runs on no device");
     if (max < 0 || (max > 0 && !ops))
         return hfft__fail(HFFT_ERR_INVALID_ARGUMENT, "plan_trace: ops NULL or max negative");
-    return hfft__trace_read(p->trace, ops, max);
+    /* card by card, each from the execute's start on that card */
+    int count = 0;
+    for (int k = 0; k < p->ncard; k++) {
+        int room = max > count ? max - count : 0;
+        int n = hfft__trace_read(p->trace[k], room ? ops + count : NULL, room);
+        if (n < 0)
+            return n;
+        count += n;
+    }
+    return count;
+}
+
+/*
+ * The cards of a GPU plan: those asked for (hfft_options.devices), or every card
+ * the backend sees (one emulated card unless asked), each with the budget; with
+ * tracing, each wrapped in a device that times its operations.
+ */
+static int open_cards(hfft__plan *p, int kind) {
+    p->ops = hfft__device_ops(kind);
+    int ids[HFFT_MAX_CARDS], n = p->set.ncard;
+    int seen = p->ops->count();
+    if (n > 0) {
+        memcpy(ids, p->set.card, (size_t)n * sizeof *ids);
+        for (int k = 0; k < n; k++)
+            if (ids[k] >= seen)
+                return hfft__fail(HFFT_ERR_NO_DEVICE,
+                                  "devices: card %d asked for; the %s backend sees %d", ids[k],
+                                  p->ops->name, seen);
+    } else {
+        n = kind == HFFT_DEVICE_EMULATED || seen < 1 ? 1 : seen;
+        n = n > HFFT_MAX_CARDS ? HFFT_MAX_CARDS : n;
+        for (int k = 0; k < n; k++)
+            ids[k] = n == 1 ? -1 : k; /* one card: the current one */
+    }
+    int st = 0;
+    for (int k = 0; k < n && !st; k++) {
+        st = p->ops->open_card(ids[k], p->set.budget, k ? p->cards[0] : NULL, &p->cards[k]);
+        if (!st)
+            p->ncard = k + 1;
+        if (!st && p->set.trace)
+            st = hfft__trace_create(p->ops, p->cards[k], k, &p->trace[k]);
+    }
+    p->dev = p->ncard ? p->cards[0] : NULL;
+    if (st) {
+        release_engines(p);
+        return st;
+    }
+    p->info.cards = n;
+    p->info.device_budget = 0;
+    for (int k = 0; k < n; k++) {
+        p->info.card_ids[k] = p->ops->ordinal(p->cards[k]);
+        p->info.device_budget += p->ops->budget(p->cards[k]);
+    }
+    if (n > 1)
+        snprintf(p->info.device_name, sizeof p->info.device_name, "%d x %s", n,
+                 p->ops->describe(p->dev));
+    else
+        snprintf(p->info.device_name, sizeof p->info.device_name, "%s", p->ops->describe(p->dev));
+    return 0;
 }

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "cpu/cpu.h"
+#include "gpu/cards.h"
 #include "gpu/devices.h"
 #include "gpu/engine.h"
 #include "gpu/trace.h"
@@ -37,10 +38,13 @@ typedef struct hfft__plan {
     hfft__round rounds[HFFT__MAX_ROUNDS];
     int64_t cut[HFFT__MAX_ROUNDS]; /* units [0, cut) go to the GPU in each round */
     const hfft__dev_ops *ops;
-    hfft__dev *dev;
-    hfft__trace *trace;  /* hfft_options.trace: the device the engine sees, timing each
-                            operation (NULL: the engine sees dev itself) */
-    hfft__gpu *gpu;
+    hfft__dev *dev;      /* card 0 (host memory is registered through it) */
+    int ncard;
+    hfft__dev *cards[HFFT_MAX_CARDS];
+    hfft__trace *trace[HFFT_MAX_CARDS]; /* hfft_options.trace: the devices the engine sees,
+                                           timing each operation (NULL: the cards
+                                           themselves) */
+    hfft__cards *gpu;
     hfft__pool *pool;
     hfft__cpu *cpu;
     hfft__whole *whole;  /* FFTW's plan of the whole problem: layouts the rounds do not

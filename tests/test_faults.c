@@ -211,6 +211,7 @@ struct exec_case {
     char spec[16]; /* an array: Criterion copies parameters into the test's process */
     int64_t pass_bytes;
     int pinning;   /* options.pinning */
+    char devices[16]; /* options.devices ("": the default) */
 };
 
 static void exec_fault(const struct exec_case *e, int inplace) {
@@ -221,6 +222,7 @@ static void exec_fault(const struct exec_case *e, int inplace) {
     o.ratio = e->ratio;
     o.pass_bytes = e->pass_bytes;
     o.pinning = e->pinning;
+    o.devices = e->devices[0] ? e->devices : NULL;
     void *in = tu_alloc(bytes), *out = inplace ? in : tu_alloc(bytes);
     char shape[64], what[160];
     snprintf(what, sizeof what, "HFFT_FAULT=%s, %s %s flags 0x%x ratio %g", e->spec,
@@ -313,6 +315,15 @@ ParameterizedTestParameters(faults, at_execute) {
         {4, 3, {12, 10, 14}, 1 << 20, 0, 0, "fft_exec:5"},
         {8, 2, {4100, 3}, 1 << 20, 0, 0, "kernel:2"},
         {4, 2, {64, 48}, 1 << 20, 0, 0, "host_fn:3", 0, HFFT_PINNING_STAGE},
+        /* several cards, one trip: a copy in, a peer copy, an FFT, a copy out */
+        {4, 2, {64, 48}, 1 << 20, 0, 0, "h2d:3", 0, 0, "0,1"},
+        {8, 2, {64, 48}, 1 << 20, 0, 0, "peer:2", 0, 0, "0,1,2"},
+        {4, 3, {12, 10, 14}, 1 << 20, 0, 0, "fft_exec:7", 0, 0, "1,0"},
+        {8, 2, {64, 48}, 1 << 20, 0, 0, "d2h:2", 0, 0, "0,1"},
+        {4, 2, {64, 48}, 1 << 20, 0, 0, "d2d:1", 0, 0, "0,1"},
+        /* several cards streaming their shares: one card's copy fails */
+        {4, 2, {64, 48}, 4096, 0, 0, "h2d:5", 0, 0, "0,1"},
+        {8, 2, {64, 48}, 8192, 0, 0, "d2h:7", 0, 0, "0,1,2"},
     };
     return cr_make_param_array(struct exec_case, cases, sizeof cases / sizeof cases[0]);
 }

@@ -29,6 +29,7 @@ typedef struct gcase {
     unsigned flags;
     const char *what;
     int gpu; /* one dense complex array: the GPU engine must take it */
+    const char *devices; /* hfft_options.devices (NULL: the default) */
 } gcase;
 
 /* Reach of one side's layout in elements: [lo, hi]. */
@@ -237,6 +238,7 @@ static void run_guru_info(const gcase *g, int device, int64_t budget, hfft_info 
     hfft_options_init(&o);
     o.device = device;
     o.device_memory = budget;
+    o.devices = g->devices;
     void *p = plan_case(g, ip, op, &o);
     char where[96];
     snprintf(where, sizeof where, "%s (f%d, %s%s)", g->what, g->prec * 8,
@@ -548,4 +550,93 @@ Test(guru, real_rounds_cuda) {
                         cr_assert_eq(info.schedule == 3, trip, "shape %zu: schedule %d", i,
                                      info.schedule);
                     }
+}
+
+/*
+ * Several emulated cards (HFFT_DEVICES): where the array fits their budgets
+ * together, one trip across them (each card's slab in through its link, the
+ * exchange card to card, each card's columns out), each side over the links
+ * once; where it does not, every round cut between the cards, each streaming
+ * its share.  c2c 2D and 3D of odd sizes, r2c, c2r, batches and a line cut
+ * four-step; 2, 3 and 4 cards; in and out of place; both precisions.  The
+ * emulated cards refuse any operation on memory that is not their own, so a
+ * schedule that reads another card's memory without a peer copy fails here.
+ */
+Test(guru, several_cards) {
+    static const struct {
+        int kind, rank;
+        int64_t n[3];
+        int64_t howmany;
+    } cases[] = {{C2C, 2, {96, 80}, 1},  {C2C, 2, {45, 70}, 1},   {C2C, 3, {14, 12, 20}, 1},
+                 {R2C, 2, {64, 60}, 1},  {R2C, 3, {12, 10, 18}, 1}, {C2R, 2, {48, 36}, 1},
+                 {C2C, 1, {160}, 24},    {C2C, 1, {4096}, 1}};
+    static const char *const devices[] = {"0,1", "0,1,2", "3,1,0,2"};
+    for (int prec = 4; prec <= 8; prec += 4)
+        for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+            for (size_t dv = 0; dv < 3; dv++)
+                for (int fits = 0; fits < 2; fits++)
+                    for (int inplace = 0; inplace < 2; inplace++) {
+                        int kind = cases[i].kind, rank = cases[i].rank;
+                        gcase g = {kind, prec, kind == C2C ? -1 : 0, rank, 0};
+                        g.inplace = inplace;
+                        g.flags = kind == C2R && !inplace ? HFFT_PRESERVE_INPUT : 0;
+                        dense_dims(kind, rank, cases[i].n, inplace, g.dims);
+                        int64_t rows = 1, nl = cases[i].n[rank - 1];
+                        for (int k = 0; k + 1 < rank; k++)
+                            rows *= cases[i].n[k];
+                        int64_t cl = kind == C2C ? nl : nl / 2 + 1;
+                        if (cases[i].howmany > 1) {
+                            g.hrank = 1;
+                            g.hdims[0] = (hfft_iodim){cases[i].howmany, rows * nl, rows * nl};
+                        }
+                        rows *= cases[i].howmany;
+                        int64_t cplx = rows * cl * 2 * prec, real = rows * nl * prec;
+                        int64_t in_b = kind == R2C ? real : cplx, out_b = kind == C2R ? real : cplx;
+                        g.what = fits ? "several cards, fitting" : "several cards, streaming";
+                        g.gpu = 1;
+                        g.devices = devices[dv];
+                        hfft_info info;
+                        /* streaming: the cards together hold less than the array; a line
+                           of 4096 is cut four-step at such budgets */
+                        int ncard = (int)(strlen(devices[dv]) + 1) / 2;
+                        int64_t budget = fits ? 1 << 20 : cplx / (ncard + 1);
+                        run_guru_info(&g, HFFT_DEVICE_EMULATED, budget, &info);
+                        cr_assert_eq(info.cards, ncard, "case %zu: %d cards", i, info.cards);
+                        cr_assert_eq(info.card_ids[0], devices[dv][0] - '0');
+                        int trip = fits && kind != C2R && rank > 1;
+                        cr_assert_eq(info.schedule == 3, trip, "case %zu %s: schedule %d", i,
+                                     devices[dv], info.schedule);
+                        if (trip)
+                            cr_assert(info.link_bytes[0] == in_b && info.link_bytes[1] == out_b,
+                                      "case %zu on %s: moved %lld in, %lld out; expected %lld, "
+                                      "%lld",
+                                      i, devices[dv], (long long)info.link_bytes[0],
+                                      (long long)info.link_bytes[1], (long long)in_b,
+                                      (long long)out_b);
+                        else
+                            cr_assert(info.link_bytes[0] >= in_b && info.link_bytes[1] >= out_b);
+                    }
+}
+
+/* Cards asked for that the backend does not have, or asked for twice: clear errors. */
+Test(guru, several_cards_refused) {
+    float a[64];
+    hfft_options o;
+    hfft_options_init(&o);
+    o.device = HFFT_DEVICE_EMULATED;
+    int64_t n[2] = {4, 4};
+    static const struct {
+        const char *devices;
+        int status;
+    } bad[] = {{"0,99", HFFT_ERR_NO_DEVICE}, {"1,1", HFFT_ERR_SETTING},
+               {"0,", HFFT_ERR_SETTING},     {"x", HFFT_ERR_SETTING},
+               {"-1", HFFT_ERR_SETTING},     {"", HFFT_ERR_SETTING}};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        o.devices = bad[i].devices;
+        cr_assert_null(hfftf_plan_dft(2, n, (hfftf_complex *)a, (hfftf_complex *)a, HFFT_FORWARD,
+                                      HFFT_GPU_ONLY, &o),
+                       "devices '%s' planned", bad[i].devices);
+        cr_assert_eq(hfft_last_error(), bad[i].status, "devices '%s': %s", bad[i].devices,
+                     hfft_last_error_message());
+    }
 }

@@ -27,6 +27,13 @@ typedef struct hfft__dev_ops {
     /* Opens the device with a budget (0: free memory less a margin). */
     int (*open)(int64_t budget, hfft__dev **out);
     void (*close)(hfft__dev *d);
+    /* Several cards: how many the backend sees; card `ordinal` (-1: the current one, as
+       open) opened beside `first`, a card of the same plan already open (NULL: none):
+       emulated cards of one plan share their queues, CUDA cards get peer access to
+       `first` both ways; the card's ordinal. */
+    int (*count)(void);
+    int (*open_card)(int ordinal, int64_t budget, hfft__dev *first, hfft__dev **out);
+    int (*ordinal)(hfft__dev *d);
     int64_t (*budget)(hfft__dev *d);
     int64_t (*used)(hfft__dev *d);
     /* Budget bytes to leave to the backend's own plan data (cuFFT's tables). */
@@ -63,6 +70,9 @@ typedef struct hfft__dev_ops {
     /* The same within the device. */
     int (*d2d)(hfft__dev *d, hfft__stream s, void *dst, size_t dpitch, const void *src,
                size_t spitch, size_t width, size_t height);
+    /* The same from this card's memory to card `to`'s, on this card's stream s. */
+    int (*peer)(hfft__dev *d, hfft__stream s, hfft__dev *to, void *dst, size_t dpitch,
+                const void *src, size_t spitch, size_t width, size_t height);
     /* Batched in-place transforms of kind HFFT__C2C (rank 1 or 2 of shape n, element
        stride `stride`, `dist` elements between transforms, `batch` transforms), or
        HFFT__R2C / HFFT__C2R (n the real shape, stride 1, FFTW's padded in-place layout:

@@ -117,6 +117,33 @@ static int parse_pinning(const char *text, int *out) {
     return hfft__fail(HFFT_ERR_SETTING, "HFFT_PINNING='%s': use auto, register or stage", text);
 }
 
+/* "all", or distinct ordinals "0,1,3". */
+static int parse_devices(const char *what, const char *text, hfft__settings *s) {
+    s->ncard = 0;
+    if (strcasecmp(text, "all") == 0)
+        return 0;
+    const char *c = text;
+    for (;;) {
+        char *end;
+        errno = 0;
+        long v = strtol(c, &end, 10);
+        if (end == c || errno || v < 0 || v > 1023 || (*end && *end != ','))
+            return hfft__fail(HFFT_ERR_SETTING,
+                              "%s='%s': use all or a comma list of card ordinals (0,1)", what,
+                              text);
+        for (int k = 0; k < s->ncard; k++)
+            if (s->card[k] == (int)v)
+                return hfft__fail(HFFT_ERR_SETTING, "%s='%s': card %ld twice", what, text, v);
+        if (s->ncard == HFFT_MAX_CARDS)
+            return hfft__fail(HFFT_ERR_SETTING, "%s='%s': more than %d cards", what, text,
+                              HFFT_MAX_CARDS);
+        s->card[s->ncard++] = (int)v;
+        if (!*end)
+            return 0;
+        c = end + 1;
+    }
+}
+
 int hfft__settings_resolve(const hfft_options *o, hfft__settings *s) {
     memset(s, 0, sizeof *s);
     for (int h = 0; h < HFFT_MAX_ROUNDS; h++)
@@ -173,6 +200,16 @@ int hfft__settings_resolve(const hfft_options *o, hfft__settings *s) {
         if (strcmp(env, "0") && strcmp(env, "1"))
             return hfft__fail(HFFT_ERR_SETTING, "HFFT_TRACE='%s': use 0 or 1", env);
         s->trace = env[0] == '1';
+    }
+
+    if (o && o->devices) {
+        int st = parse_devices("options.devices", o->devices, s);
+        if (st)
+            return st;
+    } else if ((env = getenv("HFFT_DEVICES")) && *env) {
+        int st = parse_devices("HFFT_DEVICES", env, s);
+        if (st)
+            return st;
     }
 
     const char *w = (o && o->wisdom) ? o->wisdom : getenv("HFFT_WISDOM");

@@ -20,6 +20,8 @@ typedef struct hfft__settings {
     int slots;          /* 0: planner decides */
     int pinning;        /* enum hfft_pinning */
     int trace;          /* 1: GPU plans time each device operation */
+    int ncard;          /* cards asked for (0: all the backend sees) */
+    int card[HFFT_MAX_CARDS];
 } hfft__settings;
 
 /* Fills *out from opts (may be NULL) and the environment.  Thread safe

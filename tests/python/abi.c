@@ -28,6 +28,7 @@ int main(void) {
     FIELD(hfft_options, slots);
     FIELD(hfft_options, pinning);
     FIELD(hfft_options, trace);
+    FIELD(hfft_options, devices);
     FIELD(hfft_info, kind);
     FIELD(hfft_info, rank);
     FIELD(hfft_info, n);
@@ -35,6 +36,8 @@ int main(void) {
     FIELD(hfft_info, split);
     FIELD(hfft_info, precision);
     FIELD(hfft_info, device);
+    FIELD(hfft_info, cards);
+    FIELD(hfft_info, card_ids);
     FIELD(hfft_info, placement);
     FIELD(hfft_info, schedule);
     FIELD(hfft_info, rounds);
@@ -76,6 +79,7 @@ int main(void) {
     CONST(HFFT_PINNING_STAGE);
     CONST(HFFT_MAX_RANK);
     CONST(HFFT_MAX_ROUNDS);
+    CONST(HFFT_MAX_CARDS);
     printf("  \"sizeof\": [%zu, %zu, %zu]\n}\n", sizeof(hfft_iodim), sizeof(hfft_options),
            sizeof(hfft_info));
     return 0;

@@ -106,7 +106,8 @@ def test_options_are_local_to_a_thread():
     ({"device": "tpu"}, ValueError), ({"pinning": "always"}, ValueError),
     ({"threads": 0}, ValueError), ({"threads": 1.5}, TypeError),
     ({"device_memory": "lots"}, ValueError), ({"device_memory": 0}, ValueError),
-    ({"colour": 1}, TypeError), ({"devices": [0, 1]}, NotImplementedError)])
+    ({"colour": 1}, TypeError), ({"devices": []}, ValueError),
+    ({"devices": [0.5]}, TypeError)])
 def test_bad_options(kw, error):
     with pytest.raises(error):
         hfft.set_options(**kw)
@@ -125,6 +126,13 @@ def test_options_reach_the_plan():
         hfft.fft2(x)
         info = hfft.last_plan_info()
         assert info["device_name"] == "emulated" and info["device_budget"] == 256 << 10
+    with hfft.options(**EMULATED, devices=[0, 2]):
+        y = hfft.fft2(x)
+        info = hfft.last_plan_info()
+        assert info["cards"] == 2 and info["card_ids"] == [0, 2], info
+        assert info["device_budget"] == 2 * (256 << 10)
+        assert hfft.get_options()["devices"] == "0,2"
+    assert rel_rms(y, np.fft.fft2(x)) < BOUND_NUMPY[8]
 
 
 def test_options_and_environment_are_part_of_the_key():
@@ -342,7 +350,7 @@ def test_ctypes_declarations_match_the_header():
             assert f"{struct}.{'is' if field == 'is_' else field}" in names
     for name in ("FORWARD", "BACKWARD", "ESTIMATE", "PRESERVE_INPUT", "DESTROY_INPUT",
                  "ERR_INVALID_ARGUMENT", "ERR_HOST_MEMORY", "DEVICE_NONE",
-                 "MAX_RANK", "MAX_ROUNDS"):
+                 "MAX_RANK", "MAX_ROUNDS", "MAX_CARDS"):
         assert getattr(_lib, name) == c["HFFT_" + name], name
     for name, value in _options._DEVICES.items():
         assert value == c["HFFT_DEVICE_" + {"cpu": "NONE", "gpu": "CUDA"}.get(

@@ -18,6 +18,7 @@ DESTROY_INPUT = 1 << 13
 DEVICE_NONE = 1
 MAX_RANK = 16
 MAX_ROUNDS = 8
+MAX_CARDS = 16
 
 KIND_C2C, KIND_R2C, KIND_C2R = 0, 1, 2
 
@@ -55,6 +56,7 @@ class options(ctypes.Structure):
         ("slots", ctypes.c_int),
         ("pinning", ctypes.c_int),
         ("trace", ctypes.c_int),
+        ("devices", ctypes.c_char_p),
     ]
 
 
@@ -67,6 +69,8 @@ class info(ctypes.Structure):
         ("split", ctypes.c_int64 * 2),
         ("precision", ctypes.c_int),
         ("device", ctypes.c_int),
+        ("cards", ctypes.c_int),
+        ("card_ids", ctypes.c_int * MAX_CARDS),
         ("placement", ctypes.c_int),
         ("schedule", ctypes.c_int),
         ("rounds", ctypes.c_int),
@@ -105,6 +109,8 @@ def info_dict(inf):
             v = v.decode("utf-8", "replace")
         elif name == "n":
             v = list(v[: inf.rank])
+        elif name == "card_ids":
+            v = list(v[: max(inf.cards, 0)])
         elif name in ("passes", "ratio", "predicted_seconds", "measured_seconds",
                       "measured_gpu", "measured_cpu"):
             v = list(v[:rounds])

@@ -5,7 +5,7 @@ C, to its HFFT_* environment variable, then to the library's default.
 
 Each setting is one row of _SETTINGS: its name, how a Python value becomes the
 hfft_options field, and the field.  A setting the C API gains later (several
-GPUs: `devices`) becomes one more row.
+GPUs: `devices`) is one more row.
 """
 import contextlib
 import contextvars
@@ -21,7 +21,7 @@ _PINNINGS = {"auto": 0, "register": 1, "stage": 2}
 # Environment variables a plan reads where a setting is unset: part of the plan
 # cache's key, so that a plan made under other values is not reused.
 ENVIRONMENT = ("HFFT_DEVICE", "HFFT_DEVICE_MEMORY", "HFFT_THREADS", "HFFT_WISDOM",
-               "HFFT_PINNING")
+               "HFFT_PINNING", "HFFT_DEVICES", "HFFT_TRACE")
 
 
 def _choice(table, name):
@@ -57,10 +57,16 @@ def _path(value):
     return os.fsencode(value)
 
 
-def _unsupported(name, why):
-    def convert(value):
-        raise NotImplementedError(f"{name}: {why}")
-    return convert
+def _devices(value):
+    """"all", a comma list "0,1", or a sequence of card ordinals."""
+    if isinstance(value, str):
+        text = value
+    else:
+        cards = [operator.index(v) for v in value]
+        if not cards:
+            raise ValueError("devices=[]: name at least one card, or 'all'")
+        text = ",".join(str(v) for v in cards)
+    return text.encode()
 
 
 # name -> (conversion to the C value, hfft_options field or None)
@@ -70,8 +76,7 @@ _SETTINGS = {
     "threads": (_threads, "threads"),
     "wisdom": (_path, "wisdom"),
     "pinning": (_choice(_PINNINGS, "pinning"), "pinning"),
-    "devices": (_unsupported("devices", "several GPUs are not in this libhfft's hfft_options "
-                             "yet; use device"), None),
+    "devices": (_devices, "devices"),
 }
 _ALIASES = {"budget": "device_memory"}
 
@@ -99,7 +104,8 @@ def set_options(**kwargs):
     threads: CPU threads; wisdom: a wisdom file's path, or "none";
     pinning: "auto", "register", "stage".  None unsets a setting (its
     environment variable, then the library's default, applies again).
-    `devices` (several GPUs) is reserved for a later libhfft.
+    devices: the cards GPU plans use, "all" (the default) or card ordinals
+    ("0,1" or [0, 1]).
     """
     values = _convert(kwargs)
     with _lock:
@@ -143,7 +149,7 @@ def get_options():
     for name, v in _effective():
         if name in inv:
             v = inv[name][v]
-        elif name == "wisdom":
+        elif name in ("wisdom", "devices"):
             v = os.fsdecode(v)
         out[name] = v
     return out

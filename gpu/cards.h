@@ -1,0 +1,44 @@
+/*
+ * cards.h: the GPU side of a plan, on one card or several, as the planner
+ * sees it.  On one card it is that card's engine (engine.h).  On several:
+ * where the array fits the cards' budgets together, one trip across them
+ * (mtrip.c: each card takes a slab through its own link, the exchange between
+ * rounds goes card to card); where it does not, every round's units are cut
+ * between the cards and each card streams its share with the single-card
+ * schedule, all cards at once, one host thread each.
+ *
+ * Thread safety: as engine.h, one call at a time; the cards' threads are
+ * internal.
+ */
+#ifndef HFFT_GPU_CARDS_H
+#define HFFT_GPU_CARDS_H
+
+#include <stdint.h>
+
+#include "gpu/engine.h"
+#include "hfft.h"
+#include "src/core/device.h"
+
+typedef struct hfft__card {
+    const hfft__dev_ops *ops;
+    hfft__dev *dev;
+} hfft__card;
+
+typedef struct hfft__cards hfft__cards;
+
+/* req->units are the units all cards take together ([0, units) of each round). */
+int hfft__cards_create(const hfft__card *cards, int n, const hfft__gpu_req *req,
+                       hfft__cards **out);
+void hfft__cards_destroy(hfft__cards *c);
+/* As hfft__gpu_run; on several cards every round drains (the next round reads what
+   other cards wrote). */
+int hfft__cards_run(hfft__cards *c, int h, const void *src, void *dst, int drain);
+int hfft__cards_stage(hfft__cards *c, int on, int threads);
+int hfft__cards_staged(const hfft__cards *c);
+int hfft__cards_one_trip(const hfft__cards *c);
+/* Bytes over every card's link since the last call. */
+void hfft__cards_take_link(hfft__cards *c, int64_t bytes[2]);
+void hfft__cards_times(const hfft__cards *c, double *secs);
+void hfft__cards_fill_info(const hfft__cards *c, hfft_info *info);
+
+#endif
