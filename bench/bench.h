@@ -49,6 +49,9 @@ typedef struct args {
     int host_malloc; /* arrays from malloc (the plan pins them) instead of hfft_malloc */
     int pinning;     /* hfft_options.pinning for malloc arrays */
     const char *csv, *wisdom;
+    const char *timeline; /* --timeline FILE.png: one traced execute per GPU row drawn */
+    const char *devices;  /* --devices: hfft_options.devices */
+    int timelines;        /* pictures drawn so far (the second and later get a suffix) */
     uint64_t seed;
 } args;
 

@@ -54,6 +54,12 @@ void bench_usage(FILE *f) {
             "                          more arrays' worth of host memory\n"
             "  --fftw-measure-limit S  fftw_set_timelimit for FFTW_MEASURE (default 60)\n"
             "  --csv FILE              append rows to FILE (a header when it is new)\n"
+            "  --timeline FILE.png     after each GPU row's timed runs, one more execute with\n"
+            "                          every copy and kernel timed (hfft_options.trace), drawn\n"
+            "                          per card and stream against time, and written as CSV\n"
+            "                          beside it (FILE.csv); the second and later pictures of\n"
+            "                          a run are FILE-2.png, FILE-3.png, ...\n"
+            "  --devices LIST          the cards hfft uses: all or ordinals (hfft_options.devices)\n"
             "  --bandwidth             measure the link (default where a GPU is present);\n"
             "                          with no PROBLEM, only that\n"
             "  --no-bandwidth          do not\n"
@@ -292,6 +298,10 @@ int bench_parse_args(int argc, char **argv, args *a, problem *probs, int *nprob)
             }
         } else if (strcmp(o, "--csv") == 0) {
             a->csv = need(argc, argv, &i);
+        } else if (strcmp(o, "--timeline") == 0) {
+            a->timeline = need(argc, argv, &i);
+        } else if (strcmp(o, "--devices") == 0) {
+            a->devices = need(argc, argv, &i);
         } else if (strcmp(o, "--verify") == 0) {
             a->verify = 1;
         } else if (strcmp(o, "--inplace") == 0) {

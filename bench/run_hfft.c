@@ -9,6 +9,7 @@
 
 #include "bench.h"
 #include "ref.h"
+#include "timeline.h"
 
 /* howmany dense transforms one after the other, through the advanced interface. */
 static void *h_plan(const problem *p, void *in, void *out, unsigned flags, const hfft_options *o) {
@@ -96,6 +97,52 @@ static void hfft_link_figures(const problem *p, result *r) {
     r->floor_s = i->schedule == 3 ? r->trip_s : r->duplex_s;
 }
 
+/* --timeline: the picture's file, FILE.png for the first of a run, FILE-2.png ... */
+static void timeline_path(const args *a, char *out, size_t len) {
+    const char *dot = strrchr(a->timeline, '.');
+    if (a->timelines == 0 || !dot || strchr(dot, '/'))
+        snprintf(out, len, a->timelines ? "%s-%d" : "%s", a->timeline, a->timelines + 1);
+    else
+        snprintf(out, len, "%.*s-%d%s", (int)(dot - a->timeline), a->timeline, a->timelines + 1,
+                 dot);
+}
+
+/* One more execute of the same problem on a plan made with tracing on (the timed
+   runs stay untraced), its operations drawn.  A warm-up first: the picture shows a
+   steady execute. */
+static void draw_timeline(const args *a, const problem *p, int e, void *in, void *out,
+                          unsigned flags, const hfft_options *o, result *r) {
+    hfft_options to = *o;
+    to.trace = 1;
+    char path[1024], err[256], title[800];
+    timeline_path(a, path, sizeof path);
+    ((args *)a)->timelines++;
+    void *plan = h_plan(p, in, out, flags, &to);
+    int st = plan ? h_exec(p, plan) : -1;
+    if (!st)
+        st = h_exec(p, plan);
+    int n = !st ? (p->prec == 4 ? hfftf_plan_trace(plan, NULL, 0) : hfft_plan_trace(plan, NULL, 0))
+                : -1;
+    hfft_trace_op *ops = n > 0 ? calloc((size_t)n, sizeof *ops) : NULL;
+    if (n > 0 && ops)
+        n = p->prec == 4 ? hfftf_plan_trace(plan, ops, n) : hfft_plan_trace(plan, ops, n);
+    if (n < 0 || (n > 0 && !ops)) {
+        fprintf(stderr, "[%s] %s: --timeline: %s\n", p->text, engine_name[e],
+                ops || n < 0 ? hfft_last_error_message() : "out of memory");
+    } else {
+        snprintf(title, sizeof title, "%s %s on %s: %s", p->text, engine_name[e],
+                 r->info.device_name, r->plan);
+        if (bench_timeline_png(path, title, ops, n, err, sizeof err))
+            fprintf(stderr, "[%s] %s: --timeline: %s\n", p->text, engine_name[e], err);
+        else
+            fprintf(stderr, "[%s] %s: timeline of %d operations in %s\n", p->text,
+                    engine_name[e], n, path);
+    }
+    free(ops);
+    if (plan)
+        h_destroy(p, plan);
+}
+
 void bench_run_hfft(const args *a, const problem *p, int e, void *A, void *B, result *r) {
     unsigned flags = (a->hfft_measure ? HFFT_MEASURE : HFFT_ESTIMATE) | a->schedule;
     flags |= e == E_HYBRID ? HFFT_HYBRID
@@ -113,6 +160,7 @@ void bench_run_hfft(const args *a, const problem *p, int e, void *A, void *B, re
     o.slots = a->slots;
     o.wisdom = a->wisdom;
     o.pinning = a->pinning;
+    o.devices = a->devices;
 
     void *in = a->inplace ? B : A, *out = B;
     bench_fill(p, A, a->seed + (uint64_t)e * 7919u);
@@ -180,6 +228,9 @@ void bench_run_hfft(const args *a, const problem *p, int e, void *A, void *B, re
                 o = strlen(r->plan);
             }
     }
+
+    if (a->timeline && r->info.placement != 0)
+        draw_timeline(a, p, e, in, out, flags, &o, r);
 
     /* The error comes from a fresh out-of-place run on a poisoned output, so an
        element the plan never writes shows up as NaN. */
