@@ -205,11 +205,46 @@ void bench_run_cufft(const args *a, const problem *p, int want_incard, int want_
         bench_summarize(t, a->reps, rc);
         rc->link_bytes = (double)p->in_bytes + (double)p->out_bytes;
         /* One trip: the input in, then the output out. */
-        bench_link_bounds(p, (double)p->bytes, rc);
+        bench_link_bounds(p, (double)p->bytes, 1, rc);
         rc->floor_s = rc->trip_s;
         rc->err = bench_verify(a, p, A, B);
     }
     free(t);
     bench_cufft_close(c);
+}
+#endif
+
+#ifdef HFFT_BENCH_HAVE_CUDA
+/* cuFFTXt over the run's cards: copy in, execute, copy out in natural order. */
+void bench_run_cufftxt(const args *a, const problem *p, void *A, void *B, result *r) {
+    snprintf(r->device, sizeof r->device, "%d x %.80s", G.ncards, G.gpu_name);
+    if (p->kind || p->howmany > 1) {
+        r->status = ST_SKIPPED;
+        snprintf(r->note, sizeof r->note, "skipped: the cuFFTXt baseline runs one c2c transform");
+        return;
+    }
+    bench_cufftxt *c = NULL;
+    char note[256];
+    int no = bench_cufftxt_open(p->prec, p->rank, p->n, G.cards, G.ncards, &c, &r->plan_s, note,
+                                sizeof note);
+    if (no) {
+        r->status = ST_SKIPPED;
+        snprintf(r->note, sizeof r->note, "%s", note);
+        return;
+    }
+    snprintf(r->plan, sizeof r->plan, "cufftxt %s in-place %s natural order",
+             p->prec == 4 ? "C2C" : "Z2Z", note);
+    double *t = calloc((size_t)a->reps, sizeof *t);
+    if (!t)
+        bench_die("out of memory");
+    bench_fill(p, A, a->seed + (uint64_t)E_CU_XT * 7919u);
+    bench_cufftxt_run(c, A, B, a->reps, t);
+    bench_summarize(t, a->reps, r);
+    free(t);
+    bench_cufftxt_close(c);
+    r->link_bytes = (double)p->in_bytes + (double)p->out_bytes;
+    bench_link_bounds(p, (double)p->bytes, G.ncards, r);
+    r->floor_s = r->trip_s;
+    r->err = bench_verify(a, p, A, B);
 }
 #endif

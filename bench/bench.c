@@ -28,7 +28,8 @@
 bench_env G;
 const char *const engine_name[E_COUNT] = {"hfft-hybrid", "hfft-gpu",      "hfft-cpu",
                                                  "hfft-auto",   "fftw-estimate", "fftw-measure",
-                                                 "mkl",         "cufft-incard",  "cufft-copy-exec-copy"};
+                                                 "mkl",         "cufft-incard",  "cufft-copy-exec-copy",
+                                                 "cufftxt-copy-exec-copy"};
 
 static void account(const problem *p, const result *r) {
     if (r->status == ST_FAILED || (r->status == ST_OK && r->err > bench_tolerance(p->prec)))
@@ -97,8 +98,31 @@ int main(int argc, char **argv) {
 #ifdef HFFT_BENCH_HAVE_MKL
     available |= 1u << E_MKL;
 #endif
+    /* The cards hfft's plans use: --devices, else every card. */
+    G.ncards = 1;
+#ifdef HFFT_BENCH_HAVE_CUDA
+    if (G.gpu_present) {
+        G.ncards = 0;
+        int seen = bench_gpu_count();
+        if (!a.devices || strcmp(a.devices, "all") == 0) {
+            for (int k = 0; k < seen && k < 16; k++)
+                G.cards[G.ncards++] = k;
+        } else {
+            for (const char *c = a.devices; *c && G.ncards < 16;) {
+                char *end;
+                long v = strtol(c, &end, 10);
+                if (end == c || v < 0 || v >= seen)
+                    bench_die("--devices '%s': card ordinals below %d, or all", a.devices, seen);
+                G.cards[G.ncards++] = (int)v;
+                c = *end == ',' ? end + 1 : end;
+            }
+        }
+    }
+#endif
     if (G.gpu_present)
         available |= (1u << E_CU_INCARD) | (1u << E_CU_COPY);
+    if (G.gpu_present && G.ncards > 1)
+        available |= 1u << E_CU_XT;
     if (!a.baselines_given)
         a.baselines &= available;
     a.engines |= a.baselines;
@@ -159,6 +183,17 @@ int main(int argc, char **argv) {
                 bench_run_hfft(&a, p, e, A, B, r);
             } else if (e == E_FFTW_EST || e == E_FFTW_MEAS) {
                 bench_run_fftw(&a, p, e, A, B, r);
+            } else if (e == E_CU_XT) {
+#ifdef HFFT_BENCH_HAVE_CUDA
+                if (G.gpu_present && G.ncards > 1) {
+                    bench_run_cufftxt(&a, p, A, B, r);
+                } else
+#endif
+                {
+                    r->status = ST_SKIPPED;
+                    snprintf(r->note, sizeof r->note, "skipped: %s",
+                             G.gpu_present ? "one card (cuFFTXt needs two or more)" : why_gpu);
+                }
             } else if (e == E_MKL) {
 #ifdef HFFT_BENCH_HAVE_MKL
                 bench_run_mkl(&a, p, A, B, r);

@@ -27,7 +27,8 @@ enum {
     E_FFTW_MEAS,
     E_MKL,
     E_CU_INCARD,
-    E_CU_COPY, /* baselines */
+    E_CU_COPY,
+    E_CU_XT, /* baselines */
     E_COUNT
 };
 extern const char *const engine_name[E_COUNT];
@@ -35,7 +36,7 @@ extern const char *const option_name[E_COUNT];
 #define HFFT_ENGINES ((1u << E_HYBRID) | (1u << E_GPU) | (1u << E_CPU) | (1u << E_AUTO))
 #define BASELINES                                                                     \
     ((1u << E_FFTW_EST) | (1u << E_FFTW_MEAS) | (1u << E_MKL) | (1u << E_CU_INCARD) | \
-     (1u << E_CU_COPY))
+     (1u << E_CU_COPY) | (1u << E_CU_XT))
 
 typedef struct args {
     unsigned engines;   /* bit per engine */
@@ -76,7 +77,8 @@ typedef struct result {
     double plan_s, med, min, max;
     double link_bytes;  /* bytes over the link per execution; 0 for CPU engines */
     double floor_s;     /* link-bound time of the schedule this engine ran, 0: none */
-    double trip_s;      /* the one-trip bound S/B_h2d + S/B_d2h */
+    double trip_s;      /* the one-trip bound S/B_h2d + S/B_d2h (the row's cards at once) */
+    int cards;          /* cards the row used (0: none) */
     double duplex_s;    /* the duplex bound of the bytes it moved each way */
     double predicted_s; /* hfft's model, 0 where none ran */
     double err;         /* < 0: not verified */
@@ -90,7 +92,11 @@ typedef struct bench_env {
     int gpu_present;
     char gpu_name[256];
     int link_measured;
-    double h2d, d2h, dup_h2d, dup_d2h; /* bytes / s */
+    int ncards;        /* the cards hfft's plans use (--devices, else every card) */
+    int cards[16];
+    /* bytes / s, per direction alone and with both busy: [0] one card (the first),
+       [1] all ncards at once */
+    double h2d[2], d2h[2], dup_h2d[2], dup_d2h[2];
     int any_failure;
 } bench_env;
 /* What hfft-bench learned of the machine at start (bench.c). */
@@ -126,12 +132,14 @@ void bench_run_mkl(const args *a, const problem *p, void *A, void *B, result *r)
 #ifdef HFFT_BENCH_HAVE_CUDA
 void bench_run_cufft(const args *a, const problem *p, int want_incard, int want_chunk, void *A,
                      void *B, result *ri, result *rc);
+void bench_run_cufftxt(const args *a, const problem *p, void *A, void *B, result *r);
 #endif
 
 /* measure.c: the link's rates into G (where a GPU is present and asked for). */
 void bench_measure_link(args *a, const char *why_gpu);
-/* r->trip_s and r->duplex_s for problem p, `most` bytes moved in one direction. */
-void bench_link_bounds(const problem *p, double most, result *r);
+/* r->trip_s and r->duplex_s for problem p on `cards` cards, `most` bytes moved in one
+   direction. */
+void bench_link_bounds(const problem *p, double most, int cards, result *r);
 
 /* report.c */
 double bench_flops(const problem *p);

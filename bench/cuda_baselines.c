@@ -8,6 +8,7 @@
 
 #include <cuda_runtime.h>
 #include <cufft.h>
+#include <cufftXt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -95,78 +96,160 @@ static void chunks(void *dst, const void *src, size_t bytes, size_t chunk,
     }
 }
 
-void bench_link_measure(size_t bytes, size_t chunk, int reps, bench_link *l) {
-    memset(l, 0, sizeof *l);
-    void *h[2], *d[2];
-    for (int i = 0; i < 2; i++) {
-        CK(cudaMallocHost(&h[i], bytes));
-        CK(cudaMalloc(&d[i], bytes));
-        memset(h[i], i + 1, bytes);
-        CK(cudaMemset(d[i], 0, bytes));
+/* Host wall time from before issuing to after every card finished: copies on
+   several cards cannot share one event timeline. */
+static void sync_cards(const int *cards, int n) {
+    for (int k = 0; k < n; k++) {
+        CK(cudaSetDevice(cards[k]));
+        CK(cudaDeviceSynchronize());
     }
-    cudaStream_t s[2];
-    cudaEvent_t e0, e1, e2;
-    CK(cudaStreamCreateWithFlags(&s[0], cudaStreamNonBlocking));
-    CK(cudaStreamCreateWithFlags(&s[1], cudaStreamNonBlocking));
-    CK(cudaEventCreate(&e0));
-    CK(cudaEventCreate(&e1));
-    CK(cudaEventCreate(&e2));
+}
+
+void bench_link_measure(size_t bytes, size_t chunk, int reps, const int *cards, int n,
+                        bench_link *l) {
+    memset(l, 0, sizeof *l);
+    enum { MAXC = 16 };
+    void *h[MAXC][2], *d[MAXC][2];
+    cudaStream_t s[MAXC][2];
+    for (int k = 0; k < n; k++) {
+        CK(cudaSetDevice(cards[k]));
+        for (int i = 0; i < 2; i++) {
+            CK(cudaHostAlloc(&h[k][i], bytes, cudaHostAllocPortable));
+            CK(cudaMalloc(&d[k][i], bytes));
+            memset(h[k][i], i + 1, bytes);
+            CK(cudaMemset(d[k][i], 0, bytes));
+            CK(cudaStreamCreateWithFlags(&s[k][i], cudaStreamNonBlocking));
+        }
+    }
     double *t = calloc(3 * (size_t)reps, sizeof *t);
     if (!t) {
         fprintf(stderr, "hfft-bench: out of memory\n");
         exit(1);
     }
-    /* One untimed round of each first: the first copies pay for mappings. */
+    /* One untimed round of each first: the first copies pay for mappings.  Then each
+       direction alone on every card at once, then both directions. */
     for (int r = -1; r < reps; r++) {
-        float ms;
-        CK(cudaEventRecord(e0, s[0]));
-        chunks(d[0], h[0], bytes, chunk, cudaMemcpyHostToDevice, s[0]);
-        CK(cudaEventRecord(e1, s[0]));
-        CK(cudaEventSynchronize(e1));
-        CK(cudaEventElapsedTime(&ms, e0, e1));
-        if (r >= 0)
-            t[r] = ms * 1e-3;
-
-        CK(cudaEventRecord(e0, s[1]));
-        chunks(h[1], d[1], bytes, chunk, cudaMemcpyDeviceToHost, s[1]);
-        CK(cudaEventRecord(e1, s[1]));
-        CK(cudaEventSynchronize(e1));
-        CK(cudaEventElapsedTime(&ms, e0, e1));
-        if (r >= 0)
-            t[reps + r] = ms * 1e-3;
-
-        /* Both at once: s[1] starts when s[0] does; the stop event on s[0] waits
-           for s[1]'s copy, so the interval covers both directions. */
-        CK(cudaEventRecord(e0, s[0]));
-        CK(cudaStreamWaitEvent(s[1], e0, 0));
-        chunks(d[0], h[0], bytes, chunk, cudaMemcpyHostToDevice, s[0]);
-        chunks(h[1], d[1], bytes, chunk, cudaMemcpyDeviceToHost, s[1]);
-        CK(cudaEventRecord(e2, s[1]));
-        CK(cudaStreamWaitEvent(s[0], e2, 0));
-        CK(cudaEventRecord(e1, s[0]));
-        CK(cudaEventSynchronize(e1));
-        CK(cudaEventElapsedTime(&ms, e0, e1));
-        if (r >= 0)
-            t[2 * reps + r] = ms * 1e-3;
+        for (int dir = 0; dir < 3; dir++) {
+            sync_cards(cards, n);
+            double t0 = now();
+            for (int k = 0; k < n; k++) {
+                CK(cudaSetDevice(cards[k]));
+                if (dir != 1)
+                    chunks(d[k][0], h[k][0], bytes, chunk, cudaMemcpyHostToDevice, s[k][0]);
+                if (dir != 0)
+                    chunks(h[k][1], d[k][1], bytes, chunk, cudaMemcpyDeviceToHost, s[k][1]);
+            }
+            sync_cards(cards, n);
+            if (r >= 0)
+                t[dir * reps + r] = now() - t0;
+        }
     }
     double th = median(t, reps), td = median(t + reps, reps), tb = median(t + 2 * reps, reps);
+    double all = (double)bytes * n;
     l->measured = 1;
     l->bytes = bytes;
     l->reps = reps;
-    l->h2d = (double)bytes / th;
-    l->d2h = (double)bytes / td;
-    l->duplex_h2d = (double)bytes / tb;
-    l->duplex_d2h = (double)bytes / tb;
+    l->cards = n;
+    l->h2d = all / th;
+    l->d2h = all / td;
+    l->duplex_h2d = all / tb;
+    l->duplex_d2h = all / tb;
     free(t);
-    CK(cudaEventDestroy(e0));
-    CK(cudaEventDestroy(e1));
-    CK(cudaEventDestroy(e2));
-    CK(cudaStreamDestroy(s[0]));
-    CK(cudaStreamDestroy(s[1]));
-    for (int i = 0; i < 2; i++) {
-        CK(cudaFreeHost(h[i]));
-        CK(cudaFree(d[i]));
+    for (int k = 0; k < n; k++) {
+        CK(cudaSetDevice(cards[k]));
+        for (int i = 0; i < 2; i++) {
+            CK(cudaStreamDestroy(s[k][i]));
+            CK(cudaFreeHost(h[k][i]));
+            CK(cudaFree(d[k][i]));
+        }
     }
+    CK(cudaSetDevice(cards[0]));
+}
+
+int bench_gpu_count(void) {
+    int n = 0;
+    if (cudaGetDeviceCount(&n) != cudaSuccess) {
+        cudaGetLastError();
+        return 0;
+    }
+    return n;
+}
+
+/* ---- cuFFTXt: one C2C/Z2Z plan over several cards, as its documentation shows ---- */
+
+struct bench_cufftxt {
+    int prec;
+    size_t bytes;
+    cufftHandle plan;
+    cudaLibXtDesc *desc;
+};
+
+int bench_cufftxt_open(int prec, int rank, const int64_t *n, const int *cards, int ncards,
+                       bench_cufftxt **out, double *plan_s, char *note, size_t note_len) {
+    *out = NULL;
+    if (rank < 2 || rank > 3) {
+        snprintf(note, note_len, "cuFFTXt baseline: 2D and 3D only");
+        return 1;
+    }
+    bench_cufftxt *c = calloc(1, sizeof *c);
+    if (!c) {
+        fprintf(stderr, "hfft-bench: out of memory\n");
+        exit(1);
+    }
+    c->prec = prec;
+    c->bytes = 2 * (size_t)prec;
+    for (int k = 0; k < rank; k++)
+        c->bytes *= (size_t)n[k];
+    double t0 = now();
+    CKF(cufftCreate(&c->plan));
+    int ids[16];
+    for (int k = 0; k < ncards && k < 16; k++)
+        ids[k] = cards[k];
+    CKF(cufftXtSetGPUs(c->plan, ncards, ids));
+    size_t ws[16];
+    cufftResult r = rank == 2 ? cufftMakePlan2d(c->plan, (int)n[0], (int)n[1],
+                                                prec == 4 ? CUFFT_C2C : CUFFT_Z2Z, ws)
+                              : cufftMakePlan3d(c->plan, (int)n[0], (int)n[1], (int)n[2],
+                                                prec == 4 ? CUFFT_C2C : CUFFT_Z2Z, ws);
+    if (r == CUFFT_SUCCESS)
+        r = cufftXtMalloc(c->plan, &c->desc, CUFFT_XT_FORMAT_INPLACE);
+    *plan_s = now() - t0;
+    if (r != CUFFT_SUCCESS) {
+        snprintf(note, note_len, "cuFFTXt cannot take it on %d cards: %s", ncards,
+                 hfft_cufft_text(r));
+        if (c->desc)
+            cufftXtFree(c->desc);
+        cufftDestroy(c->plan);
+        free(c);
+        return 1;
+    }
+    size_t work = 0;
+    for (int k = 0; k < ncards; k++)
+        work += ws[k];
+    snprintf(note, note_len, "%d cards, work %.2f GiB in all", ncards, work / 1073741824.0);
+    *out = c;
+    return 0;
+}
+
+/* Copy in, execute, copy out, timed end to end (host clock: several cards); natural
+   order in host memory at both ends (cufftXtMemcpy undoes the shuffle). */
+void bench_cufftxt_run(bench_cufftxt *c, void *a, void *b, int reps, double *times) {
+    for (int r = -1; r < reps; r++) {
+        double t0 = now();
+        CKF(cufftXtMemcpy(c->plan, c->desc, a, CUFFT_COPY_HOST_TO_DEVICE));
+        CKF(cufftXtExecDescriptor(c->plan, c->desc, c->desc, CUFFT_FORWARD));
+        CKF(cufftXtMemcpy(c->plan, b, c->desc, CUFFT_COPY_DEVICE_TO_HOST));
+        if (r >= 0)
+            times[r] = now() - t0;
+    }
+}
+
+void bench_cufftxt_close(bench_cufftxt *c) {
+    if (!c)
+        return;
+    CKF(cufftXtFree(c->desc));
+    CKF(cufftDestroy(c->plan));
+    free(c);
 }
 
 struct bench_cufft {

@@ -21,6 +21,7 @@ typedef struct bench_gpu {
 /* Link bandwidth in bytes per second; medians over the repetitions. */
 typedef struct bench_link {
     int measured;
+    int cards;    /* cards copying at once (rates are their sum) */
     size_t bytes; /* bytes per copy */
     int reps;
     double h2d, d2h;   /* each direction alone */
@@ -33,9 +34,24 @@ typedef struct bench_cufft bench_cufft;
 /* Fills *g; returns g->present.  Never exits: no GPU is a normal answer. */
 int bench_gpu_probe(bench_gpu *g);
 
-/* Pinned host buffers (cudaMallocHost) and device buffers of `bytes` each, copied
-   in back-to-back chunks of `chunk` bytes. */
-void bench_link_measure(size_t bytes, size_t chunk, int reps, bench_link *out);
+/* Pinned host buffers and device buffers of `bytes` each per card, copied in
+   back-to-back chunks of `chunk` bytes, on every card of cards[0..n-1] at once:
+   each direction alone, then both. */
+void bench_link_measure(size_t bytes, size_t chunk, int reps, const int *cards, int n,
+                        bench_link *out);
+/* CUDA devices visible. */
+int bench_gpu_count(void);
+
+/* cuFFTXt over several cards: a 2D/3D in-place C2C (prec 4) or Z2Z plan with
+   cufftXtSetGPUs and its descriptor (cufftXtMalloc).  1 with `note` where cuFFTXt
+   refuses (a size, the memory). */
+typedef struct bench_cufftxt bench_cufftxt;
+int bench_cufftxt_open(int prec, int rank, const int64_t *n, const int *cards, int ncards,
+                       bench_cufftxt **out, double *plan_s, char *note, size_t note_len);
+/* cufftXtMemcpy in, cufftXtExecDescriptor, cufftXtMemcpy out (natural order), timed
+   end to end: one warm-up, then reps; b = FFT(a) afterwards. */
+void bench_cufftxt_run(bench_cufftxt *c, void *a, void *b, int reps, double *times);
+void bench_cufftxt_close(bench_cufftxt *c);
 
 /* Plans howmany dense forward transforms of the whole array, in place C2C
    (prec 4) or Z2Z (prec 8) for kind 0, out of place R2C or D2Z for kind 1, and

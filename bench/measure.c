@@ -1,7 +1,8 @@
 /*
  * measure.c: the machine figures hfft-bench compares against, measured in
  * the same run: the host<->device link (each direction alone and both at
- * once, pinned 256 MiB copies), printed and kept in G.
+ * once, pinned 2 GiB in 32 MiB copies), for the first card alone and for all
+ * the run's cards at once, printed and kept in G.
  */
 #include <stdio.h>
 
@@ -16,27 +17,36 @@ void bench_measure_link(args *a, const char *why_gpu) {
         a->bandwidth = G.gpu_present;
 #ifdef HFFT_BENCH_HAVE_CUDA
     if (a->bandwidth && G.gpu_present) {
-        bench_link l;
-        bench_link_measure(LINK_BYTES, LINK_CHUNK, LINK_REPS, &l);
+        for (int all = 0; all < 1 + (G.ncards > 1); all++) {
+            bench_link l;
+            bench_link_measure(LINK_BYTES, LINK_CHUNK, LINK_REPS, G.cards, all ? G.ncards : 1,
+                               &l);
+            G.h2d[all] = l.h2d;
+            G.d2h[all] = l.d2h;
+            G.dup_h2d[all] = l.duplex_h2d;
+            G.dup_d2h[all] = l.duplex_d2h;
+            printf("link (%s%s, pinned, 2 GiB per card in 32 MiB copies, median of %d): H2D "
+                   "%.1f GB/s, D2H %.1f GB/s, both at once %.1f + %.1f = %.1f GB/s\n",
+                   all ? "all cards at once: " : "one card: ", G.gpu_name, LINK_REPS,
+                   G.h2d[all] / 1e9, G.d2h[all] / 1e9, G.dup_h2d[all] / 1e9,
+                   G.dup_d2h[all] / 1e9, (G.dup_h2d[all] + G.dup_d2h[all]) / 1e9);
+        }
+        if (G.ncards == 1)
+            G.h2d[1] = G.h2d[0], G.d2h[1] = G.d2h[0], G.dup_h2d[1] = G.dup_h2d[0],
+            G.dup_d2h[1] = G.dup_d2h[0];
         G.link_measured = 1;
-        G.h2d = l.h2d;
-        G.d2h = l.d2h;
-        G.dup_h2d = l.duplex_h2d;
-        G.dup_d2h = l.duplex_d2h;
-        printf("link (%s, pinned, 2 GiB in 32 MiB copies, median of %d): H2D %.1f GB/s, "
-               "D2H %.1f GB/s, "
-               "both at once %.1f + %.1f = %.1f GB/s\n",
-               G.gpu_name, LINK_REPS, G.h2d / 1e9, G.d2h / 1e9, G.dup_h2d / 1e9, G.dup_d2h / 1e9,
-               (G.dup_h2d + G.dup_d2h) / 1e9);
     }
 #endif
     if (!G.link_measured)
         printf("link: not measured (%s)\n", bandwidth_off ? "--no-bandwidth" : why_gpu);
 }
 
-void bench_link_bounds(const problem *p, double most, result *r) {
+void bench_link_bounds(const problem *p, double most, int cards, result *r) {
+    r->cards = cards;
     if (!G.link_measured)
         return;
-    r->trip_s = (double)p->in_bytes / G.h2d + (double)p->out_bytes / G.d2h;
-    r->duplex_s = most / (0.5 * (G.dup_h2d + G.dup_d2h));
+    /* one card's figures, or those of all the run's cards at once */
+    int all = cards > 1;
+    r->trip_s = (double)p->in_bytes / G.h2d[all] + (double)p->out_bytes / G.d2h[all];
+    r->duplex_s = most / (0.5 * (G.dup_h2d[all] + G.dup_d2h[all]));
 }

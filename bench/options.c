@@ -13,7 +13,8 @@
 
 const char *const option_name[E_COUNT] = {"hybrid", "gpu",           "cpu",
                                                  "auto",   "fftw-estimate", "fftw-measure",
-                                                 "mkl",    "cufft-incard",  "cufft-copy-exec-copy"};
+                                                 "mkl",    "cufft-incard",  "cufft-copy-exec-copy",
+                                                 "cufftxt-copy-exec-copy"};
 
 void bench_usage(FILE *f) {
     fprintf(f,
@@ -29,8 +30,9 @@ void bench_usage(FILE *f) {
             "                          flag: the planner decides), all (= hybrid,gpu,cpu;\n"
             "                          the default) or none\n"
             "  --baselines LIST        a comma list of fftw-estimate, fftw-measure, mkl,\n"
-            "                          cufft-incard, cufft-copy-exec-copy, all or none;\n"
-            "                          default: all that are available\n"
+            "                          cufft-incard, cufft-copy-exec-copy,\n"
+            "                          cufftxt-copy-exec-copy (2D/3D c2c over the run's cards,\n"
+            "                          two or more), all or none; default: all available\n"
             "  --budget BYTES          hfft_options.device_memory (\"2GiB\", \"512MiB\")\n"
             "  --reps N                timed runs after one warm-up (default 5)\n"
             "  --ratio R               fixed GPU share in (0, 1]\n"

@@ -134,8 +134,8 @@ void bench_write_csv(const args *a, const problem *p, result *res, int nres) {
         else
             fprintf(f, ",,,%.6g,,,", r->plan_s);
         if (G.link_measured)
-            fprintf(f, "%.4g,%.4g,%.4g,%.4g,", G.h2d / 1e9, G.d2h / 1e9, G.dup_h2d / 1e9,
-                    G.dup_d2h / 1e9);
+            fprintf(f, "%.4g,%.4g,%.4g,%.4g,", G.h2d[r->cards > 1] / 1e9, G.d2h[r->cards > 1] / 1e9,
+                    G.dup_h2d[r->cards > 1] / 1e9, G.dup_d2h[r->cards > 1] / 1e9);
         else
             fputs(",,,,", f);
         if (ok && r->floor_s > 0)

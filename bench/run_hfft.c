@@ -93,7 +93,7 @@ static void hfft_link_figures(const problem *p, result *r) {
         return;
     double most = i->link_bytes[0] > i->link_bytes[1] ? (double)i->link_bytes[0]
                                                        : (double)i->link_bytes[1];
-    bench_link_bounds(p, most, r);
+    bench_link_bounds(p, most, i->cards, r);
     r->floor_s = i->schedule == 3 ? r->trip_s : r->duplex_s;
 }
 

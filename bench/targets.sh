@@ -6,12 +6,19 @@
 #           hfft (one trip) against cuFFT copy-execute-copy, one-trip bound
 #   stream  8 GiB with a 2 GiB budget, 2D and 3D, f32 and f64: duplex bound
 #   real    r2c: 2D 32768 x 65536 real f32 (8 GiB) at 2 GiB against the complex
-#           8 GiB at 2 GiB, and at the default budget against cuFFT R2C
+#           transform of the same points (16 GiB) at 2 GiB, and at the default
+#           budget against cuFFT R2C
 #   real3d  3D 2048^3 real f32 (32 GiB) at the default budget and at 8 GiB
 #   big     2D 131072 x 86016 f32 (84 GiB, larger than an 80 GB card)
 #   line    1D 2^33 points f32 (64 GiB)
 #   batch   65536-point f32 transforms, 64 GiB in all
 #   cpu1d   1D 2^30 f32 on the CPU against FFTW with the same threads
+#   cards   two cards (0,1): hfft against cuFFTXt, 2D and 3D, f32 and f64, 8 and
+#           32 GiB, and hfft on card 0 alone at 32 GiB; a timeline of 2D 32 GiB
+#   cards-big  the largest 2D f32 two cards take in one trip (200 GiB, in place,
+#           hfft-huge: a plane wave checked over the whole array)
+#   malloc  hfft_malloc and hfft_free of 84 GiB (hfft-huge on a small transform
+#           would not show them: a 2D 84 GiB in place, one execute)
 # The 8 GiB runs are verified against FFTW in higher precision; larger ones
 # are not (the reference needs twice the array again in host memory).
 set -uo pipefail
@@ -44,8 +51,8 @@ for set in "$@"; do
             2d:16384x32768:f64 3d:512x1024x1024:f64
         ;;
     real)
-        run real --mode gpu --baselines none --budget 2GiB --reps 3 --verify \
-            2d:32768x65536:r32 2d:32768x32768:f32
+        run real --mode gpu --baselines none --budget 2GiB --reps 3 --verify 2d:32768x65536:r32
+        run real --mode gpu --baselines none --budget 2GiB --reps 3 2d:32768x65536:f32
         run real --mode gpu --baselines cufft-copy-exec-copy --reps 3 --verify \
             2d:32768x65536:r32 3d:1024x1024x1024:r64
         ;;
@@ -67,10 +74,33 @@ for set in "$@"; do
         run cpu1d --mode cpu --baselines fftw-estimate,fftw-measure --fftw-measure-limit 120 \
             --reps 3 --verify 1d:1073741824:f32
         ;;
+    cards)
+        run cards --mode gpu --devices 0,1 --baselines cufftxt-copy-exec-copy --reps 3 --verify \
+            2d:32768x32768:f32
+        run cards --mode gpu --devices 0,1 --baselines cufftxt-copy-exec-copy --reps 3 \
+            --timeline "$out/cards-2d-32g.png" 2d:65536x65536:f32
+        run cards --mode gpu --devices 0,1 --baselines cufftxt-copy-exec-copy --reps 3 \
+            3d:1024x2048x2048:f32 2d:32768x65536:f64 3d:1024x1024x2048:f64
+        run cards --mode gpu --devices 0 --baselines none --reps 3 \
+            2d:65536x65536:f32 3d:1024x2048x2048:f32
+        ;;
+    cards-big)
+        echo "+ hfft-huge --devices 0,1 --reps 2 2d:163840x163840:f32" >>"$out/cards-big.log"
+        build/bench/hfft-huge --devices 0,1 --reps 2 2d:163840x163840:f32 \
+            >>"$out/cards-big.log" 2>&1
+        cat "$out/cards-big.log"
+        continue
+        ;;
+    malloc)
+        echo "+ hfft-huge --reps 1 2d:131072x86016:f32" >>"$out/malloc.log"
+        build/bench/hfft-huge --reps 1 2d:131072x86016:f32 >>"$out/malloc.log" 2>&1
+        cat "$out/malloc.log"
+        continue
+        ;;
     *)
         echo "targets.sh: unknown set $set" >&2
         exit 2
         ;;
     esac
-    tail -n +1 "$out/$set.log" | grep -E "^(==|engine|hfft|cufft|fftw|link)" | cut -c1-160
+    tail -n +1 "$out/$set.log" | grep -E "^(==|engine|hfft|cufft|fftw|link)" | cut -c1-200
 done

@@ -551,3 +551,48 @@ Test(gpu, new_arrays) {
     tu_free(a);
     tu_free(b);
 }
+
+/*
+ * Two cards or more (skipped, and said so, with one): one trip across them
+ * (2D, 3D, both precisions, in and out of place; S each way over the links),
+ * every round cut between them where the array does not fit their budgets,
+ * and a plan on cards named in another order.
+ */
+Test(gpu, several_cards) {
+    require_cuda();
+#ifdef HFFT_TEST_CUDART
+    int count = 0;
+    if (cudaGetDeviceCount(&count) != cudaSuccess || count < 2)
+        cr_skip_test("one CUDA card: several cards need two or more");
+#else
+    cr_skip_test("built without the CUDA runtime for the tests");
+#endif
+    static const struct {
+        int rank;
+        int64_t n[3];
+    } shapes[] = {{2, {2048, 1536}}, {3, {96, 80, 112}}, {2, {4100, 96}}};
+    static const char *const devices[] = {"0,1", "1,0"};
+    for (int prec = 4; prec <= 8; prec += 4)
+        for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
+            for (int fits = 0; fits < 2; fits++) {
+                int64_t bytes = tu_total(shapes[i].rank, shapes[i].n) * (int64_t)tu_esize(prec);
+                hfft_options o = cuda(fits ? bytes + 64 * MiB : bytes / 4);
+                o.devices = devices[(i + (size_t)fits) % 2];
+                for (int inplace = 0; inplace < 2; inplace++) {
+                    tu_case c = {prec, shapes[i].rank,
+                                 {shapes[i].n[0], shapes[i].n[1], shapes[i].n[2]},
+                                 inplace, inplace ? HFFT_BACKWARD : HFFT_FORWARD, HFFT_GPU_ONLY,
+                                 &o};
+                    hfft_info info;
+                    run_case(&c, &info);
+                    cr_assert_eq(info.cards, 2, "shape %zu: %d cards", i, info.cards);
+                    cr_assert_eq(info.schedule == 3, fits, "shape %zu fits=%d: schedule %d", i,
+                                 fits, info.schedule);
+                    if (fits)
+                        cr_assert(info.link_bytes[0] == bytes && info.link_bytes[1] == bytes,
+                                  "shape %zu: %lld in, %lld out of %lld", i,
+                                  (long long)info.link_bytes[0], (long long)info.link_bytes[1],
+                                  (long long)bytes);
+                }
+            }
+}

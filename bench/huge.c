@@ -1,0 +1,284 @@
+/*
+ * huge.c: hfft-huge, the largest arrays a node holds: one array, in place, too
+ * big for a second copy or an FFTW reference.  It times hfft_malloc and
+ * hfft_free of the array, fills it with a plane wave
+ * x[j] = exp(2 pi i sum_k m_k j_k / n_k), transforms it forward, and checks
+ * every element: the result must be one spike of height N at m and nothing
+ * elsewhere (the relative RMS error against that, over the whole array, within
+ * 5e-7 (f32) or 5e-16 (f64) above the input's own rounding, which the
+ * transform carries into the result at the same ratio).  It
+ * reports the execute's time against the one-trip bound of the cards it ran
+ * on (S / B_h2d + S / B_d2h, both measured with all those cards copying at
+ * once) where a GPU is present.
+ *
+ *   hfft-huge [--devices LIST] [--budget BYTES] [--reps N] [--schedule plain]
+ *             [--mode gpu|auto] PROBLEM      (2d:N0xN1[:f32|f64] or 3d:...)
+ */
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "hfft.h"
+#include "ref.h"
+#ifdef HFFT_BENCH_HAVE_CUDA
+#include "cuda_baselines.h"
+#endif
+
+#define PI_L 3.141592653589793238462643383279502884L
+
+typedef struct job {
+    int prec, rank, check;
+    const int64_t *n;
+    const long double *tw[3]; /* per dimension: exp(2 pi i m_k j / n_k), (re, im) pairs */
+    void *a;
+    int64_t lo, hi;      /* elements */
+    const int64_t *m;
+    double total;        /* N: the spike's height */
+    long double err2;    /* check: sum |y - spike|^2; fill: sum |stored - exact|^2 */
+    double worst;        /* the largest |y| away from the spike, over N */
+} job;
+
+static void *work(void *arg) {
+    job *j = arg;
+    int64_t last = j->n[j->rank - 1];
+    for (int64_t e = j->lo; e < j->hi; e++) {
+        /* the index of e, and the product of the slower dimensions' factors */
+        int64_t rest = e, idx[3];
+        for (int k = j->rank - 1; k >= 0; k--) {
+            idx[k] = rest % j->n[k];
+            rest /= j->n[k];
+        }
+        double re, im;
+        if (!j->check) {
+            long double lr = 1, li = 0;
+            for (int k = 0; k < j->rank; k++) {
+                long double wr = j->tw[k][2 * idx[k]], wi = j->tw[k][2 * idx[k] + 1];
+                long double r2 = lr * wr - li * wi;
+                li = lr * wi + li * wr;
+                lr = r2;
+            }
+            /* the stored input is the exact wave rounded once; what rounding leaves is
+               the floor of any result's error */
+            long double sr, si;
+            if (j->prec == 4) {
+                float *f = (float *)j->a + 2 * e;
+                f[0] = (float)lr;
+                f[1] = (float)li;
+                sr = f[0], si = f[1];
+            } else {
+                double *f = (double *)j->a + 2 * e;
+                f[0] = (double)lr;
+                f[1] = (double)li;
+                sr = f[0], si = f[1];
+            }
+            j->err2 += (sr - lr) * (sr - lr) + (si - li) * (si - li);
+            continue;
+        }
+        re = j->prec == 4 ? ((float *)j->a)[2 * e] : ((double *)j->a)[2 * e];
+        im = j->prec == 4 ? ((float *)j->a)[2 * e + 1] : ((double *)j->a)[2 * e + 1];
+        int spike = 1;
+        for (int k = 0; k < j->rank; k++)
+            spike &= idx[k] == j->m[k];
+        if (spike)
+            re -= j->total;
+        double d2 = re * re + im * im;
+        j->err2 += d2;
+        if (!spike && sqrt(d2) / j->total > j->worst)
+            j->worst = sqrt(d2) / j->total;
+        if (d2 != d2)
+            j->worst = INFINITY;
+        (void)last;
+    }
+    return NULL;
+}
+
+/* Fills (check 0) or checks (check 1) the whole array on every core. */
+static void run_all(int check, int prec, int rank, const int64_t *n, const int64_t *m,
+                    const long double *const *tw, void *a, double *rel, double *worst) {
+    long nc = sysconf(_SC_NPROCESSORS_ONLN);
+    int threads = nc > 0 ? (int)nc : 1;
+    if (threads > 256)
+        threads = 256;
+    int64_t total = 1;
+    for (int k = 0; k < rank; k++)
+        total *= n[k];
+    job jobs[256];
+    pthread_t th[256];
+    for (int t = 0; t < threads; t++) {
+        jobs[t] = (job){prec, rank, check, n, {tw[0], tw[1], tw[2]}, a,
+                        total * t / threads, total * (t + 1) / threads, m, (double)total, 0, 0};
+        if (pthread_create(&th[t], NULL, work, &jobs[t])) {
+            fprintf(stderr, "hfft-huge: cannot start a thread\n");
+            exit(1);
+        }
+    }
+    long double e2 = 0;
+    double w = 0;
+    for (int t = 0; t < threads; t++) {
+        pthread_join(th[t], NULL);
+        e2 += jobs[t].err2;
+        if (jobs[t].worst > w)
+            w = jobs[t].worst;
+    }
+    /* check: ||y - N delta|| / N; fill: the input's rounding, RMS per element (the
+       transform scales that error by sqrt(N) and the spike is N: the same ratio) */
+    *rel = check ? (double)(sqrtl(e2) / (long double)total) : (double)sqrtl(e2 / total);
+    if (check)
+        *worst = w;
+}
+
+static void usage(void) {
+    fprintf(stderr, "usage: hfft-huge [--devices LIST] [--budget BYTES] [--reps N] "
+                    "[--schedule plain] [--mode gpu|auto] RANKd:N0xN1[xN2][:f32|f64]\n");
+    exit(2);
+}
+
+int main(int argc, char **argv) {
+    hfft_options o;
+    hfft_options_init(&o);
+    int reps = 3, prec = 4, rank = 0;
+    unsigned flags = HFFT_GPU_ONLY;
+    int64_t n[3] = {1, 1, 1};
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--devices") == 0 && i + 1 < argc) {
+            o.devices = argv[++i];
+        } else if (strcmp(argv[i], "--budget") == 0 && i + 1 < argc) {
+            if (hfft_parse_bytes(argv[++i], &o.device_memory))
+                usage();
+        } else if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc) {
+            reps = atoi(argv[++i]);
+            if (reps < 1)
+                usage();
+        } else if (strcmp(argv[i], "--schedule") == 0 && i + 1 < argc) {
+            if (strcmp(argv[++i], "plain"))
+                usage();
+            flags |= HFFT_SCHEDULE_PLAIN;
+        } else if (strcmp(argv[i], "--mode") == 0 && i + 1 < argc) {
+            i++;
+            flags = strcmp(argv[i], "auto") == 0 ? 0 : HFFT_GPU_ONLY;
+        } else if (argv[i][0] != '-' && !rank) {
+            int used = 0;
+            if (sscanf(argv[i], "%1dd:%n", &rank, &used) != 1 || rank < 2 || rank > 3)
+                usage();
+            char *c = argv[i] + used;
+            for (int k = 0; k < rank; k++) {
+                n[k] = strtoll(c, &c, 10);
+                if (n[k] < 1 || (k + 1 < rank && *c++ != 'x'))
+                    usage();
+            }
+            if (strcmp(c, ":f64") == 0)
+                prec = 8;
+            else if (*c && strcmp(c, ":f32"))
+                usage();
+        } else {
+            usage();
+        }
+    }
+    if (!rank)
+        usage();
+    int64_t total = n[0] * n[1] * n[2];
+    size_t bytes = (size_t)total * 2u * (size_t)prec;
+    /* the spike's place: away from every axis, so that a transposed or shifted result shows */
+    int64_t m[3] = {n[0] / 3 + 1, n[1] / 5 + 2, n[2] / 7};
+    for (int k = 0; k < 3; k++)
+        m[k] %= n[k];
+    printf("hfft-huge, hfft %s: %dd %lldx%lldx%lld %s, %.1f GiB in place, spike at (%lld, %lld, "
+           "%lld)\n",
+           hfft_version(), rank, (long long)n[0], (long long)n[1], (long long)n[2],
+           prec == 4 ? "f32" : "f64", bytes / 1073741824.0, (long long)m[0], (long long)m[1],
+           (long long)m[2]);
+
+    double t0 = hfft_ref_now();
+    void *a = hfft_malloc(bytes);
+    double t_alloc = hfft_ref_now() - t0;
+    if (!a) {
+        fprintf(stderr, "hfft-huge: hfft_malloc(%zu): %s\n", bytes, hfft_last_error_message());
+        return 1;
+    }
+    printf("hfft_malloc: %.2f s (huge pages, first touch by every core, registration)\n", t_alloc);
+    fflush(stdout);
+
+    long double *tw[3];
+    for (int k = 0; k < 3; k++) {
+        tw[k] = malloc(sizeof(long double) * 2 * (size_t)n[k]);
+        if (!tw[k]) {
+            fprintf(stderr, "hfft-huge: out of memory\n");
+            return 1;
+        }
+        for (int64_t j = 0; j < n[k]; j++) {
+            /* exact phase: (m j mod n) / n */
+            long double ph = 2 * PI_L * (long double)((m[k] * j) % n[k]) / (long double)n[k];
+            tw[k][2 * j] = cosl(ph);
+            tw[k][2 * j + 1] = sinl(ph);
+        }
+    }
+    const long double *const twc[3] = {tw[0], tw[1], tw[2]};
+
+    t0 = hfft_ref_now();
+    void *p = prec == 4 ? (void *)hfftf_plan_dft(rank, n, a, a, HFFT_FORWARD, flags, &o)
+                        : (void *)hfft_plan_dft(rank, n, a, a, HFFT_FORWARD, flags, &o);
+    double t_plan = hfft_ref_now() - t0;
+    if (!p) {
+        fprintf(stderr, "hfft-huge: plan: %s\n", hfft_last_error_message());
+        return 1;
+    }
+    hfft_info info;
+    if (prec == 4)
+        hfftf_plan_info(p, &info);
+    else
+        hfft_plan_info(p, &info);
+    printf("plan: %.2f s, %s, %d card(s), schedule %d, device %.1f GiB of %.1f GiB\n", t_plan,
+           info.device_name, info.cards, info.schedule, info.device_bytes / 1073741824.0,
+           info.device_budget / 1073741824.0);
+
+    double bound = 0;
+#ifdef HFFT_BENCH_HAVE_CUDA
+    if (info.cards > 0 && info.device == HFFT_DEVICE_CUDA) {
+        bench_link l;
+        bench_link_measure((size_t)2 << 30, (size_t)32 << 20, 3, info.card_ids, info.cards, &l);
+        bound = (double)bytes / l.h2d + (double)bytes / l.d2h;
+        printf("link, %d card(s) at once: H2D %.1f GB/s, D2H %.1f GB/s; one-trip bound %.3f s\n",
+               info.cards, l.h2d / 1e9, l.d2h / 1e9, bound);
+    }
+#endif
+    int bad = 0;
+    for (int r = 0; r < reps; r++) {
+        double rel = 0, worst = 0, floor = 0;
+        run_all(0, prec, rank, n, m, twc, a, &floor, NULL);
+        t0 = hfft_ref_now();
+        int st = prec == 4 ? hfftf_execute(p) : hfft_execute(p);
+        double t = hfft_ref_now() - t0;
+        if (st) {
+            fprintf(stderr, "hfft-huge: execute: %s\n", hfft_last_error_message());
+            return 1;
+        }
+        if (prec == 4)
+            hfftf_plan_info(p, &info);
+        else
+            hfft_plan_info(p, &info);
+        run_all(1, prec, rank, n, m, twc, a, &rel, &worst);
+        double tol = (prec == 4 ? 5e-7 : 5e-16) + floor;
+        bad |= !(rel <= tol);
+        printf("execute %d: %.4f s", r + 1, t);
+        if (bound > 0)
+            printf(" = %.1f%% of the one-trip bound", 100 * bound / t);
+        printf("; link %.2f GB in, %.2f GB out (S = %.2f GB); relative RMS error %.2e (the "
+               "input's own rounding %.1e)%s, largest element off the spike %.2e of N\n",
+               info.link_bytes[0] / 1e9, info.link_bytes[1] / 1e9, bytes / 1e9, rel, floor,
+               rel <= tol ? "" : " (above tolerance)", worst);
+        fflush(stdout);
+    }
+    if (prec == 4)
+        hfftf_destroy_plan(p);
+    else
+        hfft_destroy_plan(p);
+    t0 = hfft_ref_now();
+    hfft_free(a);
+    printf("hfft_free: %.2f s\n", hfft_ref_now() - t0);
+    for (int k = 0; k < 3; k++)
+        free(tw[k]);
+    return bad;
+}
