@@ -25,16 +25,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gpu/sched.h"
 #include "src/core/problem.h"
 #include "src/core/status.h"
 
 #define CHUNK_MAX ((size_t)512 << 20) /* bytes a chunk holds at most */
 #define CHUNKS 16                     /* chunks per card's slab, at least where rows allow */
-#define ROW_MIN ((size_t)64 << 10)    /* copy-out blocks keep their rows this wide */
-#define BLOCKS 8                      /* copy-out blocks per card, at most */
 #define TRANSPOSE_MIN_L 4096          /* longer columns are computed transposed */
 #define WCOLS 128                     /* columns per transposed FFT */
-#define TRY HFFT__TRY
 
 typedef struct mcard {
     const hfft__dev_ops *o;
@@ -43,14 +41,15 @@ typedef struct mcard {
     int64_t ca, cb;    /* columns it transforms along dimension 0 and copies out */
     int64_t crow;      /* dimension-0 indices per chunk */
     int nchunk, nblock;
-    int64_t bcols;     /* columns per copy-out block */
+    int64_t bstart[HFFT__OUT_BLOCKS + 1]; /* copy-out blocks' columns (hfft__out_blocks) */
     void *blk;         /* its columns of the whole array: d0 x (cb - ca) */
     void *stage[2];    /* chunks in turn */
     void *tb, *work;   /* transposed columns' scratch; cuFFT's work area */
     size_t work_bytes;
     hfft__stream in, out, comp, xch;
     hfft__fftplan inner[HFFT__MAX_ROUNDS][2]; /* a whole chunk and the last (strided: [0]) */
-    hfft__fftplan col[2]; /* dimension 0: WCOLS lines transposed; or a block, the last */
+    hfft__fftplan col[3]; /* dimension 0: WCOLS lines transposed; or per block width */
+    int64_t colw[3];
     hfft__event *in_ev, *comp_ev, *xch_ev, *blk_ev, *out_ev;
     hfft__event phase_ev;
     int64_t link[2];
@@ -80,7 +79,7 @@ void hfft__mtrip_destroy(hfft__mtrip *t) {
             for (int i = 0; i < 2; i++)
                 if (c->inner[h][i])
                     c->o->fft_destroy(c->d, c->inner[h][i]);
-        for (int i = 0; i < 2; i++)
+        for (int i = 0; i < 3; i++)
             if (c->col[i])
                 c->o->fft_destroy(c->d, c->col[i]);
         hfft__event *ev[5] = {c->in_ev, c->comp_ev, c->xch_ev, c->blk_ev, c->out_ev};
@@ -249,18 +248,22 @@ int hfft__mtrip_create(const hfft__card *cards, int n, const hfft__gpu_req *req,
     for (int k = 0; k < n && !st; k++) {
         mcard *c = &t->c[k];
         int64_t w = c->cb - c->ca;
-        int64_t nb = (int64_t)((size_t)w * es / ROW_MIN);
-        nb = nb < 1 ? 1 : nb > BLOCKS ? BLOCKS : nb;
-        c->bcols = w > 0 ? (w + nb - 1) / nb : 1;
-        c->nblock = w > 0 ? (int)((w + c->bcols - 1) / c->bcols) : 0;
+        c->nblock = w > 0 ? hfft__out_blocks(w, es, c->bstart) : 0;
         size_t work = c->work_bytes;
-        if (!t->transpose && w > 0) {
-            int64_t lastw = w - (int64_t)(c->nblock - 1) * c->bcols;
-            st = plan1(c, t->prec, t->sign, &c->col[0], HFFT__C2C, 1, &t->d0, w, 1, c->bcols,
-                       &work);
-            if (!st && lastw != c->bcols)
-                st = plan1(c, t->prec, t->sign, &c->col[1], HFFT__C2C, 1, &t->d0, w, 1, lastw,
-                           &work);
+        /* not transposed: a plan per block width (the first, the rest, the last) */
+        for (int j = 0, k = 0; !t->transpose && j < c->nblock && !st; j++) {
+            int64_t bw = c->bstart[j + 1] - c->bstart[j];
+            int seen = 0;
+            for (int i = 0; i < k; i++)
+                seen |= c->colw[i] == bw;
+            if (seen)
+                continue;
+            if (k == 3) {
+                st = hfft__fail(HFFT_ERR_INTERNAL, "one trip: more than three block widths");
+                break;
+            }
+            c->colw[k] = bw;
+            st = plan1(c, t->prec, t->sign, &c->col[k++], HFFT__C2C, 1, &t->d0, w, 1, bw, &work);
         }
         c->work_bytes = work;
         if (!st)
@@ -324,8 +327,12 @@ static int copy_in(hfft__mtrip *t, mcard *c, void *buf, const char *host, int64_
 static int slow_block(hfft__mtrip *t, mcard *c, int64_t c0, int64_t w) {
     int64_t pitch = c->cb - c->ca;
     char *col = (char *)c->blk + (size_t)c0 * t->es;
-    if (!t->transpose)
-        return c->o->fft_exec(c->d, c->col[w == c->bcols ? 0 : 1], c->comp, col, c->work);
+    if (!t->transpose) {
+        int k = 0;
+        while (k < 2 && c->colw[k] != w)
+            k++;
+        return c->o->fft_exec(c->d, c->col[k], c->comp, col, c->work);
+    }
     for (int64_t j = 0; j < w; j += t->wc) {
         int64_t m = min64(w - j, t->wc);
         char *p = col + (size_t)j * t->es;
@@ -379,7 +386,7 @@ static int columns(hfft__mtrip *t, mcard *c, char *dst) {
     int64_t pitch = c->cb - c->ca;
     TRY(o->activate(c->d));
     for (int b = 0; b < c->nblock; b++) {
-        int64_t c0 = (int64_t)b * c->bcols, w = min64(c->bcols, pitch - c0);
+        int64_t c0 = c->bstart[b], w = c->bstart[b + 1] - c0;
         TRY(slow_block(t, c, c0, w));
         TRY(o->record(c->d, c->blk_ev[b], c->comp));
         TRY(o->wait(c->d, c->out, c->blk_ev[b]));

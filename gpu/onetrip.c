@@ -17,8 +17,6 @@
 #include "gpu/sched.h"
 
 #define TRIP_CHUNKS 16          /* chunks along dimension 0, at most */
-#define TRIP_ROW ((size_t)64 << 10) /* copy-out blocks keep their rows this wide */
-#define TRIP_BLOCKS 8           /* copy-out blocks, at most */
 #define TRANSPOSE_MIN_L 4096    /* longer strided lines are computed transposed */
 #define WCOLS 128               /* columns per transposed FFT */
 
@@ -31,11 +29,13 @@ struct hfft__trip {
     void *tbuf[2];          /* transposed rounds: each chunk transposed, two in turn */
     int64_t d0, row;        /* dimension 0's length; complex elements per index of it */
     int nchunk, nblock;
-    int64_t crow, bcols;    /* dimension-0 indices per chunk; columns per block */
+    int64_t crow;           /* dimension-0 indices per chunk */
+    int64_t bstart[HFFT__OUT_BLOCKS + 1]; /* copy-out blocks' columns (hfft__out_blocks) */
     /* per round h != z: a whole chunk and the last chunk (strided rounds: one outer
        index at a time, [0] only) */
     hfft__fftplan inner[HFFT__MAX_ROUNDS][2];
-    hfft__fftplan col[2];   /* dimension 0: WCOLS lines transposed; or a block, the last */
+    hfft__fftplan col[3];   /* dimension 0: WCOLS lines transposed; or per block width */
+    int64_t colw[3];        /* the block width of each (not transposed) */
     int transpose;
     int64_t wc;
     hfft__event *in_ev, *comp_ev, *out_ev, phase_ev;
@@ -51,7 +51,7 @@ void hfft__trip_destroy(hfft__gpu *g) {
         for (int k = 0; k < 2; k++)
             if (t->inner[h][k])
                 o->fft_destroy(g->d, t->inner[h][k]);
-    for (int k = 0; k < 2; k++)
+    for (int k = 0; k < 3; k++)
         if (t->col[k])
             o->fft_destroy(g->d, t->col[k]);
     hfft__event *ev[3] = {t->in_ev, t->comp_ev, t->out_ev};
@@ -151,21 +151,29 @@ int hfft__trip_size(hfft__gpu *g, int64_t budget) {
     t->row = r0->ni;
     t->crow = (t->d0 + TRIP_CHUNKS - 1) / TRIP_CHUNKS;
     t->nchunk = (int)((t->d0 + t->crow - 1) / t->crow);
-    int64_t nb = (int64_t)((size_t)t->row * g->es / TRIP_ROW);
-    nb = nb < 1 ? 1 : nb > TRIP_BLOCKS ? TRIP_BLOCKS : nb;
-    t->bcols = (t->row + nb - 1) / nb;
-    t->nblock = (int)((t->row + t->bcols - 1) / t->bcols);
+    t->nblock = hfft__out_blocks(t->row, g->es, t->bstart);
     size_t work = 0;
     int st = plan_inner(g, t, &work);
     t->transpose = t->d0 >= TRANSPOSE_MIN_L;
-    t->wc = t->bcols < WCOLS ? t->bcols : WCOLS;
+    t->wc = t->row < WCOLS ? t->row : WCOLS;
     if (!st && t->transpose) {
         st = plan(g, &t->col[0], HFFT__C2C, 1, &t->d0, 1, t->d0, t->wc, &work);
-    } else if (!st) {
-        int64_t lastw = t->row - (int64_t)(t->nblock - 1) * t->bcols;
-        st = plan(g, &t->col[0], HFFT__C2C, 1, &t->d0, t->row, 1, t->bcols, &work);
-        if (!st && lastw != t->bcols)
-            st = plan(g, &t->col[1], HFFT__C2C, 1, &t->d0, t->row, 1, lastw, &work);
+    } else {
+        /* a plan per block width: the first, the rest, the last (at most three) */
+        for (int j = 0, k = 0; j < t->nblock && !st; j++) {
+            int64_t w = t->bstart[j + 1] - t->bstart[j];
+            int seen = 0;
+            for (int i = 0; i < k; i++)
+                seen |= t->colw[i] == w;
+            if (seen)
+                continue;
+            if (k == 3) {
+                st = hfft__fail(HFFT_ERR_INTERNAL, "one trip: more than three block widths");
+                break;
+            }
+            t->colw[k] = w;
+            st = plan(g, &t->col[k++], HFFT__C2C, 1, &t->d0, t->row, 1, w, &work);
+        }
     }
     size_t tb = t->transpose ? (size_t)(t->wc * t->d0) * g->es : 0;
     size_t chunkb = tout ? (size_t)t->crow * (size_t)t->row * g->es : 0;
@@ -268,11 +276,14 @@ static int copy_chunk(hfft__gpu *g, hfft__trip *t, int out, const hfft__round *r
 static int slow_block(hfft__gpu *g, hfft__trip *t, int64_t c0, int64_t w) {
     char *col = (char *)t->arr + (size_t)c0 * g->es;
     const hfft__round *r = &g->rd[t->z].r;
-    if (t->transpose)
+    if (t->transpose) {
         TRY(hfft__sched_columns(g, t->col[0], col, t->row, t->d0, w, t->wc));
-    else
-        TRY(g->ops->fft_exec(g->d, t->col[w == t->bcols ? 0 : 1], g->st[NSTREAM], col,
-                             g->work[0]));
+    } else {
+        int k = 0;
+        while (k < 2 && t->colw[k] != w)
+            k++;
+        TRY(g->ops->fft_exec(g->d, t->col[k], g->st[NSTREAM], col, g->work[0]));
+    }
     if (r->twn) /* a four-step split whose first round is the slow dimension */
         TRY(g->ops->twiddle(g->d, g->prec, g->st[NSTREAM], col, t->d0, w, t->row, r->twn, 0,
                             t->d0, c0, g->sign));
@@ -332,8 +343,7 @@ int hfft__trip_run(hfft__gpu *g, const char *src, char *dst) {
     if (!t->nafter) {
         /* The slow dimension by blocks of columns, each copied out behind the next. */
         for (int j = 0; j < t->nblock; j++) {
-            int64_t c0 = (int64_t)j * t->bcols;
-            int64_t w = t->row - c0 < t->bcols ? t->row - c0 : t->bcols;
+            int64_t c0 = t->bstart[j], w = t->bstart[j + 1] - c0;
             TRY(slow_block(g, t, c0, w));
             TRY(o->record(d, t->comp_ev[j], c));
             TRY(o->wait(d, out, t->comp_ev[j]));
@@ -345,10 +355,8 @@ int hfft__trip_run(hfft__gpu *g, const char *src, char *dst) {
         /* Rounds that follow the slow dimension: it runs whole, then they run chunk by
            chunk, each chunk copied out behind the next (real rows, a transposed round's
            natural order, or the complex rows). */
-        for (int j = 0; j < t->nblock; j++) {
-            int64_t c0 = (int64_t)j * t->bcols;
-            TRY(slow_block(g, t, c0, t->row - c0 < t->bcols ? t->row - c0 : t->bcols));
-        }
+        for (int j = 0; j < t->nblock; j++)
+            TRY(slow_block(g, t, t->bstart[j], t->bstart[j + 1] - t->bstart[j]));
         for (int k = 0; k < t->nchunk; k++) {
             int64_t a, n;
             chunk(t, k, &a, &n);

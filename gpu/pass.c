@@ -104,3 +104,20 @@ int hfft__sched_columns(hfft__gpu *g, hfft__fftplan plan, char *tile, int64_t pi
     }
     return 0;
 }
+
+int hfft__out_blocks(int64_t w, size_t es, int64_t *start) {
+    const size_t first_row = (size_t)16 << 10, row_min = (size_t)64 << 10;
+    start[0] = 0;
+    if ((size_t)w * es <= 2 * first_row) {
+        start[1] = w;
+        return 1;
+    }
+    int64_t b0 = w / 16 > (int64_t)(first_row / es) ? w / 16 : (int64_t)(first_row / es);
+    b0 = b0 > w / 2 ? w / 2 : b0;
+    int64_t rest = w - b0, nb = (int64_t)((size_t)rest * es / row_min);
+    nb = nb < 1 ? 1 : nb > HFFT__OUT_BLOCKS - 1 ? HFFT__OUT_BLOCKS - 1 : nb;
+    start[1] = b0;
+    for (int64_t j = 1; j <= nb; j++)
+        start[j + 1] = b0 + rest * j / nb;
+    return (int)nb + 1;
+}

@@ -116,6 +116,14 @@ int hfft__sched_d2h(hfft__gpu *g, hfft__stream s, char *host, size_t hpitch, con
 int hfft__sched_columns(hfft__gpu *g, hfft__fftplan plan, char *tile, int64_t pitch, int64_t L,
                         int64_t w, int64_t wc);
 
+/* Copy-out blocks of one trip: w columns of es-byte elements split into a narrow
+   first block (its transforms are all an execute waits for between the last
+   copy in and the first copy out) and then blocks whose rows are at least 64 KiB
+   wide (the link moves narrower pitched rows slower); start[0..n] are the bounds,
+   n (at most HFFT__OUT_BLOCKS) is returned. */
+#define HFFT__OUT_BLOCKS 8
+int hfft__out_blocks(int64_t w, size_t es, int64_t *start);
+
 /* plain.c: whole lines per pass through the rotating slot buffers */
 int hfft__plain_size(hfft__gpu *g, srd *r, int64_t L, size_t *work, int *nwork);
 int hfft__plain_round(hfft__gpu *g, srd *r, const char *src, char *dst, int64_t *pass);

@@ -569,7 +569,7 @@ Test(guru, several_cards) {
         int64_t howmany;
     } cases[] = {{C2C, 2, {96, 80}, 1},  {C2C, 2, {45, 70}, 1},   {C2C, 3, {14, 12, 20}, 1},
                  {R2C, 2, {64, 60}, 1},  {R2C, 3, {12, 10, 18}, 1}, {C2R, 2, {48, 36}, 1},
-                 {C2C, 1, {160}, 24},    {C2C, 1, {4096}, 1}};
+                 {C2C, 1, {160}, 24},    {C2C, 1, {4096}, 1},       {C2C, 2, {6, 16384}, 1}};
     static const char *const devices[] = {"0,1", "0,1,2", "3,1,0,2"};
     for (int prec = 4; prec <= 8; prec += 4)
         for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
@@ -599,7 +599,7 @@ Test(guru, several_cards) {
                         /* streaming: the cards together hold less than the array; a line
                            of 4096 is cut four-step at such budgets */
                         int ncard = (int)(strlen(devices[dv]) + 1) / 2;
-                        int64_t budget = fits ? 1 << 20 : cplx / (ncard + 1);
+                        int64_t budget = fits ? 4 << 20 : cplx / (ncard + 1);
                         run_guru_info(&g, HFFT_DEVICE_EMULATED, budget, &info);
                         cr_assert_eq(info.cards, ncard, "case %zu: %d cards", i, info.cards);
                         cr_assert_eq(info.card_ids[0], devices[dv][0] - '0');
