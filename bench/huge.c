@@ -12,7 +12,8 @@
  * once) where a GPU is present.
  *
  *   hfft-huge [--devices LIST] [--budget BYTES] [--reps N] [--schedule plain]
- *             [--mode gpu|auto] PROBLEM      (2d:N0xN1[:f32|f64] or 3d:...)
+ *             [--mode gpu|auto|cpu] PROBLEM   (RANKd:N0[xN1[xN2]][:f32|f64][:bHOWMANY];
+ *                                              a batch repeats the wave in each transform)
  */
 #include <math.h>
 #include <pthread.h>
@@ -31,7 +32,7 @@
 
 typedef struct job {
     int prec, rank, check;
-    const int64_t *n;
+    const int64_t *n;     /* one transform's sizes; the batch repeats them */
     const long double *tw[3]; /* per dimension: exp(2 pi i m_k j / n_k), (re, im) pairs */
     void *a;
     int64_t lo, hi;      /* elements */
@@ -43,14 +44,14 @@ typedef struct job {
 
 static void *work(void *arg) {
     job *j = arg;
-    int64_t last = j->n[j->rank - 1];
     for (int64_t e = j->lo; e < j->hi; e++) {
         /* the index of e, and the product of the slower dimensions' factors */
-        int64_t rest = e, idx[3];
+        int64_t rest = e, idx[3] = {0, 0, 0};
         for (int k = j->rank - 1; k >= 0; k--) {
             idx[k] = rest % j->n[k];
             rest /= j->n[k];
         }
+        /* rest: the transform of the batch */
         double re, im;
         if (!j->check) {
             long double lr = 1, li = 0;
@@ -90,26 +91,27 @@ static void *work(void *arg) {
             j->worst = sqrt(d2) / j->total;
         if (d2 != d2)
             j->worst = INFINITY;
-        (void)last;
     }
     return NULL;
 }
 
 /* Fills (check 0) or checks (check 1) the whole array on every core. */
-static void run_all(int check, int prec, int rank, const int64_t *n, const int64_t *m,
-                    const long double *const *tw, void *a, double *rel, double *worst) {
+static void run_all(int check, int prec, int rank, const int64_t *n, int64_t howmany,
+                    const int64_t *m, const long double *const *tw, void *a, double *rel,
+                    double *worst) {
     long nc = sysconf(_SC_NPROCESSORS_ONLN);
     int threads = nc > 0 ? (int)nc : 1;
     if (threads > 256)
         threads = 256;
-    int64_t total = 1;
+    int64_t per = 1;
     for (int k = 0; k < rank; k++)
-        total *= n[k];
+        per *= n[k];
+    int64_t total = per * howmany;
     job jobs[256];
     pthread_t th[256];
     for (int t = 0; t < threads; t++) {
         jobs[t] = (job){prec, rank, check, n, {tw[0], tw[1], tw[2]}, a,
-                        total * t / threads, total * (t + 1) / threads, m, (double)total, 0, 0};
+                        total * t / threads, total * (t + 1) / threads, m, (double)per, 0, 0};
         if (pthread_create(&th[t], NULL, work, &jobs[t])) {
             fprintf(stderr, "hfft-huge: cannot start a thread\n");
             exit(1);
@@ -123,16 +125,19 @@ static void run_all(int check, int prec, int rank, const int64_t *n, const int64
         if (jobs[t].worst > w)
             w = jobs[t].worst;
     }
-    /* check: ||y - N delta|| / N; fill: the input's rounding, RMS per element (the
-       transform scales that error by sqrt(N) and the spike is N: the same ratio) */
-    *rel = check ? (double)(sqrtl(e2) / (long double)total) : (double)sqrtl(e2 / total);
+    /* check: ||y - N delta|| / ||N delta|| over the batch; fill: the input's rounding, RMS
+       per element (the transform scales that error by sqrt(N) and the spike is N: the
+       same ratio) */
+    *rel = check ? (double)(sqrtl(e2 / (long double)howmany) / (long double)per)
+                 : (double)sqrtl(e2 / total);
     if (check)
         *worst = w;
 }
 
 static void usage(void) {
     fprintf(stderr, "usage: hfft-huge [--devices LIST] [--budget BYTES] [--reps N] "
-                    "[--schedule plain] [--mode gpu|auto] RANKd:N0xN1[xN2][:f32|f64]\n");
+                    "[--schedule plain] [--mode gpu|auto|cpu] "
+                    "RANKd:N0[xN1[xN2]][:f32|f64][:bHOWMANY]\n");
     exit(2);
 }
 
@@ -140,6 +145,7 @@ int main(int argc, char **argv) {
     hfft_options o;
     hfft_options_init(&o);
     int reps = 3, prec = 4, rank = 0;
+    int64_t howmany = 1;
     unsigned flags = HFFT_GPU_ONLY;
     int64_t n[3] = {1, 1, 1};
     for (int i = 1; i < argc; i++) {
@@ -158,10 +164,12 @@ int main(int argc, char **argv) {
             flags |= HFFT_SCHEDULE_PLAIN;
         } else if (strcmp(argv[i], "--mode") == 0 && i + 1 < argc) {
             i++;
-            flags = strcmp(argv[i], "auto") == 0 ? 0 : HFFT_GPU_ONLY;
+            flags = strcmp(argv[i], "auto") == 0  ? 0
+                    : strcmp(argv[i], "cpu") == 0 ? HFFT_CPU_ONLY
+                                                  : HFFT_GPU_ONLY;
         } else if (argv[i][0] != '-' && !rank) {
             int used = 0;
-            if (sscanf(argv[i], "%1dd:%n", &rank, &used) != 1 || rank < 2 || rank > 3)
+            if (sscanf(argv[i], "%1dd:%n", &rank, &used) != 1 || rank < 1 || rank > 3)
                 usage();
             char *c = argv[i] + used;
             for (int k = 0; k < rank; k++) {
@@ -169,9 +177,16 @@ int main(int argc, char **argv) {
                 if (n[k] < 1 || (k + 1 < rank && *c++ != 'x'))
                     usage();
             }
-            if (strcmp(c, ":f64") == 0)
-                prec = 8;
-            else if (*c && strcmp(c, ":f32"))
+            if (strncmp(c, ":f64", 4) == 0 || strncmp(c, ":f32", 4) == 0) {
+                prec = c[2] == '6' ? 8 : 4;
+                c += 4;
+            }
+            if (strncmp(c, ":b", 2) == 0) {
+                howmany = strtoll(c + 2, &c, 10);
+                if (howmany < 1)
+                    usage();
+            }
+            if (*c)
                 usage();
         } else {
             usage();
@@ -179,17 +194,17 @@ int main(int argc, char **argv) {
     }
     if (!rank)
         usage();
-    int64_t total = n[0] * n[1] * n[2];
+    int64_t per = n[0] * n[1] * n[2], total = per * howmany;
     size_t bytes = (size_t)total * 2u * (size_t)prec;
     /* the spike's place: away from every axis, so that a transposed or shifted result shows */
     int64_t m[3] = {n[0] / 3 + 1, n[1] / 5 + 2, n[2] / 7};
     for (int k = 0; k < 3; k++)
         m[k] %= n[k];
-    printf("hfft-huge, hfft %s: %dd %lldx%lldx%lld %s, %.1f GiB in place, spike at (%lld, %lld, "
-           "%lld)\n",
+    printf("hfft-huge, hfft %s: %dd %lldx%lldx%lld %s x %lld, %.1f GiB in place, spike at (%lld, "
+           "%lld, %lld)\n",
            hfft_version(), rank, (long long)n[0], (long long)n[1], (long long)n[2],
-           prec == 4 ? "f32" : "f64", bytes / 1073741824.0, (long long)m[0], (long long)m[1],
-           (long long)m[2]);
+           prec == 4 ? "f32" : "f64", (long long)howmany, bytes / 1073741824.0, (long long)m[0],
+           (long long)m[1], (long long)m[2]);
 
     double t0 = hfft_ref_now();
     void *a = hfft_malloc(bytes);
@@ -218,8 +233,10 @@ int main(int argc, char **argv) {
     const long double *const twc[3] = {tw[0], tw[1], tw[2]};
 
     t0 = hfft_ref_now();
-    void *p = prec == 4 ? (void *)hfftf_plan_dft(rank, n, a, a, HFFT_FORWARD, flags, &o)
-                        : (void *)hfft_plan_dft(rank, n, a, a, HFFT_FORWARD, flags, &o);
+    void *p = prec == 4 ? (void *)hfftf_plan_many_dft64(rank, n, howmany, a, NULL, 1, per, a, NULL,
+                                                        1, per, HFFT_FORWARD, flags, &o)
+                        : (void *)hfft_plan_many_dft64(rank, n, howmany, a, NULL, 1, per, a, NULL,
+                                                       1, per, HFFT_FORWARD, flags, &o);
     double t_plan = hfft_ref_now() - t0;
     if (!p) {
         fprintf(stderr, "hfft-huge: plan: %s\n", hfft_last_error_message());
@@ -230,24 +247,28 @@ int main(int argc, char **argv) {
         hfftf_plan_info(p, &info);
     else
         hfft_plan_info(p, &info);
-    printf("plan: %.2f s, %s, %d card(s), schedule %d, device %.1f GiB of %.1f GiB\n", t_plan,
-           info.device_name, info.cards, info.schedule, info.device_bytes / 1073741824.0,
+    printf("plan: %.2f s, %s, %d card(s), placement %d, schedule %d, rounds %d, split %lldx%lld, "
+           "device %.1f GiB of %.1f GiB\n",
+           t_plan, info.device_name, info.cards, info.placement, info.schedule, info.rounds,
+           (long long)info.split[0], (long long)info.split[1], info.device_bytes / 1073741824.0,
            info.device_budget / 1073741824.0);
 
-    double bound = 0;
+    double bound = 0, dup = 0; /* dup: the rate per direction with both busy */
 #ifdef HFFT_BENCH_HAVE_CUDA
     if (info.cards > 0 && info.device == HFFT_DEVICE_CUDA) {
         bench_link l;
         bench_link_measure((size_t)2 << 30, (size_t)32 << 20, 3, info.card_ids, info.cards, &l);
         bound = (double)bytes / l.h2d + (double)bytes / l.d2h;
-        printf("link, %d card(s) at once: H2D %.1f GB/s, D2H %.1f GB/s; one-trip bound %.3f s\n",
-               info.cards, l.h2d / 1e9, l.d2h / 1e9, bound);
+        dup = 0.5 * (l.duplex_h2d + l.duplex_d2h);
+        printf("link, %d card(s) at once: H2D %.1f GB/s, D2H %.1f GB/s, both at once %.1f GB/s "
+               "each way; one-trip bound %.3f s\n",
+               info.cards, l.h2d / 1e9, l.d2h / 1e9, dup / 1e9, bound);
     }
 #endif
     int bad = 0;
     for (int r = 0; r < reps; r++) {
         double rel = 0, worst = 0, floor = 0;
-        run_all(0, prec, rank, n, m, twc, a, &floor, NULL);
+        run_all(0, prec, rank, n, howmany, m, twc, a, &floor, NULL);
         t0 = hfft_ref_now();
         int st = prec == 4 ? hfftf_execute(p) : hfft_execute(p);
         double t = hfft_ref_now() - t0;
@@ -259,12 +280,17 @@ int main(int argc, char **argv) {
             hfftf_plan_info(p, &info);
         else
             hfft_plan_info(p, &info);
-        run_all(1, prec, rank, n, m, twc, a, &rel, &worst);
+        run_all(1, prec, rank, n, howmany, m, twc, a, &rel, &worst);
         double tol = (prec == 4 ? 5e-7 : 5e-16) + floor;
         bad |= !(rel <= tol);
         printf("execute %d: %.4f s", r + 1, t);
         if (bound > 0)
             printf(" = %.1f%% of the one-trip bound", 100 * bound / t);
+        if (dup > 0)
+            printf(", %.1f%% of the duplex bound of the bytes moved",
+                   100 * (double)(info.link_bytes[0] > info.link_bytes[1] ? info.link_bytes[0]
+                                                                          : info.link_bytes[1]) /
+                       dup / t);
         printf("; link %.2f GB in, %.2f GB out (S = %.2f GB); relative RMS error %.2e (the "
                "input's own rounding %.1e)%s, largest element off the spike %.2e of N\n",
                info.link_bytes[0] / 1e9, info.link_bytes[1] / 1e9, bytes / 1e9, rel, floor,

@@ -8,17 +8,14 @@
 #   real    r2c: 2D 32768 x 65536 real f32 (8 GiB) at 2 GiB against the complex
 #           transform of the same points (16 GiB) at 2 GiB, and at the default
 #           budget against cuFFT R2C
-#   real3d  3D 2048^3 real f32 (32 GiB) at the default budget and at 8 GiB
-#   big     2D 131072 x 86016 f32 (84 GiB, larger than an 80 GB card)
-#   line    1D 2^33 points f32 (64 GiB)
-#   batch   65536-point f32 transforms, 64 GiB in all
+#   real3d  3D 2048^3 real f32 (32 GiB) at the default budget and at 8 GiB,
+#           against the complex transform of the same points (64 GiB, in place,
+#           hfft-huge)
+#   big     2D 131072 x 86016 f32 (84 GiB, larger than an 80 GB card), in place
+#           (hfft-huge: hfft_malloc and hfft_free timed, a plane wave checked)
+#   line    1D 2^33 points f32 (64 GiB), in place (hfft-huge)
+#   batch   65536-point f32 transforms, 64 GiB in all, in place (hfft-huge)
 #   cpu1d   1D 2^30 f32 on the CPU against FFTW with the same threads
-#   cards   two cards (0,1): hfft against cuFFTXt, 2D and 3D, f32 and f64, 8 and
-#           32 GiB, and hfft on card 0 alone at 32 GiB; a timeline of 2D 32 GiB
-#   cards-big  the largest 2D f32 two cards take in one trip (200 GiB, in place,
-#           hfft-huge: a plane wave checked over the whole array)
-#   malloc  hfft_malloc and hfft_free of 84 GiB (hfft-huge on a small transform
-#           would not show them: a 2D 84 GiB in place, one execute)
 # The 8 GiB runs are verified against FFTW in higher precision; larger ones
 # are not (the reference needs twice the array again in host memory).
 set -uo pipefail
@@ -33,7 +30,16 @@ run() { # set, then hfft-bench arguments
     echo "+ hfft-bench $*" >>"$out/$set.log"
     local t0=$SECONDS
     "$bench" --csv "$out/$set.csv" "$@" >>"$out/$set.log" 2>>"$out/$set.err"
-    echo "  (exit $?, ${SECONDS}s-${t0}s wall)" >>"$out/$set.log"
+    echo "  (exit $?, $((SECONDS - t0))s wall)" >>"$out/$set.log"
+}
+huge() { # set, then hfft-huge arguments
+    local set=$1
+    shift
+    echo "+ hfft-huge $*" >>"$out/$set.log"
+    local t0=$SECONDS
+    build/bench/hfft-huge "$@" >>"$out/$set.log" 2>&1
+    echo "  (exit $?, $((SECONDS - t0))s wall)" >>"$out/$set.log"
+    cat "$out/$set.log"
 }
 for set in "$@"; do
     case $set in
@@ -58,20 +64,24 @@ for set in "$@"; do
         ;;
     real3d)
         run real3d --mode gpu --baselines cufft-copy-exec-copy --reps 3 3d:2048x2048x2048:r32
-        run real3d --mode gpu --baselines none --budget 8GiB --reps 3 \
-            3d:2048x2048x2048:r32 3d:2048x2048x1024:f32
+        run real3d --mode gpu --baselines none --budget 8GiB --reps 3 3d:2048x2048x2048:r32
+        huge real3d --reps 2 3d:2048x2048x2048:f32
+        huge real3d --reps 2 --budget 8GiB 3d:2048x2048x2048:f32
         ;;
     big)
-        run big --mode gpu --baselines none --reps 3 2d:131072x86016:f32
+        huge big --reps 2 2d:131072x86016:f32
+        continue
         ;;
     line)
-        run line --mode gpu --baselines none --reps 3 1d:8589934592:f32
+        huge line --reps 2 1d:8589934592:f32
+        continue
         ;;
     batch)
-        run batch --mode gpu --baselines none --reps 3 1d:65536:f32:b1048576
+        huge batch --reps 2 1d:65536:f32:b131072
+        continue
         ;;
     cpu1d)
-        run cpu1d --mode cpu --baselines fftw-estimate,fftw-measure --fftw-measure-limit 120 \
+        run cpu1d --mode cpu --baselines fftw-estimate,fftw-measure --fftw-measure-limit 30 \
             --reps 3 --verify 1d:1073741824:f32
         ;;
     cards)
@@ -85,16 +95,7 @@ for set in "$@"; do
             2d:65536x65536:f32 3d:1024x2048x2048:f32
         ;;
     cards-big)
-        echo "+ hfft-huge --devices 0,1 --reps 2 2d:163840x163840:f32" >>"$out/cards-big.log"
-        build/bench/hfft-huge --devices 0,1 --reps 2 2d:163840x163840:f32 \
-            >>"$out/cards-big.log" 2>&1
-        cat "$out/cards-big.log"
-        continue
-        ;;
-    malloc)
-        echo "+ hfft-huge --reps 1 2d:131072x86016:f32" >>"$out/malloc.log"
-        build/bench/hfft-huge --reps 1 2d:131072x86016:f32 >>"$out/malloc.log" 2>&1
-        cat "$out/malloc.log"
+        huge cards-big --devices 0,1 --reps 2 2d:163840x163840:f32
         continue
         ;;
     *)

@@ -372,7 +372,7 @@ static int build_any(hfft__plan *p, const hfft__choice *c) {
     int planes = 0;
     for (int h = 0; h < p->nrounds; h++)
         planes |= p->rounds[h].rank == 2;
-    if (st == HFFT_ERR_BUDGET && p->nrounds >= 2 && planes) {
+    if (st == HFFT_ERR_BUDGET && planes) {
         release_keep_device(p);
         hfft__clear_error();
         st = build(p, c, 1);

@@ -334,6 +334,10 @@ Test(guru, batches) {
             gcase c = {C2C, prec, sign, 2, 1, {{12, 10, 10}, {10, 1, 1}}, {{3, 120, 120}},
                        .inplace = 1, .what = "batch of planes", .gpu = 1};
             run_both(&c);
+            /* planes larger than the budget's passes: split into rounds of their own */
+            gcase c2 = {C2C, prec, sign, 2, 1, {{128, 96, 96}, {96, 1, 1}}, {{3, 12288, 12288}},
+                        .what = "batch of planes larger than a pass", .gpu = 1};
+            run_both(&c2);
             /* padded rows (embeds): no dense array */
             gcase d = {C2C, prec, sign, 2, 1, {{8, 12, 11}, {10, 1, 1}}, {{2, 100, 90}},
                        .what = "padded embeds"};
