@@ -35,7 +35,7 @@ typedef struct job {
     const int64_t *n;     /* one transform's sizes; the batch repeats them */
     const long double *tw[3]; /* per dimension: exp(2 pi i m_k j / n_k), (re, im) pairs */
     void *a;
-    int64_t lo, hi;       /* rows (lines of the last dimension) */
+    int64_t lo, hi;       /* elements: whole rows, or part of one (a 1D line) */
     const int64_t *m;
     double total;         /* N: the spike's height */
     long double err2;     /* check: sum |y - spike|^2; fill: sum |stored - exact|^2 */
@@ -48,7 +48,9 @@ static void *work(void *arg) {
     job *j = arg;
     int64_t nl = j->n[j->rank - 1];
     const long double *tl = j->tw[j->rank - 1];
-    for (int64_t row = j->lo; row < j->hi; row++) {
+    for (int64_t row = j->lo / nl; row * nl < j->hi; row++) {
+        int64_t c0 = j->lo > row * nl ? j->lo - row * nl : 0;
+        int64_t c1 = j->hi < (row + 1) * nl ? j->hi - row * nl : nl;
         int64_t rest = row, idx[3] = {0, 0, 0};
         for (int k = j->rank - 2; k >= 0; k--) {
             idx[k] = rest % j->n[k];
@@ -68,7 +70,7 @@ static void *work(void *arg) {
         double *xd = (double *)j->a + 2 * row * nl;
         if (!j->check) {
             long double e2 = 0;
-            for (int64_t c = 0; c < nl; c++) {
+            for (int64_t c = c0; c < c1; c++) {
                 long double lr = fr * tl[2 * c] - fi * tl[2 * c + 1];
                 long double li = fr * tl[2 * c + 1] + fi * tl[2 * c];
                 long double sr, si;
@@ -87,7 +89,7 @@ static void *work(void *arg) {
             continue;
         }
         double e2 = 0, most = 0;
-        for (int64_t c = 0; c < nl; c++) {
+        for (int64_t c = c0; c < c1; c++) {
             double re = j->prec == 4 ? xf[2 * c] : xd[2 * c];
             double im = j->prec == 4 ? xf[2 * c + 1] : xd[2 * c + 1];
             double d2 = re * re + im * im;
@@ -122,9 +124,8 @@ static void run_all(int check, int prec, int rank, const int64_t *n, int64_t how
     job jobs[256];
     pthread_t th[256];
     for (int t = 0; t < threads; t++) {
-        int64_t rows = total / n[rank - 1];
         jobs[t] = (job){prec, rank, check, n, {tw[0], tw[1], tw[2]}, a,
-                        rows * t / threads, rows * (t + 1) / threads, m, (double)per, 0, 0};
+                        total * t / threads, total * (t + 1) / threads, m, (double)per, 0, 0};
         if (pthread_create(&th[t], NULL, work, &jobs[t])) {
             fprintf(stderr, "hfft-huge: cannot start a thread\n");
             exit(1);
