@@ -241,9 +241,10 @@ static int test(hfft__mpi_run *x, hfft__mpi_phase *ph) {
 typedef struct worker {
     hfft__mpi_run *x;
     hfft__mpi_work_fn fn;
-    int group, status;
+    int group, status, threaded;
     double seconds;
     char message[512];
+    pthread_t tid;
     _Atomic int done;
 } worker;
 
@@ -258,22 +259,25 @@ static void *work(void *arg) {
     return NULL;
 }
 
-void hfft__mpi_drive(hfft__mpi_run *x, hfft__mpi_phase *ph, hfft__mpi_work_fn fn, int group,
-                     int all) {
-    worker w = {.x = x, .fn = fn, .group = group};
-    pthread_t tid;
-    int threaded = 0;
-    if (fn && !x->status) {
-        /* the worker needs no MPI; without a thread it runs here, and MPI waits */
-        threaded = x->pending > 0 && pthread_create(&tid, NULL, work, &w) == 0;
-        if (!threaded)
-            work(&w);
-    } else {
-        atomic_store(&w.done, 1);
+/* fn(x, group) on a worker thread where there is something to do beside it (overlap), here
+   otherwise; nothing after a failure. */
+static void start(worker *w, hfft__mpi_run *x, hfft__mpi_work_fn fn, int group, int overlap) {
+    *w = (worker){.x = x, .fn = fn, .group = group};
+    if (!fn || x->status) {
+        atomic_store(&w->done, 1);
+        return;
     }
+    /* the worker needs no MPI; without a thread it runs here, and MPI waits */
+    w->threaded = overlap && pthread_create(&w->tid, NULL, work, w) == 0;
+    if (!w->threaded)
+        work(w);
+}
+
+/* Tests the requests in flight until w is done and, with all, every request completed. */
+static void finish(worker *w, hfft__mpi_run *x, hfft__mpi_phase *ph, int all) {
     double idle = -1.0;
     for (;;) {
-        int done = atomic_load(&w.done);
+        int done = atomic_load(&w->done);
         if (done && idle < 0)
             idle = hfft__mpi_now();
         int progress = x->pending > 0 && test(x, ph);
@@ -284,11 +288,33 @@ void hfft__mpi_drive(hfft__mpi_run *x, hfft__mpi_phase *ph, hfft__mpi_work_fn fn
             nanosleep(&ts, NULL);
         }
     }
-    if (idle >= 0)
-        x->exchange += hfft__mpi_now() - idle;
-    if (threaded)
-        pthread_join(tid, NULL);
-    x->compute += w.seconds;
-    if (w.status && !x->status)
-        record(x, hfft__mpi_fail(w.status, "%s", w.message));
+    x->exchange += hfft__mpi_now() - idle;
+    if (w->threaded)
+        pthread_join(w->tid, NULL);
+    x->compute += w->seconds;
+    if (w->status && !x->status)
+        record(x, hfft__mpi_fail(w->status, "%s", w->message));
+}
+
+void hfft__mpi_drive(hfft__mpi_run *x, hfft__mpi_phase *ph, hfft__mpi_work_fn fn, int group,
+                     int all) {
+    worker w;
+    start(&w, x, fn, group, x->pending > 0);
+    finish(&w, x, ph, all);
+}
+
+void hfft__mpi_pipeline(hfft__mpi_run *x, hfft__mpi_phase *ph, hfft__mpi_work_fn fn, int groups,
+                        void *src) {
+    for (int g = 0; g < groups; g++) {
+        worker w;
+        start(&w, x, fn, g, x->pending > 0 || g > 0);
+        if (g > 0) /* the previous group's sends and copies, beside this group's transform */
+            hfft__mpi_post_sends(x, ph, g - 1, src);
+        finish(&w, x, ph, 0);
+    }
+    if (groups > 0)
+        hfft__mpi_post_sends(x, ph, groups - 1, src);
+    worker none;
+    start(&none, x, NULL, 0, 0);
+    finish(&none, x, ph, 1);
 }

@@ -57,24 +57,42 @@ typedef struct tjob {
     int to_t;
 } tjob;
 
-/* Rows [lo, hi) of the n0 x c block.  2D (rest 1) moves one element per column, tile by
-   tile so that both sides stay in cache; higher ranks move runs of up to `rest`. */
+/* One complex element of either precision, copied as a whole. */
+typedef struct c8 {
+    uint64_t v;
+} c8;
+typedef struct c16 {
+    uint64_t v[2];
+} c16;
+
+/* 2D (rest 1): one element per column, tile by tile so that both sides stay in cache. */
+#define TILES_2D(T)                                              \
+    for (int64_t ib = lo; ib < hi; ib += TILE) {                 \
+        int64_t ie = ib + TILE < hi ? ib + TILE : hi;            \
+        for (int64_t mb = 0; mb < j->c; mb += TILE) {            \
+            int64_t me = mb + TILE < j->c ? mb + TILE : j->c;    \
+            for (int64_t i = ib; i < ie; i++) {                  \
+                T *w = (T *)j->w + i * j->c, *t = (T *)j->t + i; \
+                for (int64_t m = mb; m < me; m++) {              \
+                    if (j->to_t)                                 \
+                        t[(j->m0 + m) * j->n0] = w[m];           \
+                    else                                         \
+                        w[m] = t[(j->m0 + m) * j->n0];           \
+                }                                                \
+            }                                                    \
+        }                                                        \
+    }
+
+/* Rows [lo, hi) of the n0 x c block; higher ranks move runs of up to `rest` elements. */
 static void transpose_rows(void *ctx, int64_t lo, int64_t hi) {
     const tjob *j = ctx;
     size_t e = j->esize;
+    if (j->rest == 1 && e == sizeof(c8)) {
+        TILES_2D(c8)
+        return;
+    }
     if (j->rest == 1) {
-        for (int64_t ib = lo; ib < hi; ib += TILE) {
-            int64_t ie = ib + TILE < hi ? ib + TILE : hi;
-            for (int64_t mb = 0; mb < j->c; mb += TILE) {
-                int64_t me = mb + TILE < j->c ? mb + TILE : j->c;
-                for (int64_t i = ib; i < ie; i++) {
-                    char *wp = j->w + (size_t)(i * j->c + mb) * e;
-                    char *tp = j->t + (size_t)((j->m0 + mb) * j->n0 + i) * e;
-                    for (int64_t m = mb; m < me; m++, wp += e, tp += (size_t)j->n0 * e)
-                        memcpy(j->to_t ? tp : wp, j->to_t ? wp : tp, e);
-                }
-            }
-        }
+        TILES_2D(c16)
         return;
     }
     for (int64_t i = lo; i < hi; i++) {

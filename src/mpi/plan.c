@@ -5,8 +5,8 @@
  * ranks that own its columns (the n0 x (n1 n2 ... howmany) view cut into
  * column blocks), which transform dimension 0 group by group while the
  * second transpose brings each group back to the ranks that own its rows
- * (TRANSPOSED_OUT: a local transpose instead).  TRANSPOSED_IN starts from the
- * columns.  Every step is collective in the same order on every rank, and a
+ * (TRANSPOSED_OUT: a local transpose into the output, then dimension 0 there).
+ * TRANSPOSED_IN starts from the columns.  Every step is collective in the same order on every rank, and a
  * failure anywhere is agreed on before a plan or an execute returns.
  */
 #define _GNU_SOURCE
@@ -363,7 +363,16 @@ static int make_node_plans(hfft__mpi_plan *p, const hfft_options *opts) {
         p->rows_rem = node_plan(p, rank, dims, hrank, hd, rin + off, rout + off, cpu, &o,
                                 "the last rows", &st);
     }
-    if (cc->k > 0) {
+    if (cc->k > 0 && p->t_out) {
+        /* TRANSPOSED_OUT: dimension 0 along the output's local_n1 x n0 x rest rows, after the
+           block is transposed into it (contiguous lines, where the block's are strided) */
+        int64_t nr = p->n[0] * p->rest;
+        dims[0] = (hfft_iodim){p->n[0], p->rest, p->rest};
+        hd[0] = (hfft_iodim){p->cols[me] / p->rest, nr, nr};
+        hd[1] = (hfft_iodim){p->rest, 1, 1};
+        p->cols_plan = node_plan(p, 1, dims, 1 + (p->rest > 1), hd, p->out, p->out, base, &o,
+                                 "the columns (dimension 0)", &st);
+    } else if (cc->k > 0) {
         /* dimension 0 alone is one round: streamed, it crosses the link both ways at once,
            where one trip (the planner's choice where it fits) would copy in, then out */
         unsigned cols = base | alignment(p, cc, p->n[0]);
@@ -386,7 +395,8 @@ static int make_node_plans(hfft__mpi_plan *p, const hfft_options *opts) {
 /* The scratch block: in memory that the node's ranks share where there are several (they
    copy into and out of each other's blocks), else pinned host memory. */
 static int make_scratch(hfft__mpi_plan *p, int st) {
-    int64_t bytes = p->mode == HFFT__MPI_WHOLE ? 0 : bytes_of(p, p->n[0] * p->cols[p->me]);
+    /* collective: a rank that failed already takes part, with nothing to share */
+    int64_t bytes = st || p->mode == HFFT__MPI_WHOLE ? 0 : bytes_of(p, p->n[0] * p->cols[p->me]);
     int local = 1, ok = 1, all = 0;
     MPI_Comm_size(p->node_comm, &local);
     p->win = MPI_WIN_NULL;
@@ -402,8 +412,7 @@ static int make_scratch(hfft__mpi_plan *p, int st) {
             p->win = MPI_WIN_NULL;
         /* every rank uses the shared blocks, or none does */
         MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_LAND, p->comm);
-        if (all) {
-            p->w = bytes ? base : NULL;
+        if (all && !st) {
             MPI_Win_lock_all(MPI_MODE_NOCHECK, p->win);
             MPI_Group g, gn;
             MPI_Comm_group(p->comm, &g);
@@ -423,7 +432,12 @@ static int make_scratch(hfft__mpi_plan *p, int st) {
             }
             MPI_Group_free(&g);
             MPI_Group_free(&gn);
+            p->w = bytes ? base : NULL;
             p->info.shared_ranks = local;
+            return st;
+        }
+        if (all) { /* kept until the plan, which fails, is destroyed */
+            MPI_Win_lock_all(MPI_MODE_NOCHECK, p->win);
             return st;
         }
         if (p->win != MPI_WIN_NULL)
@@ -652,20 +666,25 @@ static int work_take_input(hfft__mpi_run *x, int g) {
     return 0;
 }
 
-/* Column group j: (TRANSPOSED_IN out of place) its columns out of the transposed input,
-   dimension 0, and (TRANSPOSED_OUT) its columns into the transposed output. */
+/* Column group j: (TRANSPOSED_IN out of place) its columns out of the transposed input, then
+   dimension 0. */
 static int work_cols(hfft__mpi_run *x, int j) {
     hfft__mpi_plan *p = x->p;
     const hfft__mpi_cut *c = &p->ccut[p->me];
     int64_t lo = hfft__mpi_cut_lo(c, j), len = hfft__mpi_cut_len(c, j);
     char *w = (char *)p->w + bytes_of(p, lo * p->n[0]);
-    int threads = p->info.threads;
     if (p->t_in && !p->inplace)
-        hfft__mpi_transpose(x->in, w, p->n[0], p->rest, lo, len, p->esize, 0, threads);
-    int st = node_exec(x, j < c->k ? p->cols_plan : p->cols_rem, w, w, "the columns");
-    if (!st && p->t_out)
-        hfft__mpi_transpose(x->out, w, p->n[0], p->rest, lo, len, p->esize, 1, threads);
-    return st;
+        hfft__mpi_transpose(x->in, w, p->n[0], p->rest, lo, len, p->esize, 0, p->info.threads);
+    return node_exec(x, j < c->k ? p->cols_plan : p->cols_rem, w, w, "the columns");
+}
+
+/* TRANSPOSED_OUT: the block (one group) transposed into the output, then dimension 0 there. */
+static int work_cols_out(hfft__mpi_run *x, int j) {
+    hfft__mpi_plan *p = x->p;
+    (void)j;
+    hfft__mpi_transpose(x->out, p->w, p->n[0], p->rest, 0, p->cols[p->me], p->esize, 1,
+                        p->info.threads);
+    return node_exec(x, p->cols_plan, x->out, x->out, "the columns");
 }
 
 int hfft__mpi_plan_execute(hfft__mpi_plan *p, void *in, void *out) {
@@ -679,26 +698,18 @@ int hfft__mpi_plan_execute(hfft__mpi_plan *p, void *in, void *out) {
         hfft__mpi_drive(&x, NULL, work_whole, 0, 1);
     } else if (p->mode == HFFT__MPI_ROWS_FIRST) {
         hfft__mpi_post_recvs(&x, &p->a, p->w);
-        for (int g = 0; g < rows; g++) {
-            hfft__mpi_drive(&x, &p->a, work_rows, g, 0);
-            hfft__mpi_post_sends(&x, &p->a, g, x.out);
-        }
-        hfft__mpi_drive(&x, &p->a, NULL, 0, 1);
+        hfft__mpi_pipeline(&x, &p->a, work_rows, rows, x.out);
         if (p->win != MPI_WIN_NULL)
             MPI_Win_sync(p->win); /* the pushes of this node's ranks, announced */
     }
     if (p->mode == HFFT__MPI_ROWS_FIRST && p->t_out) {
-        for (int j = 0; j < cols; j++)
-            hfft__mpi_drive(&x, NULL, work_cols, j, 1);
+        if (cols > 0)
+            hfft__mpi_drive(&x, NULL, work_cols_out, 0, 1);
     } else if (p->mode != HFFT__MPI_WHOLE) {
         if (p->t_in && p->inplace) /* the rows that arrive overwrite the input */
             hfft__mpi_drive(&x, NULL, work_take_input, 0, 1);
         hfft__mpi_post_recvs(&x, &p->c, x.out);
-        for (int j = 0; j < cols; j++) {
-            hfft__mpi_drive(&x, &p->c, work_cols, j, 0);
-            hfft__mpi_post_sends(&x, &p->c, j, p->w);
-        }
-        hfft__mpi_drive(&x, &p->c, NULL, 0, 1);
+        hfft__mpi_pipeline(&x, &p->c, work_cols, cols, p->w);
         if (p->mode == HFFT__MPI_COLS_FIRST)
             for (int g = 0; g < rows; g++)
                 hfft__mpi_drive(&x, NULL, work_rows, g, 1);

@@ -98,9 +98,14 @@ void hfft__mpi_post_recvs(hfft__mpi_run *x, hfft__mpi_phase *ph, void *dst);
    peers' blocks, or announcements that the peers may pull) and its transfer to this rank
    itself (a copy into the receive side's array). */
 void hfft__mpi_post_sends(hfft__mpi_run *x, hfft__mpi_phase *ph, int g, void *src);
-/* Runs fn(x, group) on a worker thread (where fn is given) while testing the requests in
-   flight; returns when it is done and, with all, when every request has completed. */
+/* Runs fn(x, group) (where given; on a worker thread where requests are in flight) while
+   testing the requests; returns when it is done and, with all, every request completed. */
 void hfft__mpi_drive(hfft__mpi_run *x, hfft__mpi_phase *ph, hfft__mpi_work_fn fn, int group,
                      int all);
+/* A transpose's pipeline, the receives posted: fn(x, g) for each group g on a worker thread,
+   group g's sends and copies (from src) made while group g + 1 is transformed; returns when
+   every request has completed. */
+void hfft__mpi_pipeline(hfft__mpi_run *x, hfft__mpi_phase *ph, hfft__mpi_work_fn fn, int groups,
+                        void *src);
 
 #endif
