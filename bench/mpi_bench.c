@@ -234,7 +234,7 @@ static void fill(const prob *p, void *dst, int kind, int threads, unsigned long 
 typedef struct result {
     const char *engine;
     double plan_s, med, min, share, exposed, err;
-    char note[256];
+    char note[384];
 } result;
 
 static int cmp_double(const void *a, const void *b) {
@@ -333,10 +333,10 @@ static void run_hfft_engine(const prob *p, const opts *o, void *data, int thread
         r->exposed = max_over_ranks(f.exchange_seconds / f.seconds);
         snprintf(r->note, sizeof r->note,
                  "groups %d/%d, shared %d, rows on %.24s (schedule %d), columns on %.24s (schedule "
-                 "%d), budget %.3g GiB/plan, scratch %.3g GiB",
+                 "%d, host_pinned %d), budget %.3g GiB/plan, scratch %.3g GiB",
                  f.groups[0], f.groups[1], f.shared_ranks, f.rows.device_name, f.rows.schedule,
-                 f.cols.device_name, f.cols.schedule, (double)f.device_budget / (1 << 30),
-                 (double)f.scratch_bytes / (1 << 30));
+                 f.cols.device_name, f.cols.schedule, f.cols.host_pinned,
+                 (double)f.device_budget / (1 << 30), (double)f.scratch_bytes / (1 << 30));
         if (ref) {
             fill(p, data, p->prec == 4 ? 0 : 1, threads, o->seed);
             st = run(plan);

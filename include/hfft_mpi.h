@@ -109,8 +109,9 @@ typedef struct hfft_mpi_info {
        its own arrays).  Rank 2 and up; in == out is in place; out of place keeps the input.       \
        Flags: hfft.h's (planning, placement, schedule, input) for the node plans of each rank,     \
        and HFFT_MPI_TRANSPOSED_OUT/IN.  NULL on every rank where any rank fails, each with the     \
-       same status and message (hfft_mpi_last_error).  Needs MPI initialised; hfft_mpi calls MPI   \
-       only from the calling thread (MPI_THREAD_FUNNELED suffices).  The comm is duplicated. ---- */ \
+       same status and message (hfft_mpi_last_error).  Each of in and out holds the local size's   \
+       elements.  Needs MPI initialised; hfft_mpi calls MPI from the calling thread only           \
+       (MPI_THREAD_FUNNELED suffices).  The plan keeps a duplicate of comm. ---- */                \
     HFFT_API X(mpi_plan) X(mpi_plan_dft_2d)(ptrdiff_t n0, ptrdiff_t n1, X(complex) *in,            \
                                             X(complex) *out, MPI_Comm comm, int sign,              \
                                             unsigned flags);                                       \
@@ -145,7 +146,8 @@ typedef struct hfft_mpi_info {
     /* Other arrays of the same layout, in == out exactly where the plan's were, alignment as      \
        hfft's new-array executes require. */                                                       \
     HFFT_API int X(mpi_execute_dft)(X(mpi_plan) p, X(complex) *in, X(complex) *out);               \
-    /* Not collective; accepts NULL.  Not while the plan executes. */                              \
+    /* Collective, as FFTW-MPI's (it frees the plan's communicators and shared memory); accepts   \
+       NULL (plans are NULL on every rank or on none).  Not while the plan executes. */            \
     HFFT_API void X(mpi_destroy_plan)(X(mpi_plan) p);                                              \
     HFFT_API int X(mpi_plan_info)(X(mpi_plan) p, hfft_mpi_info *info);                             \
     /* FFTW-MPI's set-up calls, for code that ports by renaming: nothing to do. */                 \
