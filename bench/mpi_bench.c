@@ -418,21 +418,21 @@ static void *reference(const prob *p, const opts *o, int threads) {
         return NULL;
     }
     unsigned flags = FFTW_ESTIMATE | (o->transposed ? FFTW_MPI_TRANSPOSED_OUT : 0);
-    if (p->prec == 4) {
-        fftw_plan_with_nthreads(threads);
-        fftw_plan pl = fftw_mpi_plan_dft(p->rnk, p->n, a, a, MPI_COMM_WORLD, FFTW_FORWARD, flags);
-        fill(p, a, 1, threads, o->seed);
-        fftw_execute(pl);
-        fftw_destroy_plan(pl);
-        fftw_plan_with_nthreads(1);
-    } else {
-        fftwl_plan_with_nthreads(threads);
-        fftwl_plan pl = fftwl_mpi_plan_dft(p->rnk, p->n, a, a, MPI_COMM_WORLD, FFTW_FORWARD, flags);
-        fill(p, a, 2, threads, o->seed);
-        fftwl_execute(pl);
-        fftwl_destroy_plan(pl);
-        fftwl_plan_with_nthreads(1);
-    }
+    /* X: fftw (double) or fftwl (long double); kind: fill's element type */
+#define REFERENCE(X, kind)                                                                       \
+    do {                                                                                         \
+        X##_plan_with_nthreads(threads);                                                         \
+        X##_plan pl = X##_mpi_plan_dft(p->rnk, p->n, a, a, MPI_COMM_WORLD, FFTW_FORWARD, flags); \
+        fill(p, a, kind, threads, o->seed);                                                      \
+        X##_execute(pl);                                                                         \
+        X##_destroy_plan(pl);                                                                    \
+        X##_plan_with_nthreads(1);                                                               \
+    } while (0)
+    if (p->prec == 4)
+        REFERENCE(fftw, 1);
+    else
+        REFERENCE(fftwl, 2);
+#undef REFERENCE
     return a;
 }
 
