@@ -33,6 +33,7 @@ static double tolerance(int prec) { return prec == 4 ? 5e-7 : 5e-16; }
 
 static int me, ranks, failures, cases, verbose;
 static const char *filter;
+static MPI_Comm comm; /* the transforms' communicator: the world, or a part of it */
 
 /* ---- a failure on any rank fails the case; rank 0 reports ---- */
 
@@ -69,10 +70,10 @@ static void *plan_many(int prec, int rnk, const ptrdiff_t *n, ptrdiff_t howmany,
                        ptrdiff_t oblock, void *in, void *out, int sign, unsigned flags,
                        const hfft_options *o) {
     if (prec == 4)
-        return hfftf_mpi_plan_many_dft_opts(rnk, n, howmany, iblock, oblock, in, out,
-                                            MPI_COMM_WORLD, sign, flags, o);
-    return hfft_mpi_plan_many_dft_opts(rnk, n, howmany, iblock, oblock, in, out, MPI_COMM_WORLD,
-                                       sign, flags, o);
+        return hfftf_mpi_plan_many_dft_opts(rnk, n, howmany, iblock, oblock, in, out, comm, sign,
+                                            flags, o);
+    return hfft_mpi_plan_many_dft_opts(rnk, n, howmany, iblock, oblock, in, out, comm, sign, flags,
+                                       o);
 }
 static int execute(int prec, void *p) {
     return prec == 4 ? hfftf_mpi_execute(p) : hfft_mpi_execute(p);
@@ -90,10 +91,9 @@ static ptrdiff_t local_size(int prec, int rnk, const ptrdiff_t *n, ptrdiff_t how
                             ptrdiff_t b1, ptrdiff_t *ln0, ptrdiff_t *s0, ptrdiff_t *ln1,
                             ptrdiff_t *s1) {
     if (prec == 4)
-        return hfftf_mpi_local_size_many_transposed(rnk, n, howmany, b0, b1, MPI_COMM_WORLD, ln0,
-                                                    s0, ln1, s1);
-    return hfft_mpi_local_size_many_transposed(rnk, n, howmany, b0, b1, MPI_COMM_WORLD, ln0, s0,
-                                               ln1, s1);
+        return hfftf_mpi_local_size_many_transposed(rnk, n, howmany, b0, b1, comm, ln0, s0, ln1,
+                                                    s1);
+    return hfft_mpi_local_size_many_transposed(rnk, n, howmany, b0, b1, comm, ln0, s0, ln1, s1);
 }
 
 static void *alloc(size_t bytes) {
@@ -206,7 +206,7 @@ static double part_error(const problem *pb, const part *pt, const void *y,
     }
     sums[0] = (double)num;
     sums[1] = (double)den;
-    MPI_Allreduce(sums, all, 2, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Allreduce(sums, all, 2, MPI_DOUBLE, MPI_SUM, comm);
     if (!(all[0] == all[0]))
         return NAN;
     return all[1] > 0 ? sqrt(all[0] / all[1]) : sqrt(all[0]);
@@ -289,32 +289,36 @@ typedef struct acase {
     int blocks;   /* 1: iblock and oblock other than the default */
     int newarray; /* 1: execute on new arrays too */
     setting set;
+    int halves; /* 1: on two communicators, the even and the odd ranks */
 } acase;
 
 static void describe(const acase *c, char *buf, size_t size) {
     int k = snprintf(buf, size, "%dd ", c->rnk);
     for (int i = 0; i < c->rnk; i++)
         k += snprintf(buf + k, size - (size_t)k, "%s%lld", i ? "x" : "", (long long)c->n[i]);
-    snprintf(buf + k, size - (size_t)k, "%s f%d %s %s%s%s%s%s%s%s", c->howmany > 1 ? " many" : "",
+    snprintf(buf + k, size - (size_t)k, "%s f%d %s %s%s%s%s%s%s%s%s", c->howmany > 1 ? " many" : "",
              c->prec * 8, c->sign < 0 ? "fwd" : "bwd", c->inplace ? "in-place" : "out-of-place",
              c->flags & T_IN ? " T_IN" : "", c->flags & T_OUT ? " T_OUT" : "",
              c->blocks ? " blocks" : "", c->newarray ? " new-arrays" : "",
              c->set.groups ? " groups" : "",
-             c->set.shared && c->set.shared[0] == '0' ? " messages-only" : "");
+             c->set.shared && c->set.shared[0] == '0' ? " messages-only" : "",
+             c->halves ? " on halves of the ranks" : "");
 }
 
 static uint64_t shared_seed(void) {
     uint64_t seed = (uint64_t)(MPI_Wtime() * 1e6);
-    MPI_Bcast(&seed, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+    MPI_Bcast(&seed, 1, MPI_UINT64_T, 0, comm);
     return seed;
 }
 
 static void run_accuracy(const acase *c) {
     char name[200];
     describe(c, name, sizeof name);
-    if (!selected(name))
+    if (!selected(name) || (c->halves && ranks < 2))
         return;
     begin();
+    if (c->halves)
+        MPI_Comm_split(MPI_COMM_WORLD, me % 2, me, &comm);
     apply(&c->set);
     problem pb = make_problem(c->prec, c->rnk, c->n, c->howmany);
     ptrdiff_t iblock = 0, oblock = 0;
@@ -371,6 +375,9 @@ static void run_accuracy(const acase *c) {
     }
     char detail[64];
     snprintf(detail, sizeof detail, "err %.2g", err > err2 ? err : err2);
+    if (c->halves)
+        MPI_Comm_free(&comm);
+    comm = MPI_COMM_WORLD;
     end(name, detail);
     apply(NULL);
     free(keep);
@@ -647,6 +654,10 @@ static void run_all(void) {
         {4, 3, {5, 6, 7}, 1, HFFT_BACKWARD, 1, T_IN | T_OUT},
         {8, 2, {20, 18}, 1, HFFT_FORWARD, 1, T_OUT, 1},
         {8, 2, {20, 18}, 1, HFFT_FORWARD, 0, T_IN, 1, 0, groups},
+        {4, 2, {12, 10}, 3, HFFT_FORWARD, 0, T_OUT},
+        {8, 3, {6, 5, 4}, 2, HFFT_BACKWARD, 1, T_IN, 0, 0, groups},
+        {8, 2, {21, 19}, 1, HFFT_FORWARD, 0, 0, 0, 1, groups, 1},
+        {4, 3, {7, 6, 5}, 1, HFFT_BACKWARD, 1, T_OUT, 0, 0, {0}, 1},
     };
     for (size_t i = 0; i < sizeof list / sizeof list[0]; i++)
         run_accuracy(&list[i]);
@@ -665,6 +676,7 @@ int main(int argc, char **argv) {
     MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+    comm = MPI_COMM_WORLD;
     const char *device = "none";
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--device") && i + 1 < argc)
