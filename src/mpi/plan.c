@@ -1,0 +1,768 @@
+/*
+ * plan.c: the distributed plan.  Slabs, FFTW-MPI's layout: a rank holds rows
+ * of dimension 0.  Rows first: its node plan transforms the local dimensions
+ * of its rows, group by group; the first transpose sends each group to the
+ * ranks that own its columns (the n0 x (n1 n2 ... howmany) view cut into
+ * column blocks), which transform dimension 0 group by group while the
+ * second transpose brings each group back to the ranks that own its rows
+ * (TRANSPOSED_OUT: a local transpose into the output, then dimension 0 there).
+ * TRANSPOSED_IN starts from the columns.  Every step is collective in the same order on every rank, and a
+ * failure anywhere is agreed on before a plan or an execute returns.
+ */
+#define _GNU_SOURCE
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "src/mpi/plan.h"
+
+#if defined(__has_include)
+#if __has_include(<mpi-ext.h>)
+#include <mpi-ext.h>
+#endif
+#endif
+
+#define TAG_ROWS_TO_COLS 0x4840
+#define TAG_COLS_TO_ROWS 0x4850
+#define PLACEMENT (HFFT_CPU_ONLY | HFFT_GPU_ONLY | HFFT_HYBRID)
+#define SCHEDULE (HFFT_SCHEDULE_PLAIN | HFFT_SCHEDULE_RADIX2)
+#define TRANSPOSED (HFFT_TRANSPOSED_IN | HFFT_TRANSPOSED_OUT)
+
+static int64_t bytes_of(const hfft__mpi_plan *p, int64_t elems) {
+    return elems * (int64_t)p->esize;
+}
+
+/* ---- agreeing on the arguments ---- */
+
+enum {
+    ARG_RANK,
+    ARG_N,
+    ARG_HOWMANY = ARG_N + HFFT_MAX_RANK,
+    ARG_IBLOCK,
+    ARG_OBLOCK,
+    ARG_SIGN,
+    ARG_FLAGS,
+    ARG_PREC,
+    ARG_GROUPS,
+    ARG_MESSAGE,
+    ARG_SHARED,
+    NARGS
+};
+
+static const char *arg_name(int i, char *buf, size_t size) {
+    static const char *names[NARGS - ARG_HOWMANY] = {
+        "howmany",   "iblock",          "oblock",           "sign",           "flags",
+        "precision", "HFFT_MPI_GROUPS", "HFFT_MPI_MESSAGE", "HFFT_MPI_SHARED"};
+    if (i == ARG_RANK)
+        return "rank";
+    if (i < ARG_HOWMANY) {
+        snprintf(buf, size, "n[%d]", i - ARG_N);
+        return buf;
+    }
+    return names[i - ARG_HOWMANY];
+}
+
+/*
+ * One reduction tells every rank whether some rank failed its own checks, and whether the
+ * arguments every rank must share are the same everywhere; then the first failing rank's
+ * message, or the first mismatch, becomes every rank's error.
+ */
+static int agree_args(MPI_Comm comm, int ranks, int me, int st, const int64_t *args) {
+    int64_t v[2 * NARGS + 1], r[2 * NARGS + 1];
+    v[0] = st ? me : ranks;
+    for (int i = 0; i < NARGS; i++) {
+        v[1 + i] = args[i];
+        v[1 + NARGS + i] = -args[i];
+    }
+    int rc = MPI_Allreduce(v, r, 2 * NARGS + 1, MPI_INT64_T, MPI_MIN, comm);
+    if (rc != MPI_SUCCESS)
+        return hfft__mpi_fail_mpi(rc, "MPI_Allreduce (checking the arguments)");
+    if (r[0] < ranks)
+        return hfft__mpi_agree(comm, st);
+    for (int i = 0; i < NARGS; i++) {
+        if (r[1 + i] != -r[1 + NARGS + i]) {
+            char buf[16];
+            return hfft__mpi_fail(HFFT_ERR_INVALID_ARGUMENT,
+                                  "%s differs between ranks (%lld on some, %lld on others): "
+                                  "every rank must plan the same transform",
+                                  arg_name(i, buf, sizeof buf), (long long)r[1 + i],
+                                  (long long)-r[1 + NARGS + i]);
+        }
+    }
+    return 0;
+}
+
+/* ---- layout ---- */
+
+static int layout(hfft__mpi_plan *p, int64_t iblock, int64_t oblock) {
+    int R = p->ranks;
+    int64_t *a = calloc((size_t)R * 6, sizeof *a);
+    p->rcut = calloc((size_t)R, sizeof *p->rcut);
+    p->ccut = calloc((size_t)R, sizeof *p->ccut);
+    p->wpeer = calloc((size_t)R, sizeof *p->wpeer);
+    p->local = calloc((size_t)R, sizeof *p->local);
+    if (!a || !p->rcut || !p->ccut || !p->wpeer || !p->local) {
+        free(a);
+        return hfft__mpi_fail(HFFT_ERR_HOST_MEMORY, "plan layout: out of memory");
+    }
+    p->row0_in = a;
+    p->rows_in = a + R;
+    p->row0_out = a + 2 * R;
+    p->rows_out = a + 3 * R;
+    p->col0 = a + 4 * R;
+    p->cols = a + 5 * R;
+    int64_t n0 = p->n[0], n1 = p->n[1];
+    int64_t bi = hfft__mpi_block_size(p->t_in ? n1 : n0, iblock, R);
+    int64_t bo = hfft__mpi_block_size(p->t_out ? n1 : n0, oblock, R);
+    int64_t bc = hfft__mpi_block_size(p->rowlen, 0, R);
+    for (int r = 0; r < R; r++) {
+        if (!p->t_in) {
+            p->rows_in[r] = hfft__mpi_block_n(n0, bi, r);
+            p->row0_in[r] = hfft__mpi_block_start(n0, bi, r);
+        }
+        if (!p->t_out) {
+            p->rows_out[r] = hfft__mpi_block_n(n0, bo, r);
+            p->row0_out[r] = hfft__mpi_block_start(n0, bo, r);
+        }
+        if (p->t_in || p->t_out) {
+            /* the columns are whole rows of dimension 1 of the transposed layout */
+            int64_t b1 = p->t_in ? bi : bo;
+            p->cols[r] = hfft__mpi_block_n(n1, b1, r) * p->rest;
+            p->col0[r] = hfft__mpi_block_start(n1, b1, r) * p->rest;
+        } else {
+            p->cols[r] = hfft__mpi_block_n(p->rowlen, bc, r);
+            p->col0[r] = hfft__mpi_block_start(p->rowlen, bc, r);
+        }
+        if (p->mode == HFFT__MPI_ROWS_FIRST) {
+            p->rcut[r] = hfft__mpi_cut_make(p->rows_in[r], bytes_of(p, p->rowlen), R, &p->tune);
+        } else { /* the rows at the end, in one group */
+            p->rcut[r].q = p->rows_out[r];
+            p->rcut[r].k = p->rows_out[r] > 0;
+        }
+        if (p->t_out) { /* nothing to overlap after dimension 0: one group */
+            p->ccut[r].q = p->cols[r];
+            p->ccut[r].k = p->cols[r] > 0;
+        } else {
+            p->ccut[r] = hfft__mpi_cut_make(p->cols[r], bytes_of(p, n0), R, &p->tune);
+        }
+    }
+    return 0;
+}
+
+/* ---- transfers ---- */
+
+static hfft__mpi_xfer *add_xfer(hfft__mpi_side *s, int cap, int nb) {
+    hfft__mpi_xfer *x = &s->x[s->nx];
+    void *mem = calloc((size_t)nb, sizeof(int64_t) + 2 * sizeof(hfft__mpi_span));
+    if (s->nx >= cap || !mem) {
+        free(mem);
+        return NULL;
+    }
+    s->nx++;
+    x->runs.nb = nb;
+    x->runs.len = mem;
+    x->runs.src = (hfft__mpi_span *)(x->runs.len + nb);
+    x->runs.dst = x->runs.src + nb;
+    return x;
+}
+
+static int same_node(const hfft__mpi_plan *p, int peer) { return p->local[peer]; }
+
+/* Rows group g of rank r, into the column groups of rank s. */
+static int xfer_rows_to_cols(hfft__mpi_plan *p, hfft__mpi_side *side, int cap, int r, int s,
+                             int g) {
+    const hfft__mpi_cut *cs = &p->ccut[s];
+    int nb = hfft__mpi_cut_groups(cs);
+    hfft__mpi_xfer *x = add_xfer(side, cap, nb);
+    if (!x)
+        return hfft__mpi_fail(HFFT_ERR_HOST_MEMORY, "transpose transfers: out of memory");
+    int64_t lo = hfft__mpi_cut_lo(&p->rcut[r], g);
+    x->peer = r == p->me ? s : r;
+    x->group = g;
+    x->shared = same_node(p, x->peer) && x->peer != p->me;
+    x->runs.rows = hfft__mpi_cut_len(&p->rcut[r], g);
+    for (int j = 0; j < nb; j++) {
+        int64_t len = hfft__mpi_cut_len(cs, j), clo = hfft__mpi_cut_lo(cs, j);
+        x->runs.len[j] = len;
+        x->runs.src[j] = (hfft__mpi_span){lo * p->rowlen + p->col0[s] + clo, p->rowlen};
+        x->runs.dst[j] = (hfft__mpi_span){p->n[0] * clo + (p->row0_in[r] + lo) * len, len};
+    }
+    return 0;
+}
+
+/* Column group j of rank s, into the rows of rank r. */
+static int xfer_cols_to_rows(hfft__mpi_plan *p, hfft__mpi_side *side, int cap, int s, int r,
+                             int j) {
+    hfft__mpi_xfer *x = add_xfer(side, cap, 1);
+    if (!x)
+        return hfft__mpi_fail(HFFT_ERR_HOST_MEMORY, "transpose transfers: out of memory");
+    int64_t len = hfft__mpi_cut_len(&p->ccut[s], j), clo = hfft__mpi_cut_lo(&p->ccut[s], j);
+    x->peer = s == p->me ? r : s;
+    x->group = j;
+    x->shared = same_node(p, x->peer) && x->peer != p->me;
+    x->runs.rows = p->rows_out[r];
+    x->runs.len[0] = len;
+    x->runs.src[0] = (hfft__mpi_span){p->n[0] * clo + p->row0_out[r] * len, len};
+    x->runs.dst[0] = (hfft__mpi_span){p->col0[s] + clo, p->rowlen};
+    return 0;
+}
+
+static int alloc_side(hfft__mpi_side *s, int cap) {
+    s->x = calloc(cap ? (size_t)cap : 1, sizeof *s->x);
+    return s->x ? 0 : hfft__mpi_fail(HFFT_ERR_HOST_MEMORY, "transpose transfers: out of memory");
+}
+
+typedef int (*xfer_fn)(hfft__mpi_plan *p, hfft__mpi_side *side, int cap, int from, int to,
+                       int group);
+
+/* The transfers of one transpose: every rank sends each of its groups (cut[rank]) to every
+   rank that wants some (want[rank] > 0), group by group, to the peers in a rotation that
+   starts at itself, so that not every rank sends to the same peer at once. */
+static int build_phase(hfft__mpi_plan *p, hfft__mpi_phase *ph, const hfft__mpi_cut *cut,
+                       const int64_t *want, xfer_fn make) {
+    int R = p->ranks, me = p->me, gm = hfft__mpi_cut_groups(&cut[me]), cap_in = 0;
+    for (int r = 0; r < R && want[me] > 0; r++)
+        cap_in += hfft__mpi_cut_groups(&cut[r]);
+    int st = alloc_side(&ph->out, gm * R);
+    if (!st)
+        st = alloc_side(&ph->in, cap_in);
+    for (int g = 0; g < gm && !st; g++)
+        for (int k = 0; k < R && !st; k++)
+            if (want[(me + k) % R] > 0)
+                st = make(p, &ph->out, gm * R, me, (me + k) % R, g);
+    for (int r = 0; r < R && want[me] > 0 && !st; r++)
+        for (int g = 0; g < hfft__mpi_cut_groups(&cut[r]) && !st; g++)
+            st = make(p, &ph->in, cap_in, r, me, g);
+    return st ? st : hfft__mpi_phase_build(p, ph);
+}
+
+/* ---- node resources ---- */
+
+/* The CPU threads of each rank where none were asked for: the cores of this rank's
+   binding, or the node's cores shared among its ranks where they are not bound. */
+static int default_threads(MPI_Comm node_comm) {
+    int local = 1;
+    MPI_Comm_size(node_comm, &local);
+    long online = sysconf(_SC_NPROCESSORS_ONLN);
+    if (online < 1)
+        online = 1;
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) < online)
+        return CPU_COUNT(&set) > 0 ? CPU_COUNT(&set) : 1;
+    return online / local > 0 ? (int)(online / local) : 1;
+}
+
+/* This rank's device budget: the caller's, or what a small probe plan is given (free device
+   memory less hfft's margins); 0 where no device would be used. */
+static int64_t device_budget(const hfft__mpi_node *node, unsigned flags, const hfft_options *o) {
+    if (flags & HFFT_CPU_ONLY)
+        return 0;
+    if (o->device_memory > 0)
+        return o->device_memory;
+    int64_t budget = 0;
+    void *buf = hfft_malloc(4096);
+    hfft_iodim d = {256 * 8 / node->prec, 1, 1};
+    void *probe = buf ? node->plan_guru(1, &d, 0, NULL, buf, buf, HFFT_FORWARD,
+                                        HFFT_ESTIMATE | (flags & HFFT_GPU_ONLY), o)
+                      : NULL;
+    hfft_info info;
+    if (probe && node->info(probe, &info) == 0 && info.device != HFFT_DEVICE_NONE)
+        budget = info.device_budget;
+    if (probe)
+        node->destroy(probe);
+    hfft_free(buf);
+    return budget;
+}
+
+static void *node_plan(hfft__mpi_plan *p, int rank, const hfft_iodim *dims, int hrank,
+                       const hfft_iodim *hdims, void *in, void *out, unsigned flags,
+                       const hfft_options *o, const char *what, int *st) {
+    if (*st)
+        return NULL;
+    void *plan = p->node->plan_guru(rank, dims, hrank, hdims, in, out, p->sign, flags, o);
+    if (!plan)
+        *st = hfft__mpi_fail(hfft_last_error(), "the node plan of %s: %s", what,
+                             hfft_last_error_message());
+    return plan;
+}
+
+/* Dimensions 1.. of q rows, the howmany transforms interleaved. */
+static int rows_dims(const hfft__mpi_plan *p, int64_t q, hfft_iodim *dims, hfft_iodim *hd,
+                     int *hrank) {
+    int64_t st = p->howmany;
+    for (int j = p->rnk - 1; j >= 1; j--) {
+        dims[j - 1] = (hfft_iodim){p->n[j], st, st};
+        st *= p->n[j];
+    }
+    hd[0] = (hfft_iodim){q, p->rowlen, p->rowlen};
+    *hrank = 1;
+    if (p->howmany > 1)
+        hd[(*hrank)++] = (hfft_iodim){p->howmany, 1, 1};
+    return p->rnk - 1;
+}
+
+/* A group's offset that breaks 64-byte alignment needs HFFT_UNALIGNED for the new-array
+   executes of the groups after the first. */
+static unsigned alignment(const hfft__mpi_plan *p, const hfft__mpi_cut *c, int64_t unit) {
+    for (int g = 1; g < c->k; g++)
+        if (bytes_of(p, g * c->q * unit) % 64)
+            return HFFT_UNALIGNED;
+    return 0;
+}
+
+static int make_node_plans(hfft__mpi_plan *p, const hfft_options *opts) {
+    hfft_options o;
+    if (opts)
+        o = *opts;
+    else
+        hfft_options_init(&o);
+    const char *env_threads = getenv("HFFT_THREADS");
+    if (o.threads <= 0 && !(env_threads && *env_threads))
+        o.threads = default_threads(p->node_comm);
+    p->info.threads = o.threads > 0 ? o.threads : atoi(env_threads);
+    if (p->info.threads < 1)
+        p->info.threads = 1;
+
+    unsigned base = p->flags & ~TRANSPOSED;
+    unsigned cpu = (base & ~(PLACEMENT | SCHEDULE)) | HFFT_CPU_ONLY;
+    int me = p->me, st = 0;
+    const hfft__mpi_cut *rc = &p->rcut[me], *cc = &p->ccut[me];
+    hfft_iodim dims[HFFT_MAX_RANK], hd[2];
+    int hrank, rank;
+    if (p->mode == HFFT__MPI_WHOLE) {
+        int64_t s = p->howmany;
+        for (int j = p->rnk - 1; j >= 0; j--) {
+            dims[j] = (hfft_iodim){p->n[j], s, s};
+            s *= p->n[j];
+        }
+        hd[0] = (hfft_iodim){p->howmany, 1, 1};
+        p->whole = node_plan(p, p->rnk, dims, p->howmany > 1, hd, p->in, p->out, base, &o,
+                             "the whole array", &st);
+        return st;
+    }
+    /* the device plans share this rank's budget */
+    int devices = (rc->k > 0) + (cc->k > 0);
+    int64_t budget = devices ? device_budget(p->node, base, &o) : 0;
+    if (budget > 0) {
+        o.device_memory = budget / devices;
+        p->info.device_budget = o.device_memory;
+    }
+    char *rin = p->mode == HFFT__MPI_ROWS_FIRST ? p->in : p->out, *rout = p->out;
+    if (rc->k > 0) {
+        rank = rows_dims(p, rc->q, dims, hd, &hrank);
+        p->rows_plan =
+            node_plan(p, rank, dims, hrank, hd, rin, rout, base | alignment(p, rc, p->rowlen), &o,
+                      "the rows (dimensions 1 and up)", &st);
+    }
+    if (rc->rem > 0) {
+        int64_t off = bytes_of(p, rc->k * rc->q * p->rowlen);
+        rank = rows_dims(p, rc->rem, dims, hd, &hrank);
+        p->rows_rem = node_plan(p, rank, dims, hrank, hd, rin + off, rout + off, cpu, &o,
+                                "the last rows", &st);
+    }
+    if (cc->k > 0 && p->t_out) {
+        /* TRANSPOSED_OUT: dimension 0 along the output's local_n1 x n0 x rest rows, after the
+           block is transposed into it (contiguous lines, where the block's are strided) */
+        int64_t nr = p->n[0] * p->rest;
+        dims[0] = (hfft_iodim){p->n[0], p->rest, p->rest};
+        hd[0] = (hfft_iodim){p->cols[me] / p->rest, nr, nr};
+        hd[1] = (hfft_iodim){p->rest, 1, 1};
+        p->cols_plan = node_plan(p, 1, dims, 1 + (p->rest > 1), hd, p->out, p->out, base, &o,
+                                 "the columns (dimension 0)", &st);
+    } else if (cc->k > 0) {
+        /* dimension 0 alone is one round: streamed, it crosses the link both ways at once,
+           where one trip (the planner's choice where it fits) would copy in, then out */
+        unsigned cols = base | alignment(p, cc, p->n[0]);
+        if (!(cols & (SCHEDULE | HFFT_CPU_ONLY)))
+            cols |= HFFT_SCHEDULE_PLAIN;
+        dims[0] = (hfft_iodim){p->n[0], cc->q, cc->q};
+        hd[0] = (hfft_iodim){cc->q, 1, 1};
+        p->cols_plan =
+            node_plan(p, 1, dims, 1, hd, p->w, p->w, cols, &o, "the columns (dimension 0)", &st);
+    }
+    if (cc->rem > 0) {
+        char *w = (char *)p->w + bytes_of(p, cc->k * cc->q * p->n[0]);
+        dims[0] = (hfft_iodim){p->n[0], cc->rem, cc->rem};
+        hd[0] = (hfft_iodim){cc->rem, 1, 1};
+        p->cols_rem = node_plan(p, 1, dims, 1, hd, w, w, cpu, &o, "the last columns", &st);
+    }
+    return st;
+}
+
+/* The scratch block: in memory that the node's ranks share where there are several (they
+   copy into and out of each other's blocks), else pinned host memory. */
+static int make_scratch(hfft__mpi_plan *p, int st) {
+    /* collective: a rank that failed already takes part, with nothing to share */
+    int64_t bytes = st || p->mode == HFFT__MPI_WHOLE ? 0 : bytes_of(p, p->n[0] * p->cols[p->me]);
+    int local = 1, ok = 1, all = 0;
+    MPI_Comm_size(p->node_comm, &local);
+    p->win = MPI_WIN_NULL;
+    if (local > 1 && p->tune.shared && p->mode != HFFT__MPI_WHOLE) {
+        MPI_Info info;
+        MPI_Info_create(&info);
+        MPI_Info_set(info, "alloc_shared_noncontig", "true");
+        void *base = NULL;
+        ok = MPI_Win_allocate_shared((MPI_Aint)bytes, (int)p->esize, info, p->node_comm, &base,
+                                     &p->win) == MPI_SUCCESS;
+        MPI_Info_free(&info);
+        if (!ok)
+            p->win = MPI_WIN_NULL;
+        /* every rank uses the shared blocks, or none does */
+        MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_LAND, p->comm);
+        if (all && !st) {
+            MPI_Win_lock_all(MPI_MODE_NOCHECK, p->win);
+            MPI_Group g, gn;
+            MPI_Comm_group(p->comm, &g);
+            MPI_Comm_group(p->node_comm, &gn);
+            for (int r = 0; r < p->ranks; r++) {
+                int nr = MPI_UNDEFINED;
+                MPI_Group_translate_ranks(g, 1, &r, gn, &nr);
+                MPI_Aint size = 0;
+                int unit = 0;
+                void *peer = NULL;
+                if (nr == MPI_UNDEFINED)
+                    continue;
+                p->local[r] = 1;
+                if (MPI_Win_shared_query(p->win, nr, &size, &unit, &peer) == MPI_SUCCESS &&
+                    size > 0)
+                    p->wpeer[r] = peer;
+            }
+            MPI_Group_free(&g);
+            MPI_Group_free(&gn);
+            p->w = bytes ? base : NULL;
+            p->info.shared_ranks = local;
+            return st;
+        }
+        if (all) { /* kept until the plan, which fails, is destroyed */
+            MPI_Win_lock_all(MPI_MODE_NOCHECK, p->win);
+            return st;
+        }
+        if (p->win != MPI_WIN_NULL)
+            MPI_Win_free(&p->win);
+    }
+    if (bytes > 0 && !st) {
+        p->w = hfft_malloc((size_t)bytes);
+        if (!p->w)
+            st = hfft__mpi_fail(HFFT_ERR_HOST_MEMORY, "scratch of %lld bytes: out of memory",
+                                (long long)bytes);
+    }
+    return st;
+}
+
+/* Elements the input and output arrays of this rank must hold: rows first, the output array
+   takes the transformed rows of the input slab too. */
+static void array_needs(const hfft__mpi_plan *p, int64_t *in, int64_t *out) {
+    int64_t slab_in = p->rows_in[p->me] * p->rowlen, slab_out = p->rows_out[p->me] * p->rowlen;
+    int64_t block = p->n[0] * p->cols[p->me];
+    *in = p->t_in ? block : slab_in;
+    *out = p->t_in ? slab_out : p->t_out ? block : slab_out;
+    if (!p->t_in && slab_in > *out)
+        *out = slab_in;
+}
+
+static int check_arrays(const hfft__mpi_plan *p, const void *in, const void *out, int inplace) {
+    int64_t ni, no;
+    array_needs(p, &ni, &no);
+    if ((ni > 0 && !in) || (no > 0 && !out))
+        return hfft__mpi_fail(
+            HFFT_ERR_INVALID_ARGUMENT, "%s array: NULL where this rank holds %lld elements",
+            ni > 0 && !in ? "input" : "output", (long long)(ni > 0 && !in ? ni : no));
+    if (inplace >= 0 && (in == out) != inplace)
+        return hfft__mpi_fail(HFFT_ERR_INVALID_ARGUMENT,
+                              "in == out must hold exactly where it held for the plan's arrays");
+    const char *a = in, *b = out;
+    if (a != b && a && b && a < b + bytes_of(p, no) && b < a + bytes_of(p, ni))
+        return hfft__mpi_fail(HFFT_ERR_INVALID_ARGUMENT,
+                              "the input and output arrays overlap (in place is in == out)");
+    return 0;
+}
+
+static void fill_info(hfft__mpi_plan *p) {
+    hfft_mpi_info *f = &p->info;
+    int me = p->me;
+    f->ranks = p->ranks;
+    f->rank = me;
+    f->transposed_in = !!(p->flags & HFFT_TRANSPOSED_IN);
+    f->transposed_out = !!(p->flags & HFFT_TRANSPOSED_OUT);
+    f->whole = p->mode == HFFT__MPI_WHOLE;
+    int both = f->transposed_in && f->transposed_out;
+    f->local_n0 = both ? 0 : p->t_in ? p->rows_out[me] : p->rows_in[me];
+    f->local_0_start = both ? 0 : p->t_in ? p->row0_out[me] : p->row0_in[me];
+    if (both) {
+        f->local_n1 = p->rows_in[me];
+        f->local_1_start = p->row0_in[me];
+    } else if (p->t_in || p->t_out) {
+        f->local_n1 = p->cols[me] / p->rest;
+        f->local_1_start = p->col0[me] / p->rest;
+    }
+    if (p->mode != HFFT__MPI_WHOLE) {
+        f->columns = p->cols[me];
+        f->column_start = p->col0[me];
+        f->groups[0] = hfft__mpi_cut_groups(&p->rcut[me]);
+        f->groups[1] = hfft__mpi_cut_groups(&p->ccut[me]);
+        f->scratch_bytes = bytes_of(p, p->n[0] * p->cols[me]);
+    }
+#if defined(OMPI_HAVE_MPI_EXT_CUDA) && OMPI_HAVE_MPI_EXT_CUDA
+    f->cuda_aware = MPIX_Query_cuda_support();
+#endif
+}
+
+hfft__mpi_plan *hfft__mpi_plan_create(const hfft__mpi_node *node, int rnk, const ptrdiff_t *n,
+                                      ptrdiff_t howmany, ptrdiff_t iblock, ptrdiff_t oblock,
+                                      void *in, void *out, MPI_Comm comm, int sign, unsigned flags,
+                                      const hfft_options *opts) {
+    int init = 0, fin = 0, ranks = 1, me = 0;
+    MPI_Initialized(&init);
+    MPI_Finalized(&fin);
+    if (!init || fin) {
+        hfft__mpi_fail(HFFT_ERR_INVALID_ARGUMENT, "MPI is not initialised");
+        return NULL;
+    }
+    if (comm == MPI_COMM_NULL) {
+        hfft__mpi_fail(HFFT_ERR_INVALID_ARGUMENT, "communicator: MPI_COMM_NULL");
+        return NULL;
+    }
+    MPI_Comm_size(comm, &ranks);
+    MPI_Comm_rank(comm, &me);
+
+    /* 1. each rank's own checks, and the arguments all must share: one agreement */
+    hfft__mpi_plan *p = calloc(1, sizeof *p);
+    int t_in = !!(flags & HFFT_TRANSPOSED_IN), t_out = !!(flags & HFFT_TRANSPOSED_OUT);
+    int st = p ? 0 : hfft__mpi_fail(HFFT_ERR_HOST_MEMORY, "plan: out of memory");
+    if (!st)
+        st = hfft__mpi_check_sizes(rnk, n, howmany, iblock, t_in, oblock, t_out, ranks);
+    if (!st && sign != HFFT_FORWARD && sign != HFFT_BACKWARD)
+        st = hfft__mpi_fail(HFFT_ERR_INVALID_ARGUMENT, "sign %d: HFFT_FORWARD or HFFT_BACKWARD",
+                            sign);
+    if (!st)
+        st = hfft__mpi_tune_read(&p->tune);
+    int64_t args[NARGS] = {0};
+    args[ARG_RANK] = rnk;
+    for (int i = 0; n && i < rnk && i < HFFT_MAX_RANK; i++)
+        args[ARG_N + i] = n[i];
+    args[ARG_HOWMANY] = howmany;
+    args[ARG_IBLOCK] = iblock;
+    args[ARG_OBLOCK] = oblock;
+    args[ARG_SIGN] = sign;
+    args[ARG_FLAGS] = flags;
+    args[ARG_PREC] = node->prec;
+    if (p) {
+        args[ARG_GROUPS] = p->tune.groups;
+        args[ARG_MESSAGE] = p->tune.max_message;
+        args[ARG_SHARED] = p->tune.shared;
+    }
+    if (agree_args(comm, ranks, me, st, args)) {
+        free(p);
+        return NULL;
+    }
+
+    /* 2. the plan: collective steps on every rank in the same order, local failures kept
+       in st until the last agreement */
+    p->node = node;
+    p->ranks = ranks;
+    p->me = me;
+    p->rnk = rnk;
+    for (int i = 0; i < rnk; i++)
+        p->n[i] = n[i];
+    p->t_in = t_in;
+    p->t_out = t_out;
+    if (t_in && t_out) { /* both transposed: the transform of the n1 x n0 x ... array */
+        p->n[0] = n[1];
+        p->n[1] = n[0];
+        p->t_in = p->t_out = 0;
+    }
+    p->howmany = howmany;
+    p->sign = sign;
+    p->flags = flags;
+    p->esize = 2 * (size_t)node->prec;
+    p->in = in;
+    p->out = out;
+    p->inplace = in == out;
+    p->rest = howmany;
+    for (int i = 2; i < rnk; i++)
+        p->rest *= p->n[i];
+    p->rowlen = p->n[1] * p->rest;
+    p->mode = ranks == 1 && !p->t_in && !p->t_out ? HFFT__MPI_WHOLE
+              : p->t_in                           ? HFFT__MPI_COLS_FIRST
+                                                  : HFFT__MPI_ROWS_FIRST;
+    p->win = MPI_WIN_NULL;
+    p->comm = p->node_comm = MPI_COMM_NULL;
+    p->cplx = MPI_DATATYPE_NULL;
+    int rc = MPI_Comm_dup(comm, &p->comm);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Comm_set_errhandler(p->comm, MPI_ERRORS_RETURN);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Comm_split_type(p->comm, MPI_COMM_TYPE_SHARED, me, MPI_INFO_NULL, &p->node_comm);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Type_contiguous(2, node->prec == 4 ? MPI_FLOAT : MPI_DOUBLE, &p->cplx);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Type_commit(&p->cplx);
+    if (rc != MPI_SUCCESS) { /* a communicator that fails here fails every rank */
+        hfft__mpi_fail_mpi(rc, "setting up the plan's communicators");
+        hfft__mpi_plan_destroy(p);
+        return NULL;
+    }
+    st = layout(p, iblock, oblock);
+    if (!st)
+        st = check_arrays(p, in, out, -1);
+    st = make_scratch(p, st);
+    p->a.tag = TAG_ROWS_TO_COLS;
+    p->c.tag = TAG_COLS_TO_ROWS;
+    p->c.pull = 1; /* the rows' owners copy from the columns' shared blocks */
+    if (!st && p->mode == HFFT__MPI_ROWS_FIRST)
+        st = build_phase(p, &p->a, p->rcut, p->cols, xfer_rows_to_cols);
+    if (!st && (p->mode == HFFT__MPI_COLS_FIRST || (p->mode == HFFT__MPI_ROWS_FIRST && !p->t_out)))
+        st = build_phase(p, &p->c, p->ccut, p->rows_out, xfer_cols_to_rows);
+    if (!st && p->nreq > 0) {
+        p->req = malloc(sizeof *p->req * (size_t)p->nreq);
+        p->act = malloc(sizeof *p->act * 2 * (size_t)p->nreq);
+        if (!p->req || !p->act)
+            st = hfft__mpi_fail(HFFT_ERR_HOST_MEMORY, "requests: out of memory");
+    }
+    if (!st)
+        st = make_node_plans(p, opts);
+    if (!st)
+        fill_info(p);
+    if (hfft__mpi_agree(p->comm, st)) {
+        hfft__mpi_plan_destroy(p);
+        return NULL;
+    }
+    return p;
+}
+
+/* ---- execute ---- */
+
+static int node_exec(hfft__mpi_run *x, void *plan, void *in, void *out, const char *what) {
+    int st = x->p->node->execute_dft(plan, in, out);
+    return st ? hfft__mpi_fail(st, "the node plan of %s: %s", what, hfft_last_error_message()) : 0;
+}
+
+static int work_whole(hfft__mpi_run *x, int g) {
+    (void)g;
+    return node_exec(x, x->p->whole, x->in, x->out, "the whole array");
+}
+
+static int work_rows(hfft__mpi_run *x, int g) {
+    hfft__mpi_plan *p = x->p;
+    const hfft__mpi_cut *c = &p->rcut[p->me];
+    int64_t off = bytes_of(p, hfft__mpi_cut_lo(c, g) * p->rowlen);
+    char *src = p->mode == HFFT__MPI_ROWS_FIRST ? x->in : x->out;
+    return node_exec(x, g < c->k ? p->rows_plan : p->rows_rem, src + off, x->out + off, "the rows");
+}
+
+/* TRANSPOSED_IN in place: the whole input into the block before any row can arrive. */
+static int work_take_input(hfft__mpi_run *x, int g) {
+    hfft__mpi_plan *p = x->p;
+    const hfft__mpi_cut *c = &p->ccut[p->me];
+    (void)g;
+    for (int j = 0; j < hfft__mpi_cut_groups(c); j++) {
+        int64_t lo = hfft__mpi_cut_lo(c, j);
+        hfft__mpi_transpose(x->in, (char *)p->w + bytes_of(p, lo * p->n[0]), p->n[0], p->rest, lo,
+                            hfft__mpi_cut_len(c, j), p->esize, 0, p->info.threads);
+    }
+    return 0;
+}
+
+/* Column group j: (TRANSPOSED_IN out of place) its columns out of the transposed input, then
+   dimension 0. */
+static int work_cols(hfft__mpi_run *x, int j) {
+    hfft__mpi_plan *p = x->p;
+    const hfft__mpi_cut *c = &p->ccut[p->me];
+    int64_t lo = hfft__mpi_cut_lo(c, j), len = hfft__mpi_cut_len(c, j);
+    char *w = (char *)p->w + bytes_of(p, lo * p->n[0]);
+    if (p->t_in && !p->inplace)
+        hfft__mpi_transpose(x->in, w, p->n[0], p->rest, lo, len, p->esize, 0, p->info.threads);
+    return node_exec(x, j < c->k ? p->cols_plan : p->cols_rem, w, w, "the columns");
+}
+
+/* TRANSPOSED_OUT: the block (one group) transposed into the output, then dimension 0 there. */
+static int work_cols_out(hfft__mpi_run *x, int j) {
+    hfft__mpi_plan *p = x->p;
+    (void)j;
+    hfft__mpi_transpose(x->out, p->w, p->n[0], p->rest, 0, p->cols[p->me], p->esize, 1,
+                        p->info.threads);
+    return node_exec(x, p->cols_plan, x->out, x->out, "the columns");
+}
+
+int hfft__mpi_plan_execute(hfft__mpi_plan *p, void *in, void *out) {
+    hfft__mpi_run x = {.p = p, .in = in, .out = out};
+    if (hfft__mpi_agree(p->comm, check_arrays(p, in, out, p->inplace)))
+        return hfft_mpi_last_error();
+    double t0 = hfft__mpi_now();
+    int me = p->me;
+    int rows = hfft__mpi_cut_groups(&p->rcut[me]), cols = hfft__mpi_cut_groups(&p->ccut[me]);
+    if (p->mode == HFFT__MPI_WHOLE) {
+        hfft__mpi_drive(&x, NULL, work_whole, 0, 1);
+    } else if (p->mode == HFFT__MPI_ROWS_FIRST) {
+        hfft__mpi_post_recvs(&x, &p->a, p->w);
+        hfft__mpi_pipeline(&x, &p->a, work_rows, rows, x.out);
+        if (p->win != MPI_WIN_NULL)
+            MPI_Win_sync(p->win); /* the pushes of this node's ranks, announced */
+    }
+    if (p->mode == HFFT__MPI_ROWS_FIRST && p->t_out) {
+        if (cols > 0)
+            hfft__mpi_drive(&x, NULL, work_cols_out, 0, 1);
+    } else if (p->mode != HFFT__MPI_WHOLE) {
+        if (p->t_in && p->inplace) /* the rows that arrive overwrite the input */
+            hfft__mpi_drive(&x, NULL, work_take_input, 0, 1);
+        hfft__mpi_post_recvs(&x, &p->c, x.out);
+        hfft__mpi_pipeline(&x, &p->c, work_cols, cols, p->w);
+        if (p->mode == HFFT__MPI_COLS_FIRST)
+            for (int g = 0; g < rows; g++)
+                hfft__mpi_drive(&x, NULL, work_rows, g, 1);
+    }
+    p->info.seconds = hfft__mpi_now() - t0;
+    p->info.compute_seconds = x.compute;
+    p->info.mpi_seconds = x.mpi;
+    p->info.exchange_seconds = x.exchange;
+    p->info.sent_bytes = x.sent;
+    return hfft__mpi_agree(p->comm, x.status);
+}
+
+int hfft__mpi_plan_run(hfft__mpi_plan *p) { return hfft__mpi_plan_execute(p, p->in, p->out); }
+
+void hfft__mpi_plan_destroy(hfft__mpi_plan *p) {
+    if (!p)
+        return;
+    void *plans[5] = {p->rows_plan, p->rows_rem, p->cols_plan, p->cols_rem, p->whole};
+    for (int i = 0; i < 5; i++)
+        if (plans[i])
+            p->node->destroy(plans[i]);
+    hfft__mpi_phase_free(&p->a);
+    hfft__mpi_phase_free(&p->c);
+    if (p->win != MPI_WIN_NULL) {
+        MPI_Win_unlock_all(p->win);
+        MPI_Win_free(&p->win);
+    } else {
+        hfft_free(p->w);
+    }
+    if (p->cplx != MPI_DATATYPE_NULL)
+        MPI_Type_free(&p->cplx);
+    if (p->node_comm != MPI_COMM_NULL)
+        MPI_Comm_free(&p->node_comm);
+    if (p->comm != MPI_COMM_NULL)
+        MPI_Comm_free(&p->comm);
+    free(p->row0_in);
+    free(p->rcut);
+    free(p->ccut);
+    free(p->wpeer);
+    free(p->local);
+    free(p->req);
+    free(p->act);
+    free(p);
+}
+
+int hfft__mpi_plan_info(const hfft__mpi_plan *p, hfft_mpi_info *info) {
+    *info = p->info;
+    memset(&info->rows, 0, sizeof info->rows);
+    memset(&info->cols, 0, sizeof info->cols);
+    void *rows = p->whole ? p->whole : p->rows_plan;
+    if (rows)
+        p->node->info(rows, &info->rows);
+    if (p->cols_plan)
+        p->node->info(p->cols_plan, &info->cols);
+    return 0;
+}
