@@ -85,14 +85,24 @@ for set in "$@"; do
             --reps 3 --verify 1d:1073741824:f32
         ;;
     cards)
-        run cards --mode gpu --devices 0,1 --baselines cufftxt-copy-exec-copy --reps 3 --verify \
-            2d:32768x32768:f32
         run cards --mode gpu --devices 0,1 --baselines cufftxt-copy-exec-copy --reps 3 \
-            --timeline "$out/cards-2d-32g.png" 2d:65536x65536:f32
+            --timeline "$out/cards.png" 2d:32768x32768:f32 2d:65536x65536:f32
         run cards --mode gpu --devices 0,1 --baselines cufftxt-copy-exec-copy --reps 3 \
             3d:1024x2048x2048:f32 2d:32768x65536:f64 3d:1024x1024x2048:f64
         run cards --mode gpu --devices 0 --baselines none --reps 3 \
             2d:65536x65536:f32 3d:1024x2048x2048:f32
+        ;;
+    mpi)
+        # two ranks, a card each, against FFTW-MPI with 16 threads per rank
+        echo "+ mpirun -np 2 hfft-mpi-bench --threads 16 2d:32768x32768:f32 2d:65536x65536:f32" \
+            >>"$out/mpi.log"
+        OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpirun --allow-run-as-root \
+            -np 2 --bind-to none bench/mpi-gpu-bind.sh build/bench/hfft-mpi-bench --threads 16 \
+            --reps 3 --fftw-reps 2 --csv "$out/mpi.csv" 2d:32768x32768:f32 2d:65536x65536:f32 \
+            >>"$out/mpi.log" 2>&1
+        echo "  (exit $?)" >>"$out/mpi.log"
+        cat "$out/mpi.log"
+        continue
         ;;
     cards-big)
         huge cards-big --devices 0,1 --reps 2 2d:163840x163840:f32
