@@ -335,7 +335,11 @@ typedef struct hfft_info {
        in == out exactly where the plan's were, and the plan's arrays' alignment modulo 64 bytes   \
        (any alignment with HFFT_UNALIGNED).  Each takes the plan kind it names.  A plan that uses  \
        the GPU registers a new array on first use (kept for the 8 most recently used arrays,      \
-       until the plan is destroyed; hfft_info.pin_seconds, pinned_bytes) or stages it. */         \
+       until the plan is destroyed; hfft_info.pin_seconds, pinned_bytes) or stages it.  Such an   \
+       array must stay allocated while the plan lives (a registration outlives a free, and an     \
+       array allocated later at the same address would be copied from the old pages): arrays      \
+       freed earlier come from hfft_malloc (pinned already: nothing registered), or the plan is   \
+       made with HFFT_PINNING=stage. */                                                           \
     HFFT_API int X(execute_dft)(X(plan) p, X(complex) *in, X(complex) *out);                       \
     HFFT_API int X(execute_split_dft)(X(plan) p, R *ri, R *ii, R *ro, R *io);                      \
     HFFT_API int X(execute_dft_r2c)(X(plan) p, R *in, X(complex) *out);                            \

@@ -150,18 +150,19 @@ Test(gpu, automatic_placement) {
     cr_assert_eq(info.placement, 1);
 }
 
-/* Automatic placement sends a problem the GPU engine cannot take (a 1D line far
-   longer than any pass) to the CPU; asked for explicitly, the same is an error. */
+/* Automatic placement sends a problem the GPU engine cannot take (a 1D line of
+   prime length, which no four-step cut splits, far longer than any pass) to the
+   CPU; asked for explicitly, the same is an error. */
 Test(gpu, automatic_fallback_to_cpu) {
     require_cuda();
     setenv("HFFT_DEVICE_MEMORY", "1MiB", 1);
-    tu_case c = {4, 1, {1 << 22}, 0, HFFT_FORWARD, 0, NULL, 1};
+    tu_case c = {4, 1, {4194301}, 0, HFFT_FORWARD, 0, NULL, 1};
     hfft_info info;
     run_case(&c, &info);
     cr_assert_eq(info.device, HFFT_DEVICE_NONE, "device %d", info.device);
     cr_assert_eq(info.placement, 0);
     cr_assert_str_eq(info.device_name, "none", "a CPU plan names device '%s'", info.device_name);
-    int64_t n[1] = {1 << 22};
+    int64_t n[1] = {4194301};
     void *a = tu_alloc((size_t)n[0] * 8);
     hfftf_plan p = hfftf_plan_dft(1, n, a, a, HFFT_FORWARD, HFFT_GPU_ONLY, NULL);
     if (p)
@@ -505,10 +506,14 @@ Test(gpu, long_lines_four_step) {
                 tu_case c = {prec, 1, {n}, inplace, HFFT_FORWARD, HFFT_GPU_ONLY, &o};
                 hfft_info info;
                 run_case(&c, &info);
-                cr_assert(info.split[0] * info.split[1] == n && info.split[1] > 1,
-                          "n %lld: split %lldx%lld", (long long)n, (long long)info.split[0],
-                          (long long)info.split[1]);
-                cr_assert_eq(info.schedule == 3, b == 1);
+                /* longer than the budget: cut four-step; where it fits, cut (one trip
+                   over the card) or whole (one pass) as the planner finds */
+                if (b == 0 || info.split[0])
+                    cr_assert(info.split[0] * info.split[1] == n && info.split[1] > 1,
+                              "n %lld: split %lldx%lld", (long long)n, (long long)info.split[0],
+                              (long long)info.split[1]);
+                if (b == 0)
+                    cr_assert_neq(info.schedule, 3);
             }
         /* a batch of long lines, out of place, with the input as the array between rounds */
         hfft_options o = cuda(bytes / 4);
@@ -529,25 +534,31 @@ Test(gpu, new_arrays) {
     void *a = tu_alloc(bytes), *b = tu_alloc(bytes);
     hfftf_plan p = hfftf_plan_dft(2, n, a, b, HFFT_FORWARD, HFFT_GPU_ONLY, &o);
     cr_assert(p, "%s", hfft_last_error_message());
+    /* The plan keeps new arrays registered until it is destroyed: they stay allocated
+       until then (hfft.h), and are freed after the plan. */
+    void *x[10], *y[10];
     for (int k = 0; k < 10; k++) {
-        void *x = tu_alloc(bytes), *y = tu_alloc(bytes);
-        hfft_ref_fill(4, x, total, tu_seed());
-        void *orig = tu_dup(x, bytes);
-        tu_poison(y, bytes);
-        cr_assert_eq(hfftf_execute_dft(p, x, y), 0, "new arrays %d: %s", k,
+        x[k] = tu_alloc(bytes);
+        y[k] = tu_alloc(bytes);
+        hfft_ref_fill(4, x[k], total, tu_seed());
+        void *orig = tu_dup(x[k], bytes);
+        tu_poison(y[k], bytes);
+        cr_assert_eq(hfftf_execute_dft(p, x[k], y[k]), 0, "new arrays %d: %s", k,
                      hfft_last_error_message());
-        cr_assert(memcmp(x, orig, bytes) == 0);
-        double e = hfft_ref_error(4, 2, n, orig, y, HFFT_FORWARD, 1);
+        cr_assert(memcmp(x[k], orig, bytes) == 0);
+        double e = hfft_ref_error(4, 2, n, orig, y[k], HFFT_FORWARD, 1);
         cr_assert(e < TU_TOL_F, "new arrays %d: error %g", k, e);
         tu_free(orig);
-        tu_free(x);
-        tu_free(y);
     }
     hfft_info info;
     hfftf_plan_info(p, &info);
     cr_assert_leq(info.pinned_bytes, (int64_t)(8 * bytes), "%lld bytes kept registered",
                   (long long)info.pinned_bytes);
     hfftf_destroy_plan(p);
+    for (int k = 0; k < 10; k++) {
+        tu_free(x[k]);
+        tu_free(y[k]);
+    }
     tu_free(a);
     tu_free(b);
 }
