@@ -18,6 +18,7 @@
 #define RADIX2_SLOTS 4 /* two buffer sets of two halves */
 #define MIN_PASSES 4 /* automatic passes: at least this many in the largest round */
 #define WIDE_ROW 65536 /* strided rows this wide copy at the link's rate */
+#define CONTIG_PASS_MAX ((size_t)2 << 30) /* contiguous-only problems: passes at most */
 
 /* Sizes one round for slot capacity cap: kind, pass size and cuFFT plans. */
 static int plan_round(hfft__gpu *g, srd *r, int want, size_t cap, size_t *work, int *nwork) {
@@ -86,6 +87,15 @@ static size_t pick_capacity(const hfft__gpu_req *req, int64_t budget, size_t es,
     size_t cap = req->pass_bytes > 0 ? (size_t)req->pass_bytes : total / MIN_PASSES;
     if (req->pass_bytes <= 0 && cap < (4u << 20))
         cap = 4u << 20;
+    /* Contiguous rounds gain nothing from passes beyond a few GiB (their copies are
+       whole rows at any size), and very large ones copy slower both ways at once
+       (measured: a 64 GiB batch in 17 GiB passes at 80% of the duplex bound on an
+       H100; an 8 GiB batch in 2 GiB passes at 95% on an H200). */
+    int strided = 0;
+    for (int h = 0; h < req->nrounds; h++)
+        strided |= hfft__round_strided(&req->rounds[h]);
+    if (req->pass_bytes <= 0 && !strided && cap > CONTIG_PASS_MAX)
+        cap = CONTIG_PASS_MAX;
     if (cap > (size_t)budget / (size_t)nslot)
         cap = (size_t)budget / (size_t)nslot;
     return cap & ~(size_t)255;
