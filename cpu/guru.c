@@ -5,12 +5,12 @@
  * where the rounds of exec.c take dense arrays only.  Written once, compiled
  * per precision (HFFT_SINGLE selects float).
  */
-#include <fftw3.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cpu/cpu.h"
+#include "cpu/fftw_bind.h" /* FFTW through a private table, never by name */
 #include "src/core/status.h"
 
 #ifdef HFFT_SINGLE
@@ -43,6 +43,7 @@ static unsigned fftw_flags(unsigned f) {
 int XI(whole_plan)(const hfft__problem *pb, void *const in[2], void *const out[2],
                    unsigned flags, int nthreads, hfft__whole **res) {
     *res = NULL;
+    HFFT__TRY(hfft__fftw_bind());
     FFTW(iodim64) d[HFFT__MAX_DIMS], h[HFFT__MAX_DIMS];
     for (int k = 0; k < pb->rank; k++)
         d[k] = (FFTW(iodim64)){pb->dims[k].n, pb->dims[k].is, pb->dims[k].os};

@@ -4,12 +4,12 @@
  * by the CPU executor and by the emulated device.  FFTW's planner is not
  * thread safe, so planning holds one lock shared by both precisions.
  */
-#include <fftw3.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cpu/cpu.h"
+#include "cpu/fftw_bind.h" /* FFTW through a private table, never by name */
 #include "src/core/status.h"
 
 #ifdef HFFT_SINGLE
@@ -34,6 +34,7 @@ struct hfft__lines {
 
 int XI(lines_plan)(const hfft__lines_desc *d, hfft__lines **out) {
     *out = NULL;
+    HFFT__TRY(hfft__fftw_bind());
     FFTW(iodim64) dims[3], howmany;
     int rank = d->rank;
     /* Each side's rows: the last dimension's n, or (real kinds) the given row pitch. */
