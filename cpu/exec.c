@@ -4,10 +4,11 @@
  * pool with single-threaded FFTW plans.  Strided columns go through tiles: a
  * few neighbouring columns gathered into a per-thread buffer sized to the
  * cache, each column contiguous there, transformed as a row round's lines
- * are, and scattered back with streaming stores.  Planes larger than a core's
- * cache are transformed by all threads together, rows and then column tiles,
- * a plane or two at a time, so that the column pass finds the plane in the
- * shared cache.  MEASURE plans on scratch and never touches user data.
+ * are, and scattered back with streaming stores.  Planes are transformed by
+ * all threads together, rows and then column tiles, a plane or two at a time,
+ * so that the column pass finds the plane in the shared cache (FFTW's own
+ * batched 2D plans measured several times slower, even on planes that fit a
+ * core's cache).  MEASURE plans on scratch and never touches user data.
  */
 #include <sched.h>
 #include <stdatomic.h>
@@ -26,7 +27,6 @@ enum { MODE_TILE, MODE_STRIDED, MODE_CONTIG, MODE_PLANE };
                                   lines, as the adjacent-line prefetcher fetches them */
 #define ROW_MAX 1024           /* and at most: wider rows only grow the buffer */
 #define COLUMN_MAX (4u << 20)  /* longer columns are transformed where they lie */
-#define PLANE_CACHED (1u << 20) /* planes up to this are transformed whole by FFTW */
 #define PLANE_ROWS (512u << 10) /* bytes of a plane's rows per job */
 #define LINES_BYTES (1u << 20) /* bytes of contiguous lines per job */
 #define RUN 1024               /* bytes of each row a job's run of tiles covers */
@@ -175,8 +175,8 @@ static int plan_round(hfft__cpu *c, cpu_round *cr, int measure, void *in, void *
         d.plan_out = cr->inplace ? in : out;
         return hfft__lines_plan(&d, &cr->plan);
     }
-    if (r->rank == 2 && (size_t)r->L * es > PLANE_CACHED) {
-        /* Large planes: all threads on one or two planes at a time, rows first. */
+    if (r->rank == 2) {
+        /* Planes: all threads on one or two planes at a time, rows first. */
         cr->mode = MODE_PLANE;
         int64_t rows = r->n2[0], cols = r->n2[1];
         int64_t blk = (int64_t)(PLANE_ROWS / ((size_t)cols * es));
@@ -197,7 +197,7 @@ static int plan_round(hfft__cpu *c, cpu_round *cr, int measure, void *in, void *
         d.idist = d.odist = cols;
         return plan_lines(c, cr, &d, blk, in, out);
     }
-    /* Contiguous lines or small planes: blocks of whole lines, in place or into dst. */
+    /* Contiguous lines: blocks of whole lines, in place or into dst. */
     cr->mode = MODE_CONTIG;
     int64_t line_bytes = r->L * (int64_t)es;
     int64_t blk = (int64_t)LINES_BYTES / (line_bytes > 0 ? line_bytes : 1);
@@ -206,13 +206,7 @@ static int plan_round(hfft__cpu *c, cpu_round *cr, int measure, void *in, void *
     if (blk * threads * 4 > r->no)
         blk = r->no / (threads * 4) > 0 ? r->no / (threads * 4) : 1;
     cr->blk = blk;
-    d.rank = r->rank;
-    if (r->rank == 1) {
-        d.n[0] = r->L;
-    } else {
-        d.n[0] = r->n2[0];
-        d.n[1] = r->n2[1];
-    }
+    d.n[0] = r->L;
     d.idist = d.odist = r->dout;
     return plan_lines(c, cr, &d, blk, in, out);
 }

@@ -572,8 +572,9 @@ static void cpu_range(int prec, hfft__round r, int64_t u0, int64_t u1, int threa
 /* Ranges that start and end inside tiles, as a hybrid round's CPU share does:
    long columns (tiles taken several to a job, the last one short; rows of
    whole cache lines, scattered with streaming stores, and rows that are
-   not), columns in outer blocks, contiguous lines, and planes larger than a
-   core's cache (rows, then column tiles, by all threads together). */
+   not), columns in outer blocks, contiguous lines, and planes small and
+   larger than a core's cache (rows, then column tiles, by all threads
+   together). */
 Test(internals, cpu_runs_only_its_range) {
     for (int inplace = 0; inplace < 2; inplace++) {
         for (int threads = 1; threads <= 3; threads++) {
@@ -589,6 +590,8 @@ Test(internals, cpu_runs_only_its_range) {
             cpu_range(4, planes, 1, 4, threads, inplace);
             hfft__round planes8 = {2, 300 * 520, {300, 520}, 1, 1, 3, 300 * 520};
             cpu_range(8, planes8, 0, 2, threads, inplace);
+            hfft__round small = {2, 13 * 48, {13, 48}, 1, 1, 9, 13 * 48};
+            cpu_range(threads == 3 ? 8 : 4, small, 2, 7, threads, inplace);
         }
     }
 }
@@ -739,10 +742,12 @@ Test(internals, wisdom_round_trip) {
     q.predicted[0] = 1e-3;
     q.predicted[1] = 2e-3;
     cr_assert_eq(hfft__wisdom_add(w, &q), 0);
+    w->host_bw = 1.25e11;
     cr_assert_eq(hfft__wisdom_write(path, w), 0, "%s", hfft_last_error_message());
     hfft__wisdom *back = calloc(1, sizeof *back);
     cr_assert_eq(hfft__wisdom_read(path, back), 0, "%s", hfft_last_error_message());
     cr_assert_str_eq(back->signature, w->signature);
+    cr_assert_eq(back->host_bw, 1.25e11);
     cr_assert_eq(back->nprob, 1);
     cr_assert_not_null(hfft__wisdom_find(back, 4, 2, q.n, 0, 8192));
     cr_assert_null(hfft__wisdom_find(back, 4, 2, q.n, 1, 8192));
@@ -810,6 +815,7 @@ Test(internals, wisdom_parser) {
          "slots=0 pass=0 schedule=2\n", NULL},
         {"hfft-wisdom 1\nsignature s\nlink h2d=1e10 d2h=1e10 duplex=2e10 rows=1024:0.5,4096:0.9\n",
          NULL},
+        {"hfft-wisdom 1\nsignature s\nhost bw=1.4e11\n", NULL},
         {"", "header"},
         {"hfft-wisdom 2\nsignature s\n", ":1"},
         {"hfft-wisdom 1\n", "signature"},
@@ -824,6 +830,11 @@ Test(internals, wisdom_parser) {
         {"hfft-wisdom 1\nsignature s\nproblem prec=4 n=4x4x4x4\n", ":3"},
         {"hfft-wisdom 1\nsignature s\nlink h2d=1e10\n", ":3"},
         {"hfft-wisdom 1\nsignature s\nwhatever\n", ":3"},
+        {"hfft-wisdom 1\nsignature s\nhost\n", ":3"},
+        {"hfft-wisdom 1\nsignature s\nhost bw=0\n", ":3"},
+        {"hfft-wisdom 1\nsignature s\nhost bw=1e11 x=1\n", ":3"},
+        {"hfft-wisdom 1\nsignature s\nhost copy=1e11\n", ":3"},
+        {"hfft-wisdom 1\nsignature s\nhost bw=1e11\nhost bw=1e11\n", ":4"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         int st = hfft__wisdom_parse(cases[i].text, "test.wisdom", w);
