@@ -26,6 +26,7 @@ enum { MODE_TILE, MODE_STRIDED, MODE_CONTIG, MODE_PLANE };
 #define ROW_MIN 128            /* bytes a tile takes from each row at least: a pair of cache
                                   lines, as the adjacent-line prefetcher fetches them */
 #define ROW_MAX 1024           /* and at most: wider rows only grow the buffer */
+#define TILE_MAX (4u << 20)    /* never a larger buffer: long columns take fewer at a time */
 #define COLUMN_MAX (4u << 20)  /* longer columns are transformed where they lie */
 #define PLANE_ROWS (512u << 10) /* bytes of a plane's rows per job */
 #define LINES_BYTES (1u << 20) /* bytes of contiguous lines per job */
@@ -94,7 +95,11 @@ static int plan_tile(hfft__cpu *c, tile *t, int64_t L, int64_t pitch, int64_t ni
         B = (int64_t)(ROW_MAX / es);
     if (B < (int64_t)(ROW_MIN / es))
         B = (int64_t)(ROW_MIN / es);
-    B -= B % per_line;
+    if (B > (int64_t)(TILE_MAX / ((size_t)t->ld * es)))
+        B = (int64_t)(TILE_MAX / ((size_t)t->ld * es));
+    if (B > per_line)
+        B -= B % per_line;
+    B = B < 1 ? 1 : B;
     t->B = B < ni ? B : ni;
     size_t need = 2 * (size_t)(t->B * t->ld) * es + (size_t)(STEP * t->B) * es;
     if (need > c->buf_bytes)

@@ -570,7 +570,8 @@ static void cpu_range(int prec, hfft__round r, int64_t u0, int64_t u1, int threa
 }
 
 /* Ranges that start and end inside tiles, as a hybrid round's CPU share does:
-   long columns (tiles taken several to a job, the last one short; rows of
+   long columns (tiles taken several to a job, the last one short; a column
+   of megabytes, one to a tile; rows of
    whole cache lines, scattered with streaming stores, and rows that are
    not), columns in outer blocks, contiguous lines, and planes small and
    larger than a core's cache (rows, then column tiles, by all threads
@@ -582,6 +583,8 @@ Test(internals, cpu_runs_only_its_range) {
             cpu_range(4, cols, 37, 291, threads, inplace);
             hfft__round cols8 = {1, 10000, {0, 0}, 150, 150, 1, 10000 * 150};
             cpu_range(8, cols8, 5, 141, threads, inplace);
+            hfft__round longest = {1, 300000, {0, 0}, 5, 5, 1, 300000 * 5};
+            cpu_range(threads == 2 ? 8 : 4, longest, 1, 4, threads, inplace);
             hfft__round y = {1, 40, {0, 0}, 24, 24, 5, 40 * 24};
             cpu_range(threads == 2 ? 8 : 4, y, 3, 21, threads, inplace);
             hfft__round rows = {1, 1000, {0, 0}, 1, 1, 50, 1000};
