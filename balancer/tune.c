@@ -285,8 +285,30 @@ static void error_text(char *s, size_t n, const cand *c, int nr) {
     }
 }
 
-static void show(const cand *c, int nr) {
-    char sh[48], pr[64] = "-", me[64], er[48];
+static double host_bw;
+
+/* Each round's CPU side, its share of the array read and written once,
+   against the host memory: "41%/63%"; "-" where the CPU had none. */
+static void memory_text(char *s, size_t n, const cand *c, double bytes, int nr) {
+    size_t o = 0;
+    int any = 0;
+    for (int h = 0; h < nr && o < n; h++) {
+        const hfft_info *i = &c->r.info;
+        double f = i->placement == 1 ? 1.0 : i->ratio[h];
+        if (f < 1.0 && i->measured_cpu[h] > 0 && host_bw > 0) {
+            o += (size_t)snprintf(s + o, n - o, "%s%.0f%%", h ? "/" : "",
+                                  100.0 * 2.0 * (1.0 - f) * bytes / i->measured_cpu[h] / host_bw);
+            any = 1;
+        } else {
+            o += (size_t)snprintf(s + o, n - o, "%s-", h ? "/" : "");
+        }
+    }
+    if (!any)
+        snprintf(s, n, "-");
+}
+
+static void show(const cand *c, int nr, double bytes) {
+    char sh[48], pr[64] = "-", me[64], er[48], mem[32];
     shares_text(sh, sizeof sh, c->ratio, nr);
     if (!c->r.ok) {
         printf("  %-26s %-19s failed\n", c->label, sh);
@@ -297,14 +319,16 @@ static void show(const cand *c, int nr) {
         rounds_text(pr, sizeof pr, c->predicted, nr);
     rounds_text(me, sizeof me, c->r.round, nr);
     error_text(er, sizeof er, c, nr);
-    printf("  %-26s %-19s %-22s %-22s %-12s %8.4f %6.2f%s\n", c->label, sh, pr, me, er,
+    memory_text(mem, sizeof mem, c, bytes, nr);
+    printf("  %-26s %-19s %-22s %-22s %-12s %-11s %8.4f %6.2f%s\n", c->label, sh, pr, me, er, mem,
            c->r.total, c->r.plan_s, c->r.stopped ? "  (lost: stopped)" : "");
     fflush(stdout);
 }
 
 static void table_head(void) {
-    printf("  %-26s %-19s %-22s %-22s %-12s %8s %6s\n", "candidate", "GPU share/round",
-           "predicted s/round", "measured s/round", "model error", "total_s", "plan_s");
+    printf("  %-26s %-19s %-22s %-22s %-12s %-11s %8s %6s\n", "candidate", "GPU share/round",
+           "predicted s/round", "measured s/round", "model error", "cpu_mem", "total_s",
+           "plan_s");
 }
 
 /* ---- tuning one problem ---- */
@@ -322,7 +346,7 @@ static cand *run(tuner *t, const cand *proto, int nreps, double give_up) {
     cand *c = &t->c[t->n++];
     *c = *proto;
     c->r = measure(t->p, t->in, t->out, c, nreps, give_up);
-    show(c, t->nr);
+    show(c, t->nr, t->bytes);
     return c;
 }
 
@@ -338,8 +362,6 @@ static void model_of(const tuner *t, const cand *gpu, const cand *cpu, int h, in
         *t_cpu = cpu->r.round[h] * cpu->r.info.threads / (double)hybrid_threads;
     m->cpu_rate = *t_cpu > 0 ? t->bytes / *t_cpu : 0.0;
 }
-
-static double host_bw;
 
 static int tune(const problem *p, int inplace, const hfft__link *link, hfft__wisdom *w,
                 summary *sum) {
@@ -408,13 +430,6 @@ static int tune(const problem *p, int inplace, const hfft__link *link, hfft__wis
     cand cp = {"CPU-only", {NONE_SHARE, NONE_SHARE, NONE_SHARE}, 0, 0, 0, HFFT_CPU_ONLY,
                {0}, {0}};
     cand *cpu = run(t, &cp, 1, 0.0);
-    if (cpu->r.ok && host_bw > 0) {
-        printf("  %-26s", "CPU rounds / host memory");
-        for (int h = 0; h < nr; h++)
-            printf(" %s%.0f%%", h ? "/ " : "", 100.0 * 2.0 * t->bytes / cpu->r.round[h] / host_bw);
-        printf("  (each round reads and writes the array once; memory %.1f GB/s)\n",
-               host_bw / 1e9);
-    }
 
     /* 3. hybrids at the model's shares, refitted after each */
     int hybrid_threads = threads > 0 ? threads : hfft__cores() - 1 > 0 ? hfft__cores() - 1 : 1;
@@ -509,6 +524,9 @@ static int tune(const problem *p, int inplace, const hfft__link *link, hfft__wis
                m[h].gpu_slow > 0 ? m[h].gpu_slow : 1.0, m[h].cpu_rate / 1e9,
                m[h].cpu_slow > 0 ? m[h].cpu_slow : 1.0);
     printf(" host memory %.1f GB/s\n", host_bw / 1e9);
+    printf("  cpu_mem: each round's CPU side (its share read and written once) against the host "
+           "memory's %.1f GB/s\n",
+           host_bw / 1e9);
     progress("%s tuned in %.1f s\n", sum->name, hfft__now() - t_problem);
 
     hfft__wisdom_problem q;
