@@ -89,14 +89,14 @@ static int plan_tile(hfft__cpu *c, tile *t, int64_t L, int64_t pitch, int64_t ni
     t->L = L;
     t->pitch = pitch;
     t->ld = padded(L, es);
-    int64_t B = (int64_t)(TILE_BYTES / ((size_t)t->ld * es));
+    int64_t B = (int64_t)(TILE_BYTES / ((size_t)L * es));
     int64_t per_line = (int64_t)(HFFT__LINE / es);
     if (B > (int64_t)(ROW_MAX / es))
         B = (int64_t)(ROW_MAX / es);
     if (B < (int64_t)(ROW_MIN / es))
         B = (int64_t)(ROW_MIN / es);
-    if (B > (int64_t)(TILE_MAX / ((size_t)t->ld * es)))
-        B = (int64_t)(TILE_MAX / ((size_t)t->ld * es));
+    if (B > (int64_t)(TILE_MAX / ((size_t)L * es)))
+        B = (int64_t)(TILE_MAX / ((size_t)L * es));
     if (B > per_line)
         B -= B % per_line;
     B = B < 1 ? 1 : B;
