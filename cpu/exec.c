@@ -3,8 +3,9 @@
  * a strided round, lines or planes of a contiguous one) on the hwloc-placed
  * pool with single-threaded FFTW plans.  Strided columns go through tiles: a
  * few neighbouring columns gathered into a per-thread buffer sized to the
- * cache, each column contiguous there, transformed as a row round's lines
- * are, and scattered back with streaming stores.  Planes are transformed by
+ * cache (rows prefetched into L2 ahead of the copies), each column contiguous
+ * there, transformed as a row round's lines are, and scattered back with
+ * streaming stores.  Planes are transformed by
  * all threads together, rows and then column tiles, a plane or two at a time,
  * so that the column pass finds the plane in the shared cache (FFTW's own
  * batched 2D plans measured several times slower, even on planes that fit a
@@ -101,7 +102,7 @@ static int plan_tile(hfft__cpu *c, tile *t, int64_t L, int64_t pitch, int64_t ni
         B -= B % per_line;
     B = B < 1 ? 1 : B;
     t->B = B < ni ? B : ni;
-    size_t need = 2 * (size_t)(t->B * t->ld) * es + (size_t)(STEP * t->B) * es;
+    size_t need = (size_t)(t->B * t->ld) * es + (size_t)(STEP * t->B) * es;
     if (need > c->buf_bytes)
         c->buf_bytes = need;
     hfft__lines_desc d;
@@ -296,97 +297,88 @@ int64_t hfft__cpu_host_bytes(const hfft__cpu *c) {
 }
 
 /* ---- tiles ----
- * A job takes a run of neighbouring tiles.  Each is gathered into a buffer
- * (column k at k * ld bytes), transformed there and scattered back; the
- * scatter of one tile and the gather of the next walk the same rows together,
- * so that each row, on a page of its own where rows are long, is visited once
- * for both and their memory accesses overlap.  The transposes copy elements
- * of es bytes, inlined for es = 8 and 16 so that each copy is one or two moves. */
+ * A job takes a run of neighbouring tiles.  Each is gathered into the
+ * thread's buffer (column k at k * ld bytes), transformed there and scattered
+ * back.  The transposes copy elements of es bytes, inlined for es = 8 and 16
+ * so that each copy is one or two moves.  (Scattering one tile while
+ * gathering the next, through two buffers, measured no faster once the
+ * gather prefetched into L2, and slower for long columns.) */
 #define INLINE static inline __attribute__((always_inline))
 
+/* Into the L2 cache (prefetcht1), not L1: a core tracks more outstanding
+   misses there, and rows pages apart are latency-bound (on the 2-core
+   development machine the gather ran 1.7 times faster so). */
 static inline void prefetch(const char *p, size_t bytes) {
     for (size_t k = 0; k < bytes; k += HFFT__LINE)
-        __builtin_prefetch(p + k);
-    __builtin_prefetch(p + bytes - 1);
+        __builtin_prefetch(p + k, 0, 2);
+    __builtin_prefetch(p + bytes - 1, 0, 2);
 }
 
-/* Rows [l0, l0 + n) of columns [0, w) from src into buf; and prefetches the
-   rows AHEAD further on, which hardware prefetchers would not. */
-INLINE void gather_rows(const char *src, size_t pitch, int64_t l0, int64_t n, int64_t L,
-                        int64_t w, char *buf, size_t ld, size_t es) {
+/* Columns [0, w) of L rows `pitch` bytes apart into buf, column k at k * ld
+   bytes, STEP rows at a time; prefetches the rows AHEAD further on, which
+   hardware prefetchers would not (they stop at page boundaries). */
+INLINE void gather(const char *src, size_t pitch, int64_t L, int64_t w, char *buf, size_t ld,
+                   size_t es) {
     size_t seg = (size_t)w * es;
-    for (int64_t l = l0 + AHEAD; l < l0 + AHEAD + n && l < L; l++)
-        prefetch(src + (size_t)l * pitch, seg);
-    const char *s = src + (size_t)l0 * pitch;
-    char *d = buf + (size_t)l0 * es;
-    for (int64_t k = 0; k < w; k++, s += es, d += ld)
-        for (int64_t l = 0; l < n; l++)
-            memcpy(d + (size_t)l * es, s + (size_t)l * pitch, es);
-}
-
-/* The reverse; with `stream`, through `stage` and out with streaming stores
-   (dst and each row's bytes are then whole cache lines). */
-INLINE void scatter_rows(char *dst, size_t pitch, int64_t l0, int64_t n, int64_t w,
-                         const char *buf, size_t ld, size_t es, char *stage, int stream) {
-    size_t seg = (size_t)w * es;
-    const char *s = buf + (size_t)l0 * es;
-    char *d = stream ? stage : dst + (size_t)l0 * pitch;
-    size_t dp = stream ? seg : pitch;
-    for (int64_t k = 0; k < w; k++, s += ld, d += es)
-        for (int64_t l = 0; l < n; l++)
-            memcpy(d + (size_t)l * dp, s + (size_t)l * es, es);
-    for (int64_t l = 0; stream && l < n; l++)
-        hfft__stream_copy(dst + (size_t)(l0 + l) * pitch, stage + (size_t)l * seg, seg);
-}
-
-/* w columns of a tile's buffer, in place. */
-static void transform(const tile *t, char *buf, int64_t w, size_t ld) {
-    if (w == t->B) {
-        hfft__lines_exec(t->plan, buf, buf);
-        return;
+    for (int64_t l0 = 0; l0 < L; l0 += STEP) {
+        int64_t n = L - l0 < STEP ? L - l0 : STEP;
+        for (int64_t l = l0 + AHEAD; l < l0 + AHEAD + n && l < L; l++)
+            prefetch(src + (size_t)l * pitch, seg);
+        const char *s = src + (size_t)l0 * pitch;
+        char *d = buf + (size_t)l0 * es;
+        for (int64_t k = 0; k < w; k++, s += es, d += ld)
+            for (int64_t l = 0; l < n; l++)
+                memcpy(d + (size_t)l * es, s + (size_t)l * pitch, es);
     }
-    for (int64_t k = 0; k < w; k++)
-        hfft__lines_exec(t->plan_one, buf + (size_t)k * ld, buf + (size_t)k * ld);
 }
 
-/* Columns [i0, i1) of a region whose column 0 is at src and dst (which may be
-   one array), in tiles aligned to multiples of B, through the two buffers. */
-INLINE void tiles(const tile *t, const char *src, char *dst, int64_t i0, int64_t i1,
-                  char *const buf[2], char *stage, int stream, size_t es) {
-    size_t pitch = (size_t)t->pitch * es, ld = (size_t)t->ld * es;
-    int64_t L = t->L, B = t->B;
-    int64_t a = i0, e = (i0 / B + 1) * B < i1 ? (i0 / B + 1) * B : i1;
-    for (int64_t l0 = 0; l0 < L; l0 += STEP)
-        gather_rows(src + (size_t)a * es, pitch, l0, L - l0 < STEP ? L - l0 : STEP, L, e - a,
-                    buf[0], ld, es);
-    for (int cur = 0;; cur = !cur) {
-        transform(t, buf[cur], e - a, ld);
-        int64_t na = e, ne = e + B < i1 ? e + B : i1;
-        char *d = dst + (size_t)a * es;
-        int s = stream && pitch % HFFT__LINE == 0 && hfft__streamable(d, (size_t)(e - a) * es);
-        for (int64_t l0 = 0; l0 < L; l0 += STEP) {
-            int64_t n = L - l0 < STEP ? L - l0 : STEP;
-            scatter_rows(d, pitch, l0, n, e - a, buf[cur], ld, es, stage, s);
-            if (na < i1)
-                gather_rows(src + (size_t)na * es, pitch, l0, n, L, ne - na, buf[!cur], ld, es);
-        }
-        if (na >= i1)
-            break;
-        a = na;
-        e = ne;
+/* The reverse; with `stream`, STEP rows at a time through `stage` and out
+   with streaming stores (dst and each row's bytes are then whole lines). */
+INLINE void scatter(char *dst, size_t pitch, int64_t L, int64_t w, const char *buf, size_t ld,
+                    size_t es, char *stage, int stream) {
+    size_t seg = (size_t)w * es;
+    for (int64_t l0 = 0; l0 < L; l0 += STEP) {
+        int64_t n = L - l0 < STEP ? L - l0 : STEP;
+        const char *s = buf + (size_t)l0 * es;
+        char *d = stream ? stage : dst + (size_t)l0 * pitch;
+        size_t dp = stream ? seg : pitch;
+        for (int64_t k = 0; k < w; k++, s += ld, d += es)
+            for (int64_t l = 0; l < n; l++)
+                memcpy(d + (size_t)l * dp, s + (size_t)l * es, es);
+        for (int64_t l = 0; stream && l < n; l++)
+            hfft__stream_copy(dst + (size_t)(l0 + l) * pitch, stage + (size_t)l * seg, seg);
     }
     if (stream)
         hfft__stream_fence();
 }
 
+/* Columns [i0, i1) of a region whose column 0 is at src and dst (which may be
+   one array), in tiles aligned to multiples of B. */
+INLINE void tiles(const tile *t, const char *src, char *dst, int64_t i0, int64_t i1, char *buf,
+                  int stream, size_t es) {
+    size_t pitch = (size_t)t->pitch * es, ld = (size_t)t->ld * es;
+    char *stage = buf + (size_t)t->B * ld;
+    for (int64_t a = i0; a < i1;) {
+        int64_t e = (a / t->B + 1) * t->B < i1 ? (a / t->B + 1) * t->B : i1, w = e - a;
+        char *d = dst + (size_t)a * es;
+        gather(src + (size_t)a * es, pitch, t->L, w, buf, ld, es);
+        if (w == t->B)
+            hfft__lines_exec(t->plan, buf, buf);
+        else
+            for (int64_t k = 0; k < w; k++)
+                hfft__lines_exec(t->plan_one, buf + (size_t)k * ld, buf + (size_t)k * ld);
+        scatter(d, pitch, t->L, w, buf, ld, es, stage,
+                stream && pitch % HFFT__LINE == 0 && hfft__streamable(d, (size_t)w * es));
+        a = e;
+    }
+}
+
 static void run_tiles(const hfft__cpu *c, const tile *t, const char *src, char *dst, int64_t i0,
                       int64_t i1, int thread, int stream) {
-    size_t half = (size_t)(t->B * t->ld) * c->es;
-    char *const buf[2] = {c->buf[thread], c->buf[thread] + half};
     if (c->es == 8)
-        tiles(t, src, dst, i0, i1, buf, buf[1] + half, stream, 8);
+        tiles(t, src, dst, i0, i1, c->buf[thread], stream, 8);
     else
-        tiles(t, src, dst, i0, i1, buf, buf[1] + half, stream, 16);
+        tiles(t, src, dst, i0, i1, c->buf[thread], stream, 16);
 }
 
 /* ---- jobs ---- */
