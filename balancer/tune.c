@@ -358,7 +358,8 @@ static void model_of(const tuner *t, const cand *gpu, const cand *cpu, int h, in
     m->bytes = t->bytes;
     m->gpu_rate = gpu->r.round[h] > 0 ? t->bytes / gpu->r.round[h] : 0.0;
     *t_cpu = 0.0;
-    if (cpu->r.ok && cpu->r.round[h] > 0 && cpu->r.info.threads > 0)
+    /* (a CPU-only plan keeps 3D planes whole, where the GPU's may split them) */
+    if (cpu->r.ok && cpu->r.info.rounds == t->nr && cpu->r.round[h] > 0 && cpu->r.info.threads > 0)
         *t_cpu = cpu->r.round[h] * cpu->r.info.threads / (double)hybrid_threads;
     m->cpu_rate = *t_cpu > 0 ? t->bytes / *t_cpu : 0.0;
 }
@@ -409,6 +410,9 @@ static int tune(const problem *p, int inplace, const hfft__link *link, hfft__wis
         free(t);
         return 1;
     }
+    /* the rounds as the planner cut them (3D planes split where one exceeds a pass) */
+    if (gpu->r.info.rounds >= 1 && gpu->r.info.rounds <= 3)
+        t->nr = sum->nr = nr = gpu->r.info.rounds;
     static const struct {
         const char *label;
         int slots, schedule;
