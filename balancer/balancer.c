@@ -65,6 +65,7 @@ static int read_wisdom(const ask *p, hfft__choice *c) {
         c->link = wd->link;
         c->have_link = 1;
     }
+    c->host_bw = wd->host_bw;
     const hfft__wisdom_problem *q =
         hfft__wisdom_find(wd, p->pb->prec, p->pb->rank, p->pb->n, p->pb->inplace, p->set->budget);
     if (q) {
@@ -90,6 +91,7 @@ static int read_wisdom(const ask *p, hfft__choice *c) {
             m.cpu_rate = q->cpu_rate[h];
             m.gpu_slow = q->gpu_slow[h];
             m.cpu_slow = q->cpu_slow[h];
+            m.host_bw = c->host_bw;
             if (m.gpu_rate <= 0)
                 continue;
             double t;
@@ -143,6 +145,7 @@ double hfft__balance_fit(const hfft__choice *c, double bytes, double t1, double 
                          double tc, hfft__round_model *m, double *predicted) {
     memset(m, 0, sizeof *m);
     m->bytes = bytes;
+    m->host_bw = c->host_bw;
     hfft__model_fit(m, t1, 0.0, f, tg, tc);
     hfft__link none;
     memset(&none, 0, sizeof none);

@@ -24,6 +24,7 @@ typedef struct hfft__choice {
     int measure;           /* probe at plan time */
     hfft__link link;
     int have_link;
+    double host_bw;        /* host memory bandwidth from wisdom (0: unknown) */
 } hfft__choice;
 
 /* The choice before any probe, for problem pb with settings set on the opened

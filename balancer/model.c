@@ -1,10 +1,15 @@
 /*
- * model.c: the cost model (see model.h).  A round with GPU share f costs
- *   GPU:  f S / g + e,    g the GPU engine's rate (link-bound, slowed by
- *         gpu_slow while the CPU works), e the pipeline's fill and drain;
- *   CPU:  (1 - f) S / c,  c the FFTW executor's rate (slowed by cpu_slow
- *         while the link runs);
- * and Time(f) = max of the two.  The best split equalises them.
+ * model.c: the cost model (see model.h).  A round of S bytes with GPU share f:
+ *   GPU:  tg = f S / g' + e, g' = g / gpu_slow the GPU engine's rate while
+ *         the CPU works (g alone, link-bound), e the pipeline's fill and drain;
+ *   CPU:  while the GPU works, c1 = min(c, (M - 2 g') / k) / cpu_slow, with
+ *         c the FFTW executor's rate alone, M the host memory bandwidth, 2 g'
+ *         the link's bytes in and out crossing it and k the CPU's bytes of
+ *         memory traffic per byte transformed; once the GPU is done, c /
+ *         cpu_slow.  tc is when the CPU's (1 - f) S are done.
+ * Time(f) = max(tg, tc).  tg rises with f and tc falls: the best split
+ * equalises them.  Without M (0), c1 = c / cpu_slow throughout: the 2013
+ * model with contention as measured slowdowns.
  */
 #include "balancer/model.h"
 
@@ -43,27 +48,53 @@ static double edge(const hfft__link *l, const hfft__round_model *r) {
     return (r->row_bytes > 0 ? r->pass_bytes : r->pass_bytes / 8.0) / b;
 }
 
+static double residual(double slow) { return slow > 0 ? slow : 1.0; }
+
+/* The GPU engine's rate while the CPU works. */
+static double gpu_rate_shared(const hfft__link *l, const hfft__round_model *r) {
+    return hfft__model_gpu_rate(l, r) / residual(r->gpu_slow);
+}
+
 double hfft__model_gpu_time(const hfft__link *l, const hfft__round_model *r, double f) {
     if (f <= 0)
         return 0.0;
-    double g = hfft__model_gpu_rate(l, r);
-    double slow = f < 1.0 && r->gpu_slow > 1.0 ? r->gpu_slow : 1.0;
+    double g = f < 1.0 ? gpu_rate_shared(l, r) : hfft__model_gpu_rate(l, r);
     /* a measured GPU rate already holds the pipeline's edges */
     double e = r->gpu_rate > 0 ? 0.0 : edge(l, r);
-    return f * r->bytes * slow / g + e;
+    return f * r->bytes / g + e;
 }
 
-double hfft__model_cpu_time(const hfft__round_model *r, double f) {
+/* The CPU's rate while the link runs at g bytes/s each way: what host memory
+   leaves it, and never less than a twentieth of its own (the copy engines
+   do not starve the cores outright). */
+static double cpu_rate_shared(const hfft__round_model *r, double g) {
+    double c = r->cpu_rate;
+    if (r->host_bw > 0) {
+        double k = r->cpu_traffic > 0 ? r->cpu_traffic : 2.0;
+        double left = (r->host_bw - 2.0 * g) / k;
+        if (left < c)
+            c = left > c / 20 ? left : c / 20;
+    }
+    return c / residual(r->cpu_slow);
+}
+
+double hfft__model_cpu_time(const hfft__link *l, const hfft__round_model *r, double f) {
     if (f >= 1.0)
         return 0.0;
     if (r->cpu_rate <= 0)
         return INFINITY;
-    double slow = f > 0 && r->cpu_slow > 1.0 ? r->cpu_slow : 1.0;
-    return (1.0 - f) * r->bytes * slow / r->cpu_rate;
+    double work = (1.0 - f) * r->bytes;
+    if (f <= 0)
+        return work / r->cpu_rate;
+    double tg = hfft__model_gpu_time(l, r, f);
+    double c1 = cpu_rate_shared(r, gpu_rate_shared(l, r));
+    if (c1 * tg >= work)
+        return work / c1;
+    return tg + (work - c1 * tg) * residual(r->cpu_slow) / r->cpu_rate;
 }
 
 double hfft__model_round_time(const hfft__link *l, const hfft__round_model *r, double f) {
-    double g = hfft__model_gpu_time(l, r, f), c = hfft__model_cpu_time(r, f);
+    double g = hfft__model_gpu_time(l, r, f), c = hfft__model_cpu_time(l, r, f);
     return g > c ? g : c;
 }
 
@@ -75,7 +106,7 @@ double hfft__model_best_share(const hfft__link *l, const hfft__round_model *r, d
     double lo = 0.0, hi = 1.0;
     for (int i = 0; i < 60; i++) {
         double m = 0.5 * (lo + hi);
-        if (hfft__model_gpu_time(l, r, m) < hfft__model_cpu_time(r, m))
+        if (hfft__model_gpu_time(l, r, m) < hfft__model_cpu_time(l, r, m))
             lo = m;
         else
             hi = m;
@@ -93,6 +124,24 @@ double hfft__model_best_share(const hfft__link *l, const hfft__round_model *r, d
     return t_gpu <= t_cpu ? 1.0 : 0.0;
 }
 
+static double clamp(double x, double lo, double hi) { return x < lo ? lo : x > hi ? hi : x; }
+
+/* Sets *x in [lo, hi] (bisected in log space) so that the CPU side of share f
+   lasts tc; its time rises with x where `rising` (a slowdown), else falls (a
+   rate). */
+static void fit(hfft__round_model *r, double *x, double lo, double hi, int rising, double tc,
+                double f) {
+    hfft__link none = {0};
+    for (int i = 0; i < 100; i++) {
+        *x = sqrt(lo * hi);
+        if ((hfft__model_cpu_time(&none, r, f) < tc) == rising)
+            lo = *x;
+        else
+            hi = *x;
+    }
+    *x = sqrt(lo * hi);
+}
+
 void hfft__model_fit(hfft__round_model *r, double t_gpu_only, double t_cpu_only, double f,
                      double tg, double tc) {
     if (t_gpu_only > 0)
@@ -101,17 +150,18 @@ void hfft__model_fit(hfft__round_model *r, double t_gpu_only, double t_cpu_only,
         r->cpu_rate = r->bytes / t_cpu_only;
     r->gpu_slow = 1.0;
     r->cpu_slow = 1.0;
-    if (f > 0 && f < 1 && tg > 0 && r->gpu_rate > 0) {
+    if (!(f > 0 && f < 1))
+        return;
+    if (tg > 0 && r->gpu_rate > 0) {
         double alone = f * r->bytes / r->gpu_rate;
-        r->gpu_slow = tg / alone > 1.0 ? tg / alone : 1.0;
+        r->gpu_slow = clamp(tg / alone, 0.5, 4.0);
     }
-    if (f > 0 && f < 1 && tc > 0) {
-        if (r->cpu_rate > 0) {
-            double alone = (1 - f) * r->bytes / r->cpu_rate;
-            r->cpu_slow = tc / alone > 1.0 ? tc / alone : 1.0;
-        } else {
-            /* no CPU-only run: take the probe's rate as the contended one */
-            r->cpu_rate = (1 - f) * r->bytes / tc;
-        }
-    }
+    if (tc <= 0)
+        return;
+    if (r->cpu_rate > 0)
+        /* the residual slowdown that makes the CPU side last tc */
+        fit(r, &r->cpu_slow, 0.25, 4.0, 1, tc, f);
+    else
+        /* no CPU-only run: the CPU's rate alone that explains the probe */
+        fit(r, &r->cpu_rate, 1e3, 1e14, 0, tc, f);
 }

@@ -3,8 +3,12 @@
  * 2013 library: per round, Time = max(GPU, CPU), T_total = sum over rounds.
  * The GPU side is the link (copies in and out overlapped with the kernels:
  * Tlap_in + Tg_comb + Tlap_out collapse to the slower copy direction when
- * passes pipeline), the CPU side the FFTW executor's rate, both measured
- * while the other side runs, since they compete for host memory.
+ * passes pipeline), the CPU side the FFTW executor's rate.  Both sides use
+ * host memory: every byte the link moves is read or written there, and so is
+ * every byte the CPU transforms.  While both run, the CPU gets the host
+ * memory bandwidth the copy engines leave; what contention remains beyond
+ * that (for the cache, for the core that feeds the GPU) is a residual
+ * slowdown of each side, fitted to a measured hybrid round.
  * Pure functions of measured rates: unit-tested with synthetic ones.
  */
 #ifndef HFFT_MODEL_H
@@ -28,17 +32,22 @@ typedef struct hfft__round_model {
     double pass_bytes; /* bytes per pass */
     double gpu_rate;   /* bytes/s the GPU engine achieves on this round (0: from the link) */
     double cpu_rate;   /* bytes/s the CPU executor achieves alone (0: unknown) */
-    double gpu_slow;   /* GPU slowdown while the CPU works (>= 1) */
-    double cpu_slow;   /* CPU slowdown while the link runs (>= 1) */
+    double gpu_slow;   /* GPU slowdown while the CPU works (0: none) */
+    double cpu_slow;   /* CPU slowdown while the link runs, beyond host memory (0: none) */
+    double host_bw;    /* host memory bytes/s, read plus written, that the link and the
+                          CPU share (0: not counted) */
+    double cpu_traffic; /* host memory bytes the CPU moves per byte of its share (0: 2,
+                           each byte read once and written once) */
 } hfft__round_model;
 
 /* 2D-copy efficiency for rows of `row_bytes` (1 for contiguous). */
 double hfft__link_efficiency(const hfft__link *l, double row_bytes);
 /* GPU engine throughput of a round from the link alone. */
 double hfft__model_gpu_rate(const hfft__link *l, const hfft__round_model *r);
-/* Seconds for the GPU to do share f (0..1) of the round, and the CPU the rest. */
+/* Seconds for the GPU to do share f (0..1) of the round, and the CPU the rest
+   (at the rate the link's use of host memory leaves it while the GPU works). */
 double hfft__model_gpu_time(const hfft__link *l, const hfft__round_model *r, double f);
-double hfft__model_cpu_time(const hfft__round_model *r, double f);
+double hfft__model_cpu_time(const hfft__link *l, const hfft__round_model *r, double f);
 /* max(GPU, CPU) for share f. */
 double hfft__model_round_time(const hfft__link *l, const hfft__round_model *r, double f);
 /* The share that minimises the round's time, with that time in *t.  A hybrid
@@ -48,7 +57,9 @@ double hfft__model_best_share(const hfft__link *l, const hfft__round_model *r, d
                               double *t);
 
 /* From one measured hybrid probe (share f, GPU side tg, CPU side tc) and the
-   GPU-only and CPU-only round times, the rates and slowdowns of the model. */
+   GPU-only and CPU-only round times, the rates and slowdowns of the model
+   (host_bw and cpu_traffic as set by the caller).  Without a CPU-only time
+   the CPU's rate alone is the one that explains the probe. */
 void hfft__model_fit(hfft__round_model *r, double t_gpu_only, double t_cpu_only, double f,
                      double tg, double tc);
 

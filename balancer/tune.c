@@ -1,10 +1,14 @@
 /*
- * tune.c: hfft-tune, the installed tuner.  For each problem it calibrates the
- * link, times the transform GPU-only (over a few pass sizes and slot counts),
- * CPU-only and at a probe share, fits the cost model, then searches the
- * shares per round around the model's choice and keeps what measured best.
- * It prints the model's prediction beside each measurement and writes the
- * result to wisdom, which plans then read.
+ * tune.c: hfft-tune, the installed tuner.  It measures the link and the host
+ * memory once; then for each problem it times the transform GPU-only (the
+ * planner's passes, and a few alternatives that stop as soon as they lose)
+ * and CPU-only, puts both into the cost model, and measures the per-round
+ * shares the model proposes; each measured hybrid refits the model, which
+ * proposes the next shares, until they settle (three hybrids at most).  The
+ * choice is the fastest candidate it measured, never the model's word alone.
+ * It prints progress on stderr, each measurement beside the model's
+ * prediction made before it, a table per problem and one at the end, and
+ * writes the choice to wisdom, which plans then read.
  */
 #include <getopt.h>
 #include <math.h>
@@ -13,43 +17,64 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "balancer/balancer.h"
 #include "balancer/calib.h"
+#include "balancer/model.h"
 #include "balancer/wisdom.h"
 #include "cpu/cpu.h"
 #include "gpu/devices.h"
 #include "src/core/status.h"
+
+#define MAX_CANDS 16
+#define MAX_PROBES 3
+#define SETTLED 0.005      /* shares that move less than this have settled */
+#define GIVE_UP 1.03       /* a GPU alternative slower than this after one run stops */
+#define HOST_BYTES ((size_t)1 << 30)
+#define NONE_SHARE 1e-9    /* a round share that leaves the GPU no unit (0 means unset) */
 
 typedef struct problem {
     int rank, prec;
     int64_t n[3];
 } problem;
 
+typedef struct result {
+    int ok, stopped; /* stopped: gave up after one run */
+    double plan_s, total, round[3], gpu[3], cpu[3];
+    hfft_info info;
+} result;
+
+/* A measured candidate: its plan's settings, the model's round times for it
+   before it ran (0: none), and what it measured. */
 typedef struct cand {
+    char label[40];
     double ratio[3];
     int slots;
     int64_t pass_bytes;
     int schedule;
     unsigned flags;
+    double predicted[3];
+    result r;
 } cand;
 
-typedef struct result {
-    int ok;
-    double total, round[3], gpu[3], cpu[3];
-    hfft_info info;
-} result;
+/* One tuned problem, for the table at the end. */
+typedef struct summary {
+    char name[64];
+    int ok, nr;
+    double gpu, cpu, tuned, share[3], err[3], seconds;
+} summary;
 
 static int reps = 3, quiet = 0;
 static int64_t budget = 0;
 static int threads = 0;
+static double t_start;
 
 static void usage(FILE *f) {
     fprintf(f,
             "usage: hfft-tune [options] PROBLEM...\n"
             "Calibrates this machine for hfft and tunes the given problems: the GPU share of\n"
-            "each round (Rx, Ry), the pass size and the number of passes in flight.  Prints the\n"
-            "cost model's prediction beside each measurement and writes the result to wisdom,\n"
-            "which hfft plans read from then on.\n\n"
+            "each round (Rx, Ry), with the pass size and buffers the GPU side does best.\n"
+            "Prints each measurement beside the cost model's prediction, a table per problem\n"
+            "and one at the end, and writes the fastest measured choice to wisdom, which hfft\n"
+            "plans read from then on.\n\n"
             "PROBLEM  2d 32768x32768 f32   (or 2d:32768x32768:f32); 3d ZxYxX; f32 or f64\n\n"
             "options:\n"
             "  --budget BYTES    device memory budget to tune for (\"2GiB\"); default: automatic.\n"
@@ -61,8 +86,12 @@ static void usage(FILE *f) {
             "  --threads N       CPU threads (default: one per core)\n"
             "  --quiet           no progress lines on stderr\n"
             "  --help            this text\n\n"
-            "Time: about (8 + 5 x reps) transforms of each problem, plus CPU-only runs and a\n"
-            "second of link calibration; the array is allocated pinned, once per problem.\n"
+            "Steps per problem: GPU-only with the planner's passes; two GPU alternatives\n"
+            "(three buffers, the radix-2 schedule) that stop after one run when they lose;\n"
+            "CPU-only (one run); then up to three hybrids at the shares the model, refitted\n"
+            "after each, proposes; and one run of the best per-round mix where no measured\n"
+            "candidate has it.  About 10 + 4 x reps transforms, each after its plan and a\n"
+            "warm-up.  Once per run: the link (about a second) and the host memory.\n"
             "HFFT_DEVICE=emulated tunes the emulated device (tests only; its timings mean\n"
             "nothing for a GPU).\n");
 }
@@ -102,6 +131,7 @@ static void progress(const char *fmt, ...) {
         return;
     va_list ap;
     va_start(ap, fmt);
+    fprintf(stderr, "  [%5.1f s] ", hfft__now() - t_start);
     vfprintf(stderr, fmt, ap);
     va_end(ap);
     fflush(stderr);
@@ -117,8 +147,10 @@ static void sort(double *v, int n) {
             }
 }
 
-/* Plans c and runs it reps times after a warm-up; medians per round. */
-static result measure(const problem *p, void *in, void *out, const cand *c, int nreps) {
+/* Plans c and runs it nreps times after a warm-up (medians per round); stops
+   after the first timed run where that took longer than give_up (> 0). */
+static result measure(const problem *p, void *in, void *out, const cand *c, int nreps,
+                      double give_up) {
     result r;
     memset(&r, 0, sizeof r);
     hfft_options o;
@@ -132,21 +164,25 @@ static result measure(const problem *p, void *in, void *out, const cand *c, int 
     o.pass_bytes = c->pass_bytes;
     unsigned flags = c->flags | (c->schedule == 2 ? HFFT_SCHEDULE_RADIX2
                                  : c->schedule == 1 ? HFFT_SCHEDULE_PLAIN : 0);
+    double t0 = hfft__now();
     void *plan = p->prec == 4 ? (void *)hfftf_plan_dft(p->rank, p->n, in, out, HFFT_FORWARD,
                                                        flags, &o)
                               : (void *)hfft_plan_dft(p->rank, p->n, in, out, HFFT_FORWARD,
                                                       flags, &o);
+    r.plan_s = hfft__now() - t0;
     if (!plan) {
-        progress("    (plan failed: %s)\n", hfft_last_error_message());
+        progress("%s: plan failed: %s\n", c->label, hfft_last_error_message());
         return r;
     }
     double tot[16] = {0}, rd[3][16] = {{0}}, g[3][16] = {{0}}, cp[3][16] = {{0}};
+    int n = 0;
     for (int i = 0; i <= nreps; i++) {
-        double t0 = hfft__now();
+        double t1 = hfft__now();
         int st = p->prec == 4 ? hfftf_execute(plan) : hfft_execute(plan);
-        double t = hfft__now() - t0;
+        double t = hfft__now() - t1;
         if (st) {
-            progress("    (execute failed: %s)\n", hfft_last_error_message());
+            progress("%s: execute failed: %s\n", c->label, hfft_last_error_message());
+            n = 0;
             break;
         }
         if (p->prec == 4)
@@ -155,24 +191,29 @@ static result measure(const problem *p, void *in, void *out, const cand *c, int 
             hfft_plan_info(plan, &r.info);
         if (i == 0)
             continue; /* warm-up */
-        tot[i - 1] = t;
+        tot[n] = t;
         for (int h = 0; h < 3; h++) {
-            rd[h][i - 1] = r.info.measured_seconds[h];
-            g[h][i - 1] = r.info.measured_gpu[h];
-            cp[h][i - 1] = r.info.measured_cpu[h];
+            rd[h][n] = r.info.measured_seconds[h];
+            g[h][n] = r.info.measured_gpu[h];
+            cp[h][n] = r.info.measured_cpu[h];
         }
-        r.ok = i == nreps;
+        n++;
+        if (give_up > 0 && t > give_up && i < nreps) {
+            r.stopped = 1;
+            break;
+        }
     }
-    if (r.ok) {
-        sort(tot, nreps);
-        r.total = tot[nreps / 2];
+    if (n > 0) {
+        r.ok = 1;
+        sort(tot, n);
+        r.total = tot[n / 2];
         for (int h = 0; h < 3; h++) {
-            sort(rd[h], nreps);
-            sort(g[h], nreps);
-            sort(cp[h], nreps);
-            r.round[h] = rd[h][nreps / 2];
-            r.gpu[h] = g[h][nreps / 2];
-            r.cpu[h] = cp[h][nreps / 2];
+            sort(rd[h], n);
+            sort(g[h], n);
+            sort(cp[h], n);
+            r.round[h] = rd[h][n / 2];
+            r.gpu[h] = g[h][n / 2];
+            r.cpu[h] = cp[h][n / 2];
         }
     }
     if (p->prec == 4)
@@ -182,210 +223,315 @@ static result measure(const problem *p, void *in, void *out, const cand *c, int 
     return r;
 }
 
-static void show(const char *what, const result *r, const double *pred, int nr) {
-    printf("  %-30s", what);
-    if (!r->ok) {
-        printf(" failed\n");
-        return;
-    }
-    printf(" %8.4f s  rounds", r->total);
-    for (int h = 0; h < nr; h++)
-        printf(" %.4f", r->round[h]);
-    if (pred) {
-        printf("  predicted");
-        for (int h = 0; h < nr; h++)
-            printf(" %.4f (%+.0f%%)", pred[h], r->round[h] > 0 ? 100 * (pred[h] / r->round[h] - 1) : 0);
-    }
-    printf("  ratio");
-    for (int h = 0; h < nr; h++)
-        printf(" %.3f", r->info.ratio[h]);
-    printf("\n");
-    fflush(stdout);
-}
+/* ---- the array: random data, filled by all cores (timings on zeros flatter) ---- */
 
-static int tune(const problem *p, int inplace, const hfft__link *link, hfft__wisdom *w) {
-    int64_t total = p->n[0] * (p->rank > 1 ? p->n[1] : 1) * (p->rank > 2 ? p->n[2] : 1);
-    size_t bytes = (size_t)total * 2u * (size_t)p->prec;
-    void *in = hfft_malloc(bytes), *out = inplace ? in : hfft_malloc(bytes);
-    if (!in || !out) {
-        fprintf(stderr, "hfft-tune: cannot allocate %zu bytes\n", bytes);
-        hfft_free(in);
-        if (out != in)
-            hfft_free(out);
-        return 1;
-    }
-    /* random data: timings on zeros flatter */
-    uint64_t s = 0x9E3779B97F4A7C15ull;
-    for (size_t i = 0; i < bytes / 8; i++) {
+typedef struct fill_ctx {
+    uint64_t *a;
+    size_t words, chunk;
+    int prec;
+} fill_ctx;
+
+static void fill_chunk(void *ctx, int64_t job, int thread) {
+    fill_ctx *f = ctx;
+    (void)thread;
+    uint64_t s = 0x9E3779B97F4A7C15ull * (uint64_t)(job + 1);
+    size_t end = (size_t)(job + 1) * f->chunk < f->words ? (size_t)(job + 1) * f->chunk : f->words;
+    uint64_t mask = f->prec == 4 ? 0x3f7fffff3f7fffffull : 0x3fefffffffffffffull;
+    for (size_t i = (size_t)job * f->chunk; i < end; i++) {
         s ^= s << 13;
         s ^= s >> 7;
         s ^= s << 17;
-        ((uint64_t *)in)[i] = p->prec == 4 ? (s & 0x3f7fffff3f7fffffull) : (s & 0x3fefffffffffffffull);
+        f->a[i] = s & mask;
     }
-    int nr = p->rank == 3 ? 2 : p->rank;
-    printf("problem %dd ", p->rank);
+}
+
+static int fill(void *a, size_t bytes, int prec) {
+    hfft__pool *pool;
+    if (hfft__pool_create(hfft__cores(), 0, &pool))
+        return -1;
+    fill_ctx f = {a, bytes / 8, (size_t)8 << 20, prec};
+    hfft__pool_start(pool, (int64_t)((f.words + f.chunk - 1) / f.chunk), fill_chunk, &f);
+    hfft__pool_wait(pool);
+    hfft__pool_destroy(pool);
+    return 0;
+}
+
+/* ---- the report ---- */
+
+static void shares_text(char *s, size_t n, const double *ratio, int nr) {
+    size_t o = 0;
+    for (int h = 0; h < nr && o < n; h++)
+        o += (size_t)snprintf(s + o, n - o, "%s%.3f", h ? "/" : "",
+                              ratio[h] < NONE_SHARE * 2 ? 0.0 : ratio[h]);
+}
+
+static void rounds_text(char *s, size_t n, const double *t, int nr) {
+    size_t o = 0;
+    for (int h = 0; h < nr && o < n; h++)
+        o += (size_t)snprintf(s + o, n - o, "%s%.4f", h ? "/" : "", t[h]);
+}
+
+/* The model's error per round, "+3%/-1%"; "-" where it predicted nothing. */
+static void error_text(char *s, size_t n, const cand *c, int nr) {
+    size_t o = 0;
+    s[0] = '\0';
+    for (int h = 0; h < nr && o < n; h++) {
+        if (!(c->predicted[h] > 0) || !(c->r.round[h] > 0)) {
+            snprintf(s, n, "-");
+            return;
+        }
+        o += (size_t)snprintf(s + o, n - o, "%s%+.0f%%", h ? "/" : "",
+                              100.0 * (c->predicted[h] / c->r.round[h] - 1.0));
+    }
+}
+
+static double host_bw;
+
+/* Each round's CPU side, its share of the array read and written once,
+   against the host memory: "41%/63%"; "-" where the CPU had none. */
+static void memory_text(char *s, size_t n, const cand *c, double bytes, int nr) {
+    size_t o = 0;
+    int any = 0;
+    for (int h = 0; h < nr && o < n; h++) {
+        const hfft_info *i = &c->r.info;
+        double f = i->placement == 1 ? 1.0 : i->ratio[h];
+        if (f < 1.0 && i->measured_cpu[h] > 0 && host_bw > 0) {
+            o += (size_t)snprintf(s + o, n - o, "%s%.0f%%", h ? "/" : "",
+                                  100.0 * 2.0 * (1.0 - f) * bytes / i->measured_cpu[h] / host_bw);
+            any = 1;
+        } else {
+            o += (size_t)snprintf(s + o, n - o, "%s-", h ? "/" : "");
+        }
+    }
+    if (!any)
+        snprintf(s, n, "-");
+}
+
+static void show(const cand *c, int nr, double bytes) {
+    char sh[48], pr[64] = "-", me[64], er[48], mem[32];
+    shares_text(sh, sizeof sh, c->ratio, nr);
+    if (!c->r.ok) {
+        printf("  %-26s %-19s failed\n", c->label, sh);
+        fflush(stdout);
+        return;
+    }
+    if (c->predicted[0] > 0)
+        rounds_text(pr, sizeof pr, c->predicted, nr);
+    rounds_text(me, sizeof me, c->r.round, nr);
+    error_text(er, sizeof er, c, nr);
+    memory_text(mem, sizeof mem, c, bytes, nr);
+    printf("  %-26s %-19s %-22s %-22s %-12s %-11s %8.4f %6.2f%s\n", c->label, sh, pr, me, er, mem,
+           c->r.total, c->r.plan_s, c->r.stopped ? "  (lost: stopped)" : "");
+    fflush(stdout);
+}
+
+static void table_head(void) {
+    printf("  %-26s %-19s %-22s %-22s %-12s %-11s %8s %6s\n", "candidate", "GPU share/round",
+           "predicted s/round", "measured s/round", "model error", "cpu_mem", "total_s",
+           "plan_s");
+}
+
+/* ---- tuning one problem ---- */
+
+typedef struct tuner {
+    const problem *p;
+    void *in, *out;
+    int nr;
+    double bytes;
+    cand c[MAX_CANDS];
+    int n;
+} tuner;
+
+static cand *run(tuner *t, const cand *proto, int nreps, double give_up) {
+    cand *c = &t->c[t->n++];
+    *c = *proto;
+    c->r = measure(t->p, t->in, t->out, c, nreps, give_up);
+    show(c, t->nr, t->bytes);
+    return c;
+}
+
+/* The model of round h from the GPU-only and CPU-only times; the CPU-only
+   rate is scaled to the thread count of hybrid plans (one core feeds the GPU). */
+static void model_of(const tuner *t, const cand *gpu, const cand *cpu, int h, int hybrid_threads,
+                     hfft__round_model *m, double *t_cpu) {
+    memset(m, 0, sizeof *m);
+    m->bytes = t->bytes;
+    m->gpu_rate = gpu->r.round[h] > 0 ? t->bytes / gpu->r.round[h] : 0.0;
+    *t_cpu = 0.0;
+    /* (a CPU-only plan keeps 3D planes whole, where the GPU's may split them) */
+    if (cpu->r.ok && cpu->r.info.rounds == t->nr && cpu->r.round[h] > 0 && cpu->r.info.threads > 0)
+        *t_cpu = cpu->r.round[h] * cpu->r.info.threads / (double)hybrid_threads;
+    m->cpu_rate = *t_cpu > 0 ? t->bytes / *t_cpu : 0.0;
+}
+
+static int tune(const problem *p, int inplace, const hfft__link *link, hfft__wisdom *w,
+                summary *sum) {
+    double t_problem = hfft__now();
+    int64_t total = p->n[0] * (p->rank > 1 ? p->n[1] : 1) * (p->rank > 2 ? p->n[2] : 1);
+    size_t bytes = (size_t)total * 2u * (size_t)p->prec;
+    tuner *t = calloc(1, sizeof *t);
+    if (!t)
+        return 1;
+    t->p = p;
+    t->bytes = (double)bytes;
+    t->nr = p->rank == 3 ? 2 : p->rank;
+    int nr = t->nr;
+    memset(sum, 0, sizeof *sum);
+    size_t o = (size_t)snprintf(sum->name, sizeof sum->name, "%dd ", p->rank);
     for (int k = 0; k < p->rank; k++)
-        printf("%s%lld", k ? "x" : "", (long long)p->n[k]);
-    printf(" %s %s, %.2f GiB, budget %s\n", p->prec == 4 ? "f32" : "f64",
+        o += (size_t)snprintf(sum->name + o, sizeof sum->name - o, "%s%lld", k ? "x" : "",
+                              (long long)p->n[k]);
+    snprintf(sum->name + o, sizeof sum->name - o, " %s", p->prec == 4 ? "f32" : "f64");
+    sum->nr = nr;
+    printf("\nproblem %s %s, %.2f GiB, budget %s\n", sum->name,
            inplace ? "in-place" : "out-of-place", bytes / 1073741824.0,
            budget ? "set" : "automatic");
-
-    /* 1. GPU-only over pass parameters */
-    cand best = {{1, 1, 1}, 0, 0, 0, HFFT_GPU_ONLY};
-    result rbest = measure(p, in, out, &best, reps);
-    progress("  [1/5] GPU-only, default passes: %.4f s\n", rbest.total);
-    show("GPU-only (default passes)", &rbest, NULL, nr);
-    if (!rbest.ok) {
-        hfft_free(in);
-        if (out != in)
-            hfft_free(out);
+    progress("%s: allocating and filling %.2f GiB\n", sum->name, bytes / 1073741824.0);
+    t->in = hfft_malloc(bytes);
+    t->out = inplace ? t->in : hfft_malloc(bytes);
+    if (!t->in || !t->out || fill(t->in, bytes, p->prec)) {
+        fprintf(stderr, "hfft-tune: cannot allocate %zu bytes\n", bytes);
+        hfft_free(t->in);
+        if (t->out != t->in)
+            hfft_free(t->out);
+        free(t);
         return 1;
     }
-    static const int slots[] = {2, 3, 4};
-    static const double scale[] = {0.5, 1.0, 2.0};
-    int64_t base_pass = 0;
-    {
-        /* the planner's own pass size, from its pass count on the largest round */
-        int most = 1;
-        for (int h = 0; h < nr; h++)
-            if (rbest.info.passes[h] > most)
-                most = rbest.info.passes[h];
-        base_pass = (int64_t)(bytes / (size_t)most);
-    }
-    for (int i = 0; i < 3; i++) {
-        for (int j = 0; j < 3; j++) {
-            cand c = best;
-            c.slots = slots[i];
-            c.pass_bytes = (int64_t)(scale[j] * (double)base_pass) & ~(int64_t)255;
-            result r = measure(p, in, out, &c, reps);
-            char what[64];
-            snprintf(what, sizeof what, "GPU-only slots %d pass %.1f MiB", c.slots,
-                     c.pass_bytes / 1048576.0);
-            show(what, &r, NULL, nr);
-            if (r.ok && r.total < rbest.total) {
-                best = c;
-                rbest = r;
-            }
-        }
-    }
-    progress("  [2/5] pass parameters: slots %d, pass %.1f MiB: %.4f s\n", best.slots,
-             best.pass_bytes / 1048576.0, rbest.total);
-    cand rad = best;
-    rad.schedule = 2;
-    result rr = measure(p, in, out, &rad, reps);
-    show("GPU-only radix-2 schedule", &rr, NULL, nr);
-    if (rr.ok && rr.info.schedule == 2 && rr.total < rbest.total) {
-        best = rad;
-        rbest = rr;
-    } else {
-        best.schedule = 1;
-    }
-    result gpu_only = rbest;
+    table_head();
 
-    /* 2. CPU-only, once (it is slow), and the probe */
-    cand cpu = {{0, 0, 0}, 0, 0, 0, HFFT_CPU_ONLY};
-    result rc = measure(p, in, out, &cpu, 1);
-    show("CPU-only", &rc, NULL, nr);
-    progress("  [3/5] CPU-only: %.4f s\n", rc.total);
-    cand probe = best;
-    probe.flags = HFFT_HYBRID;
-    for (int h = 0; h < 3; h++)
-        probe.ratio[h] = HFFT__PROBE_SHARE;
-    result rp = measure(p, in, out, &probe, reps);
-    show("probe (share 0.9)", &rp, NULL, nr);
-    progress("  [4/5] probe at 0.9: %.4f s\n", rp.total);
+    /* 1. the GPU side: the planner's passes, then alternatives that must win at once */
+    cand proto = {"GPU-only", {1, 1, 1}, 0, 0, 0, HFFT_GPU_ONLY, {0}, {0}};
+    progress("[1/5] GPU-only, the planner's passes\n");
+    cand *gpu = run(t, &proto, reps, 0.0);
+    if (!gpu->r.ok) {
+        hfft_free(t->in);
+        if (t->out != t->in)
+            hfft_free(t->out);
+        free(t);
+        return 1;
+    }
+    /* the rounds as the planner cut them (3D planes split where one exceeds a pass) */
+    if (gpu->r.info.rounds >= 1 && gpu->r.info.rounds <= 3)
+        t->nr = sum->nr = nr = gpu->r.info.rounds;
+    static const struct {
+        const char *label;
+        int slots, schedule;
+    } alts[] = {{"GPU-only, 3 buffers", 3, 0}, {"GPU-only, radix-2", 0, 2}};
+    for (size_t i = 0; i < sizeof alts / sizeof alts[0]; i++) {
+        progress("[2/5] %s\n", alts[i].label);
+        cand a = proto;
+        snprintf(a.label, sizeof a.label, "%s", alts[i].label);
+        a.slots = alts[i].slots;
+        a.schedule = alts[i].schedule;
+        cand *r = run(t, &a, reps, GIVE_UP * gpu->r.total);
+        if (r->r.ok && !r->r.stopped && r->r.total < gpu->r.total &&
+            (!alts[i].schedule || r->r.info.schedule == alts[i].schedule))
+            gpu = r;
+    }
 
-    /* 3. the model */
-    hfft__choice ch;
-    memset(&ch, 0, sizeof ch);
-    ch.link = *link;
-    ch.have_link = link->duplex > 0;
-    double share[3] = {1, 1, 1}, pred[3] = {0};
+    /* 2. the CPU side, once */
+    progress("[3/5] CPU-only\n");
+    cand cp = {"CPU-only", {NONE_SHARE, NONE_SHARE, NONE_SHARE}, 0, 0, 0, HFFT_CPU_ONLY,
+               {0}, {0}};
+    cand *cpu = run(t, &cp, 1, 0.0);
+
+    /* 3. hybrids at the model's shares, refitted after each */
+    int hybrid_threads = threads > 0 ? threads : hfft__cores() - 1 > 0 ? hfft__cores() - 1 : 1;
     hfft__round_model m[3];
+    double t_cpu[3], share[3] = {1, 1, 1};
     for (int h = 0; h < nr; h++) {
-        memset(&m[h], 0, sizeof m[h]);
-        m[h].bytes = (double)bytes;
-        hfft__model_fit(&m[h], gpu_only.round[h], rc.ok ? rc.round[h] : 0.0, HFFT__PROBE_SHARE,
-                        rp.gpu[h], rp.cpu[h]);
-        share[h] = hfft__model_best_share(&ch.link, &m[h], 0.03, &pred[h]);
+        model_of(t, gpu, cpu, h, hybrid_threads, &m[h], &t_cpu[h]);
+        m[h].host_bw = host_bw;
+        share[h] = hfft__model_best_share(link, &m[h], 0.0, NULL);
     }
-    printf("  model: share per round");
-    for (int h = 0; h < nr; h++)
-        printf(" %.3f (GPU %.1f GB/s x%.2f, CPU %.1f GB/s x%.2f)", share[h], m[h].gpu_rate / 1e9,
-               m[h].gpu_slow, m[h].cpu_rate / 1e9, m[h].cpu_slow);
-    printf("\n");
-
-    /* 4. search around the model's shares; rounds are timed apart */
-    static const double delta[] = {-0.06, -0.03, 0.0, 0.03, 0.06};
-    double best_t[3], best_f[3], best_pred[3];
-    for (int h = 0; h < nr; h++) {
-        best_t[h] = gpu_only.round[h];
-        best_f[h] = 1.0;
-        best_pred[h] = hfft__model_round_time(&ch.link, &m[h], 1.0);
-    }
-    printf("  %-30s %8.4f s (GPU-only, reference)\n", "search:", gpu_only.total);
-    for (size_t k = 0; k < sizeof delta / sizeof delta[0]; k++) {
-        cand c = best;
-        c.flags = HFFT_HYBRID;
-        double pr[3];
-        int any = 0;
+    for (int k = 0; k < MAX_PROBES; k++) {
+        cand hy = *gpu;
+        snprintf(hy.label, sizeof hy.label, "hybrid %d (model's shares)", k + 1);
+        hy.flags = HFFT_HYBRID;
         for (int h = 0; h < 3; h++) {
-            double f = (h < nr ? share[h] : 1.0) + delta[k];
-            if (h < nr && share[h] >= 1.0)
-                f = 1.0 - 0.02 * (double)(k + 1); /* the model said GPU-only: look anyway */
-            c.ratio[h] = f < 0.02 ? 0.02 : f > 1.0 ? 1.0 : f;
+            double f = h < nr ? share[h] : 1.0;
+            /* a side the model leaves idle gets a little anyway, once: it may be wrong */
+            if (k == 0 && h < nr && f > 0.97)
+                f = 0.97;
+            if (k == 0 && h < nr && f < 0.03)
+                f = 0.03;
+            hy.ratio[h] = f > NONE_SHARE ? f : NONE_SHARE;
             if (h < nr)
-                pr[h] = hfft__model_round_time(&ch.link, &m[h], c.ratio[h]);
-            any |= c.ratio[h] < 1.0;
+                hy.predicted[h] = hfft__model_round_time(link, &m[h], hy.ratio[h]);
         }
-        if (!any)
-            continue;
-        result r = measure(p, in, out, &c, reps);
-        char what[64];
-        snprintf(what, sizeof what, "hybrid %+.2f", delta[k]);
-        show(what, &r, pr, nr);
-        for (int h = 0; r.ok && h < nr; h++) {
-            if (r.round[h] < best_t[h]) {
-                best_t[h] = r.round[h];
-                best_f[h] = c.ratio[h];
-                best_pred[h] = pr[h];
+        progress("[4/5] hybrid %d of at most %d\n", k + 1, MAX_PROBES);
+        cand *r = run(t, &hy, reps, 0.0);
+        if (!r->r.ok)
+            break;
+        double moved = 0;
+        for (int h = 0; h < nr; h++) {
+            double f = r->ratio[h];
+            if (f > NONE_SHARE && f < 1.0) {
+                hfft__model_fit(&m[h], gpu->r.round[h], t_cpu[h], f, r->r.gpu[h], r->r.cpu[h]);
+                double next = hfft__model_best_share(link, &m[h], 0.0, NULL);
+                moved = fabs(next - share[h]) > moved ? fabs(next - share[h]) : moved;
+                share[h] = next;
             }
         }
-        progress("  [5/5] search %zu/%zu\n", k + 1, sizeof delta / sizeof delta[0]);
+        if (moved < SETTLED)
+            break;
     }
-    /* 5. confirm the per-round choice as one plan */
-    cand fin = best;
-    fin.flags = 0;
-    int hybrid = 0;
-    for (int h = 0; h < 3; h++) {
-        fin.ratio[h] = h < nr ? best_f[h] : 1.0;
-        hybrid |= fin.ratio[h] < 1.0;
+
+    /* 4. the best measured time of each round, among candidates with the GPU side's
+       chosen passes; one more run where no candidate has that mix */
+    int pick[3] = {0, 0, 0};
+    for (int h = 0; h < nr; h++) {
+        int b = -1;
+        for (int i = 0; i < t->n; i++) {
+            const cand *c = &t->c[i];
+            int same_gpu = c->flags == HFFT_CPU_ONLY ||
+                           (c->slots == gpu->slots && c->pass_bytes == gpu->pass_bytes &&
+                            c->schedule == gpu->schedule);
+            if (c->r.ok && !c->r.stopped && same_gpu &&
+                (b < 0 || c->r.round[h] < t->c[b].r.round[h]))
+                b = i;
+        }
+        pick[h] = b;
     }
-    if (hybrid)
-        fin.flags = HFFT_HYBRID;
-    else
-        fin.flags = HFFT_GPU_ONLY;
-    result rf = measure(p, in, out, &fin, reps);
-    show("chosen", &rf, best_pred, nr);
-    if (!rf.ok || (hybrid && rf.total > gpu_only.total)) {
-        /* never keep a hybrid that lost to GPU-only in the same run */
-        for (int h = 0; h < 3; h++)
-            fin.ratio[h] = 1.0;
-        rf = gpu_only;
-        for (int h = 0; h < nr; h++)
-            best_pred[h] = hfft__model_round_time(&ch.link, &m[h], 1.0);
+    int same = 1;
+    for (int h = 1; h < nr; h++)
+        same &= pick[h] == pick[0];
+    if (!same && t->n < MAX_CANDS) {
+        cand mix = *gpu;
+        snprintf(mix.label, sizeof mix.label, "best round of each");
+        mix.flags = HFFT_HYBRID;
+        for (int h = 0; h < 3; h++) {
+            mix.ratio[h] = h < nr ? t->c[pick[h]].ratio[h] : 1.0;
+            if (h < nr)
+                mix.predicted[h] = hfft__model_round_time(link, &m[h], mix.ratio[h]);
+        }
+        progress("[5/5] the best round of each candidate, together\n");
+        run(t, &mix, reps, 0.0);
     }
-    if (rc.ok && rc.total < rf.total) {
-        /* nor anything that lost to the CPU alone */
-        for (int h = 0; h < 3; h++)
-            fin.ratio[h] = 0.0;
-        rf = rc;
-        for (int h = 0; h < nr; h++)
-            best_pred[h] = hfft__model_round_time(&ch.link, &m[h], 0.0);
+
+    /* 5. the fastest candidate measured in full */
+    const cand *best = NULL;
+    for (int i = 0; i < t->n; i++) {
+        const cand *c = &t->c[i];
+        if (c->r.ok && !c->r.stopped && (!best || c->r.total < best->r.total))
+            best = c;
     }
-    printf("  summary: GPU-only %.4f s, CPU-only %.4f s, tuned %.4f s (%.1f%% over GPU-only)\n",
-           gpu_only.total, rc.ok ? rc.total : NAN, rf.total,
-           rf.ok ? 100.0 * (gpu_only.total / rf.total - 1.0) : 0.0);
+    char sh[48];
+    shares_text(sh, sizeof sh, best->ratio, nr);
+    printf("  chosen: %s, shares %s, %.4f s: GPU-only %.4f s, CPU-only %.4f s (%.1f%% less than "
+           "GPU-only)\n",
+           best->label, sh, best->r.total, gpu->r.total, cpu->r.ok ? cpu->r.total : NAN,
+           100.0 * (1.0 - best->r.total / gpu->r.total));
+    printf("  model:");
+    for (int h = 0; h < nr; h++)
+        printf(" round %d GPU %.1f GB/s x%.2f, CPU %.1f GB/s x%.2f;", h + 1, m[h].gpu_rate / 1e9,
+               m[h].gpu_slow > 0 ? m[h].gpu_slow : 1.0, m[h].cpu_rate / 1e9,
+               m[h].cpu_slow > 0 ? m[h].cpu_slow : 1.0);
+    printf(" host memory %.1f GB/s\n", host_bw / 1e9);
+    printf("  cpu_mem: each round's CPU side (its share read and written once) against the host "
+           "memory's %.1f GB/s\n",
+           host_bw / 1e9);
+    progress("%s tuned in %.1f s\n", sum->name, hfft__now() - t_problem);
 
     hfft__wisdom_problem q;
     memset(&q, 0, sizeof q);
@@ -394,24 +540,60 @@ static int tune(const problem *p, int inplace, const hfft__link *link, hfft__wis
     memcpy(q.n, p->n, sizeof q.n);
     q.inplace = inplace;
     q.budget = budget;
-    q.slots = fin.slots;
-    q.pass_bytes = fin.pass_bytes;
-    q.schedule = fin.schedule;
+    q.slots = best->slots;
+    q.pass_bytes = best->pass_bytes;
+    q.schedule = best->schedule;
     q.nratio = nr;
     for (int h = 0; h < nr; h++) {
-        q.ratio[h] = fin.ratio[h];
-        q.predicted[h] = best_pred[h];
-        q.measured[h] = rf.round[h];
+        q.ratio[h] = best->flags == HFFT_CPU_ONLY ? 0.0 : best->ratio[h];
+        q.predicted[h] = best->predicted[h] > 0
+                             ? best->predicted[h]
+                             : hfft__model_round_time(link, &m[h], q.ratio[h]);
+        q.measured[h] = best->r.round[h];
         q.gpu_rate[h] = m[h].gpu_rate;
         q.cpu_rate[h] = m[h].cpu_rate;
-        q.gpu_slow[h] = m[h].gpu_slow;
-        q.cpu_slow[h] = m[h].cpu_slow;
+        q.gpu_slow[h] = m[h].gpu_slow > 0 ? m[h].gpu_slow : 1.0;
+        q.cpu_slow[h] = m[h].cpu_slow > 0 ? m[h].cpu_slow : 1.0;
     }
+    sum->ok = 1;
+    sum->gpu = gpu->r.total;
+    sum->cpu = cpu->r.ok ? cpu->r.total : NAN;
+    sum->tuned = best->r.total;
+    for (int h = 0; h < nr; h++) {
+        sum->share[h] = q.ratio[h];
+        sum->err[h] = best->predicted[h] > 0 && best->r.round[h] > 0
+                          ? best->predicted[h] / best->r.round[h] - 1.0
+                          : NAN;
+    }
+    sum->seconds = hfft__now() - t_problem;
     int st = hfft__wisdom_add(w, &q);
-    hfft_free(in);
-    if (out != in)
-        hfft_free(out);
+    hfft_free(t->in);
+    if (t->out != t->in)
+        hfft_free(t->out);
+    free(t);
     return st ? 1 : 0;
+}
+
+static void final_table(const summary *s, int n) {
+    printf("\nsummary (times in s; shares are the GPU's per round; model error of the chosen "
+           "candidate, predicted before it ran)\n");
+    printf("  %-24s %9s %9s %9s %8s %-15s %-14s %8s\n", "problem", "GPU-only", "CPU-only",
+           "tuned", "gain", "shares", "model error", "tuning");
+    for (int i = 0; i < n; i++) {
+        if (!s[i].ok) {
+            printf("  %-24s failed\n", s[i].name);
+            continue;
+        }
+        char sh[48], er[48] = "-";
+        shares_text(sh, sizeof sh, s[i].share, s[i].nr);
+        size_t o = 0;
+        for (int h = 0; h < s[i].nr && !isnan(s[i].err[h]); h++)
+            o += (size_t)snprintf(er + o, sizeof er - o, "%s%+.0f%%", h ? "/" : "",
+                                  100.0 * s[i].err[h]);
+        printf("  %-24s %9.4f %9.4f %9.4f %7.1f%% %-15s %-14s %7.1fs\n", s[i].name, s[i].gpu,
+               s[i].cpu, s[i].tuned, 100.0 * (1.0 - s[i].tuned / s[i].gpu), sh, er,
+               s[i].seconds);
+    }
 }
 
 int main(int argc, char **argv) {
@@ -422,6 +604,8 @@ int main(int argc, char **argv) {
         {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
     const char *wpath = NULL;
     int inplace = 1, c;
+    t_start = hfft__now();
+    setvbuf(stdout, NULL, _IOLBF, 0); /* lines in order with the progress on stderr */
     while ((c = getopt_long(argc, argv, "b:w:or:t:qh", opts, NULL)) != -1) {
         switch (c) {
         case 'b':
@@ -504,7 +688,7 @@ int main(int argc, char **argv) {
     }
     snprintf(w->signature, sizeof w->signature, "%s", here);
     printf("hfft-tune %s on %s, %d CPU threads\n", hfft_version(), ops->describe(dev), nthreads);
-    progress("  calibrating the link...\n");
+    progress("calibrating the link\n");
     hfft__link link;
     if (hfft__calibrate_link(ops, dev, 0, &link)) {
         fprintf(stderr, "hfft-tune: link calibration failed: %s\n", hfft_last_error_message());
@@ -518,14 +702,27 @@ int main(int argc, char **argv) {
     for (int i = 0; i < link.nrow; i++)
         printf(" %.0fK:%.2f", link.row_bytes[i] / 1024, link.row_eff[i]);
     printf("\n");
+    progress("measuring the host memory\n");
+    hfft__pool *pool;
+    if (hfft__pool_create(nthreads, 0, &pool) ||
+        hfft__host_bandwidth(pool, HOST_BYTES, 5, &host_bw)) {
+        fprintf(stderr, "hfft-tune: host memory: %s\n", hfft_last_error_message());
+        return 1;
+    }
+    hfft__pool_destroy(pool);
+    w->host_bw = host_bw;
+    printf("host memory: %.1f GB/s (copy with %d threads, bytes read plus written)\n",
+           host_bw / 1e9, nthreads);
     int fails = 0;
+    summary sums[32];
     for (int i = 0; i < np; i++)
-        fails += tune(&probs[i], inplace, &link, w);
+        fails += tune(&probs[i], inplace, &link, w, &sums[i]);
+    final_table(sums, np);
     if (hfft__wisdom_write(wpath, w)) {
         fprintf(stderr, "hfft-tune: %s\n", hfft_last_error_message());
         return 1;
     }
-    printf("wisdom written to %s\n", wpath);
+    printf("wisdom written to %s (%.1f s in all)\n", wpath, hfft__now() - t_start);
     free(w);
     return fails ? 1 : 0;
 }

@@ -2,11 +2,13 @@
  * wisdom.c: what hfft-tune learned, kept as text.  The first lines sign the
  * configuration (library version, GPU, driver, CUDA, cuFFT, FFTW, threads);
  * wisdom signed by another configuration is ignored and the plan says why.
- * Then the link's rates, the CPU executor's rates, and tuned problems:
+ * Then the link's rates, the host memory's bandwidth (optional: files
+ * written before it was measured have none), and tuned problems:
  *
  *   hfft-wisdom 1
  *   signature version=0.1.0;gpu=NVIDIA H200;driver=13000;...;threads=16
  *   link h2d=5.5e10 d2h=5.5e10 duplex=5.07e10 rows=2048:0.65,8192:0.9
+ *   host bw=1.4e11
  *   problem prec=4 n=32768x32768 inplace=1 budget=2147483648 ratio=1,0.72 slots=4
  *           pass=268435456 schedule=1 predicted=0.19,0.13 measured=0.19,0.135
  *           cpu=1.1e9,2.4e10 cpuslow=1.2,1.3 gpuslow=1.0,1.05      (one line)
@@ -136,6 +138,17 @@ static int parse_link(char *rest, hfft__link *l) {
     return l->duplex > 0 ? 0 : -1;
 }
 
+/* "bw=B": B > 0 */
+static int parse_host(char *rest, double *bw) {
+    while (*rest == ' ' || *rest == '\t')
+        rest++;
+    int cnt;
+    if (strncmp(rest, "bw=", 3) != 0 || strpbrk(rest, " \t") ||
+        parse_list(rest + 3, bw, 1, &cnt) != 0)
+        return -1;
+    return *bw > 0 ? 0 : -1;
+}
+
 static int parse_problem(char *rest, hfft__wisdom_problem *q) {
     memset(q, 0, sizeof *q);
     char *save = NULL;
@@ -219,6 +232,8 @@ int hfft__wisdom_parse(const char *text, const char *where, hfft__wisdom *w) {
         } else if (strcmp(s, "link") == 0) {
             bad = parse_link(rest, &w->link);
             w->have_link = !bad;
+        } else if (strcmp(s, "host") == 0) {
+            bad = w->host_bw > 0 || parse_host(rest, &w->host_bw);
         } else if (strcmp(s, "problem") == 0) {
             if (w->nprob == HFFT__WISDOM_MAX)
                 return hfft__fail(HFFT_ERR_WISDOM, "wisdom %s:%d: more than %d problems", where,
@@ -297,7 +312,7 @@ int hfft__wisdom_write(const char *path, const hfft__wisdom *w) {
     FILE *f = fopen(tmp, "w");
     if (!f)
         return hfft__fail(HFFT_ERR_IO, "wisdom %s: %s", tmp, strerror(errno));
-    fprintf(f, "# hfft wisdom, written by hfft-tune; lines: signature, link, problem\n");
+    fprintf(f, "# hfft wisdom, written by hfft-tune; lines: signature, link, host, problem\n");
     fprintf(f, "hfft-wisdom 1\nsignature %s\n", w->signature);
     if (w->have_link) {
         fprintf(f, "link h2d=%.6g d2h=%.6g duplex=%.6g", w->link.h2d, w->link.d2h, w->link.duplex);
@@ -308,6 +323,8 @@ int hfft__wisdom_write(const char *path, const hfft__wisdom *w) {
         }
         fprintf(f, "\n");
     }
+    if (w->host_bw > 0)
+        fprintf(f, "host bw=%.6g\n", w->host_bw);
     for (int i = 0; i < w->nprob; i++) {
         const hfft__wisdom_problem *q = &w->prob[i];
         int nr = q->nratio > 0 ? q->nratio : q->rank == 3 ? 2 : q->rank;

@@ -30,6 +30,7 @@ typedef struct hfft__wisdom {
     char signature[512];
     int have_link;
     hfft__link link;
+    double host_bw;       /* host memory bandwidth, bytes read plus written per second (0: none) */
     int nprob;
     hfft__wisdom_problem prob[HFFT__WISDOM_MAX];
 } hfft__wisdom;

@@ -146,6 +146,7 @@ int main(int argc, char **argv) {
         printf("HFFT_DEVICE=%s\n", hd);
 
     bench_measure_link(&a, why_gpu);
+    bench_measure_host(&a);
     fflush(stdout);
 
     /* Two arrays of the largest problem, reused by every engine and problem:

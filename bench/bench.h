@@ -2,7 +2,8 @@
  * bench.h: what the parts of hfft-bench share.  bench.c runs the problems
  * through the engines; options.c reads the command line; data.c fills,
  * copies and checks arrays; run_hfft.c times hfft, baselines.c FFTW, MKL and
- * cuFFT; measure.c the link; report.c prints the table and the CSV rows.
+ * cuFFT; measure.c the link and the host memory; report.c prints the table
+ * and the CSV rows.
  * Single-threaded but for the threaded fills, which share nothing.
  */
 #ifndef HFFT_BENCH_H
@@ -97,6 +98,8 @@ typedef struct bench_env {
     /* bytes / s, per direction alone and with both busy: [0] one card (the first),
        [1] all ncards at once */
     double h2d[2], d2h[2], dup_h2d[2], dup_d2h[2];
+    double host_bw;   /* host memory, bytes read plus written / s (0: not measured) */
+    int host_threads; /* the threads that measured it */
     int any_failure;
 } bench_env;
 /* What hfft-bench learned of the machine at start (bench.c). */
@@ -135,14 +138,19 @@ void bench_run_cufft(const args *a, const problem *p, int want_incard, int want_
 void bench_run_cufftxt(const args *a, const problem *p, void *A, void *B, result *r);
 #endif
 
-/* measure.c: the link's rates into G (where a GPU is present and asked for). */
+/* measure.c: the link's rates into G (where a GPU is present and asked for);
+   the host memory bandwidth (where an hfft placement runs, or --bandwidth). */
 void bench_measure_link(args *a, const char *why_gpu);
 /* r->trip_s and r->duplex_s for problem p on `cards` cards, `most` bytes moved in one
    direction. */
 void bench_link_bounds(const problem *p, double most, int cards, result *r);
+void bench_measure_host(const args *a);
 
 /* report.c */
 double bench_flops(const problem *p);
+/* Round h's CPU side as a fraction of the host memory bandwidth (it reads and
+   writes its share of the array once); negative where it has none. */
+double bench_cpu_memory_fraction(const problem *p, const result *r, int h);
 void bench_print_table(const args *a, const problem *p, result *res, int nres);
 void bench_write_csv(const args *a, const problem *p, result *res, int nres);
 

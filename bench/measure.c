@@ -2,11 +2,13 @@
  * measure.c: the machine figures hfft-bench compares against, measured in
  * the same run: the host<->device link (each direction alone and both at
  * once, pinned 2 GiB in 32 MiB copies), for the first card alone and for all
- * the run's cards at once, printed and kept in G.
+ * the run's cards at once, and the host memory bandwidth (a STREAM-like copy
+ * with hfft's CPU threads, cpu/memory.c), printed and kept in G.
  */
 #include <stdio.h>
 
 #include "bench.h"
+#include "cpu/cpu.h"
 #ifdef HFFT_BENCH_HAVE_CUDA
 #include "cuda_baselines.h"
 #endif
@@ -49,4 +51,27 @@ void bench_link_bounds(const problem *p, double most, int cards, result *r) {
     int all = cards > 1;
     r->trip_s = (double)p->in_bytes / G.h2d[all] + (double)p->out_bytes / G.d2h[all];
     r->duplex_s = most / (0.5 * (G.dup_h2d[all] + G.dup_d2h[all]));
+}
+
+#define HOST_BYTES ((size_t)1 << 30)
+#define HOST_REPS 5
+
+void bench_measure_host(const args *a) {
+    unsigned cpu_side = (1u << E_HYBRID) | (1u << E_CPU) | (1u << E_AUTO);
+    if (!(a->engines & cpu_side) && a->bandwidth != 1)
+        return;
+    /* The threads of a CPU-only plan: as many as asked, else one per core. */
+    int threads = a->threads > 0 ? a->threads : hfft__cores();
+    hfft__pool *pool;
+    if (hfft__pool_create(threads, 0, &pool) ||
+        hfft__host_bandwidth(pool, HOST_BYTES, HOST_REPS, &G.host_bw)) {
+        printf("host memory: not measured (%s)\n", hfft_last_error_message());
+        G.host_bw = 0;
+        return;
+    }
+    hfft__pool_destroy(pool);
+    G.host_threads = threads;
+    printf("host memory (copy of 1 GiB with %d hwloc-placed threads, streaming stores, best of "
+           "%d): %.1f GB/s read plus written\n",
+           threads, HOST_REPS, G.host_bw / 1e9);
 }

@@ -80,8 +80,10 @@ void bench_usage(FILE *f) {
             "           per-direction rate with both directions busy\n"
             "  error    relative RMS error, ! above %g (f32) or %g (f64)\n"
             "  model_s  hfft's predicted time; xFFTW: best FFTW median / this median\n"
-            "  plan     what hfft_plan_info reports; round_s: each round's time in the\n"
-            "           last timed run\n"
+            "  plan     what hfft_plan_info reports; round_s: each round's median time\n"
+            "           over the timed runs (gpu:cpu_s: each side's, in hybrid rounds)\n"
+            "  cpu_mem  each round's CPU side against the host memory bandwidth (its\n"
+            "           share of the array read and written once)\n"
             "environment: HFFT_DEVICE=none|cuda|emulated and the other HFFT_* settings apply\n"
             "to hfft; the emulated device is a test double, never a GPU timing.\n",
             G.cores, bench_tolerance(4), bench_tolerance(8));

@@ -18,6 +18,30 @@ double bench_flops(const problem *p) {
     return (p->kind ? 2.5 : 5.0) * (double)p->howmany * (double)p->total * log2((double)p->total);
 }
 
+double bench_cpu_memory_fraction(const problem *p, const result *r, int h) {
+    const hfft_info *i = &r->info;
+    if (r->status != ST_OK || !r->have_info || G.host_bw <= 0 || h >= i->rounds ||
+        i->placement == 1 || !(i->measured_cpu[h] > 0) || i->ratio[h] >= 1.0)
+        return -1.0;
+    return 2.0 * (1.0 - i->ratio[h]) * (double)p->bytes / i->measured_cpu[h] / G.host_bw;
+}
+
+/* "61%/78%": each round's CPU side against the host memory; "-" where none. */
+static void cpu_memory_text(const problem *p, const result *r, char *s, size_t n) {
+    size_t o = 0;
+    int any = 0;
+    for (int h = 0; h < r->info.rounds && h < 3 && o < n; h++) {
+        double f = bench_cpu_memory_fraction(p, r, h);
+        any |= f >= 0;
+        if (f < 0)
+            o += (size_t)snprintf(s + o, n - o, "%s-", h ? "/" : "");
+        else
+            o += (size_t)snprintf(s + o, n - o, "%s%.0f%%", h ? "/" : "", 100.0 * f);
+    }
+    if (!any)
+        snprintf(s, n, "-");
+}
+
 void bench_print_table(const args *a, const problem *p, result *res, int nres) {
     double best_fftw = 0;
     for (int i = 0; i < nres; i++)
@@ -32,9 +56,9 @@ void bench_print_table(const args *a, const problem *p, result *res, int nres) {
            p->text, bench_fmt_bytes((double)p->in_bytes, b1, sizeof b1),
            bench_fmt_bytes((double)p->out_bytes, b2, sizeof b2), (long long)p->total, bat,
            a->inplace ? "in-place" : "out-of-place", a->reps);
-    printf("%-14s %-22s %10s %10s %10s %9s %9s %8s %6s %6s %6s %9s %9s %6s  %s\n", "engine",
+    printf("%-14s %-22s %10s %10s %10s %9s %9s %8s %6s %6s %6s %11s %9s %9s %6s  %s\n", "engine",
            "device", "median_s", "min_s", "max_s", "plan_s", "GFLOPS", "link_GB", "bound", "trip",
-           "dup", "error", "model_s", "xFFTW", "plan");
+           "dup", "cpu_mem", "error", "model_s", "xFFTW", "plan");
     int emulated = 0;
     for (int i = 0; i < nres; i++) {
         result *r = &res[i];
@@ -50,6 +74,9 @@ void bench_print_table(const args *a, const problem *p, result *res, int nres) {
         }
         char trip[16] = "-", dup[16] = "-", bound[16] = "-", err[24] = "-", model[16] = "-",
              xf[16] = "-";
+        char mem[24] = "-";
+        if (r->have_info)
+            cpu_memory_text(p, r, mem, sizeof mem);
         if (r->floor_s > 0 && G.link_measured) {
             snprintf(bound, sizeof bound, "%.1f%%", 100.0 * r->floor_s / r->med);
             snprintf(trip, sizeof trip, "%.1f%%", 100.0 * r->trip_s / r->med);
@@ -61,11 +88,17 @@ void bench_print_table(const args *a, const problem *p, result *res, int nres) {
             snprintf(model, sizeof model, "%.4g", r->predicted_s);
         if (best_fftw > 0)
             snprintf(xf, sizeof xf, "%.2f", best_fftw / r->med);
-        printf("%-14s %-22.22s %10.4g %10.4g %10.4g %9.3g %9.2f %8.3f %6s %6s %6s %9s %9s %6s  %s\n",
+        printf("%-14s %-22.22s %10.4g %10.4g %10.4g %9.3g %9.2f %8.3f %6s %6s %6s %11s %9s %9s %6s  "
+               "%s\n",
                engine_name[r->engine], devbuf, r->med, r->min, r->max, r->plan_s,
-               bench_flops(p) / r->med / 1e9, r->link_bytes / 1e9, bound, trip, dup, err, model, xf,
+               bench_flops(p) / r->med / 1e9, r->link_bytes / 1e9, bound, trip, dup, mem, err, model,
+               xf,
                r->plan[0] ? r->plan : "-");
     }
+    if (G.host_bw > 0)
+        printf("cpu_mem: each round's CPU side (its share of the array read and written once) "
+               "against the host memory's %.1f GB/s\n",
+               G.host_bw / 1e9);
     if (emulated)
         printf("* emulated: hfft's test double runs the GPU schedule in host memory; "
                "these are NOT GPU timings.\n");
@@ -91,7 +124,7 @@ static const char CSV_HEADER[] =
     "placement,schedule,rounds,passes,streams,ratio_mean,ratio0,ratio1,ratio2,threads,"
     "device_budget,device_bytes,host_bytes,host_pinned,round0_s,round1_s,round2_s,"
     "predicted0_s,predicted1_s,predicted2_s,gpu0_s,gpu1_s,gpu2_s,cpu0_s,cpu1_s,cpu2_s,"
-    "transposed,wisdom,plan\n";
+    "transposed,wisdom,host_bw_gbs,cpu_mem0,cpu_mem1,cpu_mem2,plan\n";
 
 void bench_write_csv(const args *a, const problem *p, result *res, int nres) {
     if (!a->csv)
@@ -194,6 +227,17 @@ void bench_write_csv(const args *a, const problem *p, result *res, int nres) {
             fprintf(f, "%d,%d,", q->transposed, q->wisdom);
         } else {
             fputs(",,,,,,,,,,,,,,,,,,,,,,,,,,,,", f);
+        }
+        if (G.host_bw > 0)
+            fprintf(f, "%.4g,", G.host_bw / 1e9);
+        else
+            fputc(',', f);
+        for (int h = 0; h < 3; h++) {
+            double m = bench_cpu_memory_fraction(p, r, h);
+            if (m >= 0)
+                fprintf(f, "%.4g,", m);
+            else
+                fputc(',', f);
         }
         csv_str(f, r->plan);
         fputc('\n', f);

@@ -184,7 +184,9 @@ void bench_run_hfft(const args *a, const problem *p, int e, void *A, void *B, re
     for (int h = 0; h < r->info.rounds && h < HFFT_MAX_ROUNDS; h++)
         r->predicted_s += r->info.predicted_seconds[h];
 
-    double *t = calloc((size_t)a->reps, sizeof *t);
+    /* t: the execute times; then per round its time, GPU side and CPU side */
+    enum { R = HFFT_MAX_ROUNDS };
+    double *t = calloc((size_t)a->reps * (1 + 3 * R), sizeof *t);
     if (!t)
         bench_die("out of memory");
     int st = 0;
@@ -193,8 +195,15 @@ void bench_run_hfft(const args *a, const problem *p, int e, void *A, void *B, re
             bench_copy(p, B, A);
         double s = hfft_ref_now();
         st = h_exec(p, plan);
-        if (k >= 0)
-            t[k] = hfft_ref_now() - s;
+        if (k < 0 || st)
+            continue;
+        t[k] = hfft_ref_now() - s;
+        h_info(p, plan, &r->info);
+        for (int h = 0; h < R; h++) {
+            t[(size_t)a->reps * (1 + h) + k] = r->info.measured_seconds[h];
+            t[(size_t)a->reps * (1 + R + h) + k] = r->info.measured_gpu[h];
+            t[(size_t)a->reps * (1 + 2 * R + h) + k] = r->info.measured_cpu[h];
+        }
     }
     if (st) {
         r->status = ST_FAILED;
@@ -204,8 +213,17 @@ void bench_run_hfft(const args *a, const problem *p, int e, void *A, void *B, re
         return;
     }
     bench_summarize(t, a->reps, r);
+    /* each round's median over the timed runs, in place of the last run's */
+    for (int h = 0; h < R; h++) {
+        result m;
+        bench_summarize(t + (size_t)a->reps * (1 + h), a->reps, &m);
+        r->info.measured_seconds[h] = m.med;
+        bench_summarize(t + (size_t)a->reps * (1 + R + h), a->reps, &m);
+        r->info.measured_gpu[h] = m.med;
+        bench_summarize(t + (size_t)a->reps * (1 + 2 * R + h), a->reps, &m);
+        r->info.measured_cpu[h] = m.med;
+    }
     free(t);
-    h_info(p, plan, &r->info); /* each round's time in the last timed execute */
     hfft_link_figures(p, r);
     {
         size_t o = strlen(r->plan);

@@ -17,7 +17,7 @@
 /* ---- the pool (pool.c) ----
  * Threads bound with hwloc; `reserve` cores are left free (the GPU feeder).
  * Thread safety: one batch at a time per pool; start and wait from one thread
- * (the pool's owner).  hfft__cores is thread safe. */
+ * (the pool's owner).  hfft__cores and hfft__cache_bytes are thread safe. */
 typedef struct hfft__pool hfft__pool;
 int hfft__pool_create(int threads, int reserve, hfft__pool **out);
 void hfft__pool_destroy(hfft__pool *p);
@@ -26,9 +26,14 @@ typedef void (*hfft__job_fn)(void *ctx, int64_t job, int thread);
 /* Starts njobs jobs; returns at once.  hfft__pool_wait blocks until all ran. */
 int hfft__pool_start(hfft__pool *p, int64_t njobs, hfft__job_fn fn, void *ctx);
 void hfft__pool_wait(hfft__pool *p);
+/* Runs fn(ctx, t, t) once on each thread t and waits: per-thread memory is
+   allocated and first touched this way, on the core that will use it. */
+void hfft__pool_each(hfft__pool *p, hfft__job_fn fn, void *ctx);
 /* When the last job of the last batch finished (hfft__now's clock). */
 double hfft__pool_done_at(hfft__pool *p);
 int hfft__cores(void);
+/* Bytes of the last-level cache, which the pool's threads share (hwloc). */
+size_t hfft__cache_bytes(void);
 
 /* ---- batched FFTW transforms on host memory (lines.c) ----
  * Planning holds one process-wide lock (FFTW's planner is not thread safe);
@@ -79,5 +84,13 @@ void hfft__cpu_destroy(hfft__cpu *c);
 int hfft__cpu_start(hfft__cpu *c, int h, const void *src, void *dst, int64_t u0, int64_t u1);
 int hfft__cpu_finish(hfft__cpu *c);
 int64_t hfft__cpu_host_bytes(const hfft__cpu *c);
+
+/* ---- host memory (memory.c) ----
+ * The host memory bandwidth as the pool's threads see it, the figure that CPU
+ * rounds and the link share: each thread copies its share of `bytes` (first
+ * touched by that thread) with the executor's streaming stores; the best of
+ * `reps` copies, as bytes read plus bytes written per second (STREAM's
+ * convention).  Holds the pool while it runs. */
+int hfft__host_bandwidth(hfft__pool *p, size_t bytes, int reps, double *bytes_per_s);
 
 #endif

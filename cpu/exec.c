@@ -1,30 +1,61 @@
 /*
  * exec.c: the CPU executor.  It runs any range of a round's units (columns of
  * a strided round, lines or planes of a contiguous one) on the hwloc-placed
- * pool with single-threaded FFTW plans, one job per block.  Strided columns
- * are gathered into a small per-thread buffer first, so the transforms run in
- * cache and FFTW vectorises across columns; MEASURE then plans on that buffer
- * and never touches user data.
+ * pool with single-threaded FFTW plans.  Strided columns go through tiles: a
+ * few neighbouring columns gathered into a per-thread buffer sized to the
+ * cache (rows prefetched into L2 ahead of the copies), each column contiguous
+ * there, transformed as a row round's lines are, and scattered back with
+ * streaming stores.  Planes are transformed by
+ * all threads together, rows and then column tiles, a plane or two at a time,
+ * so that the column pass finds the plane in the shared cache (FFTW's own
+ * batched 2D plans measured several times slower, even on planes that fit a
+ * core's cache).  MEASURE plans on scratch and never touches user data.
  */
+#include <sched.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cpu/cpu.h"
+#include "cpu/stream.h"
 #include "src/core/status.h"
 
-enum { MODE_GATHER, MODE_STRIDED, MODE_CONTIG };
+enum { MODE_TILE, MODE_STRIDED, MODE_CONTIG, MODE_PLANE };
 
-#define GATHER_BYTES (8u << 20) /* per-thread buffer for strided columns */
+#define TILE_BYTES (1u << 20)  /* a tile's buffer: what a core's L2 cache holds */
+#define ROW_MIN 128            /* bytes a tile takes from each row at least: a pair of cache
+                                  lines, as the adjacent-line prefetcher fetches them */
+#define ROW_MAX 1024           /* and at most: wider rows only grow the buffer */
+#define TILE_MAX (4u << 20)    /* never a larger buffer: long columns take fewer at a time */
+#define COLUMN_MAX (4u << 20)  /* longer columns are transformed where they lie */
+#define PLANE_ROWS (512u << 10) /* bytes of a plane's rows per job */
+#define LINES_BYTES (1u << 20) /* bytes of contiguous lines per job */
+#define RUN 1024               /* bytes of each row a job's run of tiles covers */
+#define STEP 8                 /* rows per step of a tile's transposes */
+#define AHEAD 16               /* rows the gather prefetches ahead: hardware prefetchers stop
+                                  at page boundaries, and a tile's rows are pages apart */
 #define MAX_SCRATCH_PLAN (256u << 20)
+
+/* Neighbouring columns of L elements, `pitch` elements between rows, taken B
+   at a time into a buffer where column c starts at element c * ld. */
+typedef struct tile {
+    int64_t L, pitch, B, ld;
+    hfft__lines *plan;     /* B columns */
+    hfft__lines *plan_one; /* one column: tiles cut short by the range */
+} tile;
 
 typedef struct cpu_round {
     hfft__round r;
     int mode;
     int inplace;
-    int64_t blk;              /* columns (gather/strided) or lines (contig) per job */
-    hfft__lines *plan;        /* full block */
-    hfft__lines *plan_one;    /* one line (contig): short blocks run line by line */
+    int stream;               /* tiles scatter with streaming stores */
+    int64_t blk;              /* columns (tile, strided), lines (contig) or plane rows per job */
+    tile t;                   /* tile rounds, and the columns of planes */
+    hfft__lines *plan;        /* lines (contig), a plane's rows, long columns (strided) */
+    hfft__lines *plan_one;    /* one line or row: short blocks */
+    int64_t kr, kc;           /* planes: row jobs and column-tile jobs per plane */
+    _Atomic int64_t *rows_done; /* planes: row jobs finished, per plane of the batch */
 } cpu_round;
 
 struct hfft__cpu {
@@ -40,81 +71,70 @@ struct hfft__cpu {
     int h;
     const char *src;
     char *dst;
-    int64_t u0, u1, nblk;
+    int64_t u0, u1, nblk, b0;
 };
 
 static int aligned64(const void *p) { return ((uintptr_t)p & 63u) == 0; }
 
-static int plan_round(hfft__cpu *c, cpu_round *cr, int measure, void *in, void *out) {
-    const hfft__round *r = &cr->r;
-    unsigned flags = measure ? hfft__fftw_measure() : hfft__fftw_estimate();
+/* L elements rounded up to whole cache lines, and to an odd number of them, so
+   that a tile's columns fall in different cache sets. */
+static int64_t padded(int64_t L, size_t es) {
+    size_t lines = ((size_t)L * es + HFFT__LINE - 1) / HFFT__LINE;
+    if (lines % 2 == 0)
+        lines++;
+    return (int64_t)(lines * HFFT__LINE / es);
+}
+
+static int plan_tile(hfft__cpu *c, tile *t, int64_t L, int64_t pitch, int64_t ni, unsigned flags) {
+    size_t es = c->es;
+    t->L = L;
+    t->pitch = pitch;
+    t->ld = padded(L, es);
+    int64_t B = (int64_t)(TILE_BYTES / ((size_t)L * es));
+    int64_t per_line = (int64_t)(HFFT__LINE / es);
+    if (B > (int64_t)(ROW_MAX / es))
+        B = (int64_t)(ROW_MAX / es);
+    if (B < (int64_t)(ROW_MIN / es))
+        B = (int64_t)(ROW_MIN / es);
+    if (B > (int64_t)(TILE_MAX / ((size_t)L * es)))
+        B = (int64_t)(TILE_MAX / ((size_t)L * es));
+    if (B > per_line)
+        B -= B % per_line;
+    B = B < 1 ? 1 : B;
+    t->B = B < ni ? B : ni;
+    size_t need = (size_t)(t->B * t->ld) * es + (size_t)(STEP * t->B) * es;
+    if (need > c->buf_bytes)
+        c->buf_bytes = need;
     hfft__lines_desc d;
     memset(&d, 0, sizeof d);
     d.prec = c->prec;
     d.sign = c->sign;
-    if (hfft__round_strided(r)) {
-        if ((size_t)r->L * c->es <= GATHER_BYTES / 2) {
-            int64_t wc = (int64_t)(GATHER_BYTES / ((size_t)r->L * c->es));
-            if (wc > 64)
-                wc = 64;
-            if (wc > r->ni)
-                wc = r->ni;
-            cr->mode = MODE_GATHER;
-            cr->blk = wc;
-            d.rank = 1;
-            d.n[0] = r->L;
-            d.is = d.os = wc;
-            d.howmany = wc;
-            d.idist = d.odist = 1;
-            d.inplace = 1;
-            d.fftw_flags = flags;
-            size_t need = (size_t)(r->L * wc) * c->es;
-            if (need > c->buf_bytes)
-                c->buf_bytes = need;
-        } else {
-            /* Long lines: transform them where they are, one column per job. */
-            cr->mode = MODE_STRIDED;
-            cr->blk = 1;
-            d.rank = 1;
-            d.n[0] = r->L;
-            d.is = d.os = r->s;
-            d.howmany = 1;
-            d.idist = d.odist = 1;
-            d.inplace = cr->inplace;
-            d.fftw_flags = hfft__fftw_estimate() | hfft__fftw_unaligned();
-            d.plan_in = in;
-            d.plan_out = cr->inplace ? in : out;
-        }
-        return hfft__lines_plan(&d, &cr->plan);
-    }
-    /* Contiguous lines or planes: blocks of whole lines, in place or into dst. */
-    cr->mode = MODE_CONTIG;
-    int64_t line_bytes = r->L * (int64_t)c->es;
-    int64_t blk = (int64_t)(1u << 20) / (line_bytes > 0 ? line_bytes : 1);
-    if (blk < 1)
-        blk = 1;
-    int threads = hfft__pool_size(c->pool);
-    if (blk * threads * 4 > r->no)
-        blk = r->no / (threads * 4) > 0 ? r->no / (threads * 4) : 1;
-    cr->blk = blk;
-    d.rank = r->rank;
-    if (r->rank == 1) {
-        d.n[0] = r->L;
-    } else {
-        d.n[0] = r->n2[0];
-        d.n[1] = r->n2[1];
-    }
+    d.rank = 1;
+    d.n[0] = L;
     d.is = d.os = 1;
-    d.idist = d.odist = r->dout;
-    d.inplace = cr->inplace;
-    int misaligned = !aligned64(in) || !aligned64(out) || ((size_t)r->dout * c->es) % 64 != 0;
-    size_t span = (size_t)(blk * r->dout) * c->es;
+    d.howmany = t->B;
+    d.idist = d.odist = t->ld;
+    d.inplace = 1;
+    d.fftw_flags = flags;
+    int st = hfft__lines_plan(&d, &t->plan);
+    if (st || t->B == 1)
+        return st;
+    d.howmany = 1;
+    return hfft__lines_plan(&d, &t->plan_one);
+}
+
+/* Contiguous lines of n elements, blk to a job, and one at a time. */
+static int plan_lines(hfft__cpu *c, cpu_round *cr, const hfft__lines_desc *proto, int64_t blk,
+                      void *in, void *out) {
+    hfft__lines_desc d = *proto;
+    int misaligned = !aligned64(in) || !aligned64(out) || ((size_t)d.idist * c->es) % 64 != 0;
+    size_t span = (size_t)(blk * d.idist) * c->es;
     if (span > MAX_SCRATCH_PLAN) {
         d.fftw_flags = hfft__fftw_estimate() | hfft__fftw_unaligned();
         d.plan_in = in;
         d.plan_out = cr->inplace ? in : out;
-    } else {
-        d.fftw_flags = flags | (misaligned ? hfft__fftw_unaligned() : 0u);
+    } else if (misaligned) {
+        d.fftw_flags |= hfft__fftw_unaligned();
     }
     d.howmany = blk;
     int st = hfft__lines_plan(&d, &cr->plan);
@@ -122,6 +142,95 @@ static int plan_round(hfft__cpu *c, cpu_round *cr, int measure, void *in, void *
         return st;
     d.howmany = 1;
     return hfft__lines_plan(&d, &cr->plan_one);
+}
+
+static int plan_round(hfft__cpu *c, cpu_round *cr, int measure, void *in, void *out) {
+    const hfft__round *r = &cr->r;
+    size_t es = c->es;
+    unsigned flags = measure ? hfft__fftw_measure() : hfft__fftw_estimate();
+    hfft__lines_desc d;
+    memset(&d, 0, sizeof d);
+    d.prec = c->prec;
+    d.sign = c->sign;
+    d.rank = 1;
+    d.is = d.os = 1;
+    d.inplace = cr->inplace;
+    d.fftw_flags = flags;
+    int threads = hfft__pool_size(c->pool);
+    if (hfft__round_strided(r)) {
+        if ((size_t)r->L * es <= COLUMN_MAX) {
+            cr->mode = MODE_TILE;
+            cr->stream = 1; /* a tile's rows are long gone from the cache when it scatters */
+            int st = plan_tile(c, &cr->t, r->L, r->s, r->ni, flags);
+            /* A job's run of tiles: RUN bytes of each row, while every thread
+               still gets several jobs. */
+            int64_t tiles = (r->ni + cr->t.B - 1) / cr->t.B, per_job = RUN / ((size_t)cr->t.B * es);
+            while (per_job > 1 && r->no * (tiles / per_job) < 4 * threads)
+                per_job /= 2;
+            cr->blk = cr->t.B * (per_job > 1 ? per_job : 1);
+            return st;
+        }
+        /* Long lines: transform them where they are, one column per job. */
+        cr->mode = MODE_STRIDED;
+        cr->blk = 1;
+        d.n[0] = r->L;
+        d.is = d.os = r->s;
+        d.howmany = 1;
+        d.fftw_flags = hfft__fftw_estimate() | hfft__fftw_unaligned();
+        d.plan_in = in;
+        d.plan_out = cr->inplace ? in : out;
+        return hfft__lines_plan(&d, &cr->plan);
+    }
+    if (r->rank == 2) {
+        /* Planes: all threads on one or two planes at a time, rows first. */
+        cr->mode = MODE_PLANE;
+        int64_t rows = r->n2[0], cols = r->n2[1];
+        int64_t blk = (int64_t)(PLANE_ROWS / ((size_t)cols * es));
+        blk = blk < 1 ? 1 : blk > rows ? rows : blk;
+        cr->blk = blk;
+        cr->kr = (rows + blk - 1) / blk;
+        /* The column pass finds the plane in the shared cache unless the planes in
+           flight outgrow it; then its rows must be written past it. */
+        cr->stream = (size_t)r->L * es * 2 > hfft__cache_bytes();
+        cr->rows_done = calloc((size_t)r->no, sizeof *cr->rows_done);
+        if (!cr->rows_done)
+            return hfft__fail(HFFT_ERR_HOST_MEMORY, "CPU executor: out of memory");
+        int st = plan_tile(c, &cr->t, rows, cols, cols, flags);
+        if (st)
+            return st;
+        cr->kc = (cols + cr->t.B - 1) / cr->t.B;
+        d.n[0] = cols;
+        d.idist = d.odist = cols;
+        return plan_lines(c, cr, &d, blk, in, out);
+    }
+    /* Contiguous lines: blocks of whole lines, in place or into dst. */
+    cr->mode = MODE_CONTIG;
+    int64_t line_bytes = r->L * (int64_t)es;
+    int64_t blk = (int64_t)LINES_BYTES / (line_bytes > 0 ? line_bytes : 1);
+    if (blk < 1)
+        blk = 1;
+    if (blk * threads * 4 > r->no)
+        blk = r->no / (threads * 4) > 0 ? r->no / (threads * 4) : 1;
+    cr->blk = blk;
+    d.n[0] = r->L;
+    d.idist = d.odist = r->dout;
+    return plan_lines(c, cr, &d, blk, in, out);
+}
+
+typedef struct alloc_ctx {
+    hfft__cpu *c;
+    size_t bytes;
+} alloc_ctx;
+
+/* On each pool thread: its buffer, first touched there so that its pages come
+   from the thread's own memory node. */
+static void alloc_buffer(void *ctx, int64_t job, int thread) {
+    alloc_ctx *a = ctx;
+    (void)job;
+    char *b = aligned_alloc(64, a->bytes);
+    if (b)
+        memset(b, 0, a->bytes);
+    a->c->buf[thread] = b;
 }
 
 int hfft__cpu_create(int prec, int sign, int nrounds, const hfft__round *rounds, int measure,
@@ -144,17 +253,17 @@ int hfft__cpu_create(int prec, int sign, int nrounds, const hfft__round *rounds,
     }
     if (!st && c->buf_bytes) {
         int n = hfft__pool_size(pool);
+        c->buf_bytes = (c->buf_bytes + 63) & ~(size_t)63;
         c->buf = calloc((size_t)n, sizeof *c->buf);
         if (!c->buf)
             st = hfft__fail(HFFT_ERR_HOST_MEMORY, "CPU executor: out of memory");
-        for (int t = 0; !st && t < n; t++) {
-            c->buf[t] = aligned_alloc(64, (c->buf_bytes + 63) & ~(size_t)63);
+        alloc_ctx a = {c, c->buf_bytes};
+        if (!st)
+            hfft__pool_each(pool, alloc_buffer, &a);
+        for (int t = 0; !st && t < n; t++)
             if (!c->buf[t])
                 st = hfft__fail(HFFT_ERR_HOST_MEMORY, "CPU executor: %zu-byte thread buffer",
                                 c->buf_bytes);
-            else
-                memset(c->buf[t], 0, c->buf_bytes);
-        }
     }
     if (st) {
         hfft__cpu_destroy(c);
@@ -168,8 +277,12 @@ void hfft__cpu_destroy(hfft__cpu *c) {
     if (!c)
         return;
     for (int h = 0; h < c->nrounds; h++) {
-        hfft__lines_destroy(c->rd[h].plan);
-        hfft__lines_destroy(c->rd[h].plan_one);
+        cpu_round *cr = &c->rd[h];
+        hfft__lines_destroy(cr->plan);
+        hfft__lines_destroy(cr->plan_one);
+        hfft__lines_destroy(cr->t.plan);
+        hfft__lines_destroy(cr->t.plan_one);
+        free(cr->rows_done);
     }
     if (c->buf) {
         for (int t = 0; t < hfft__pool_size(c->pool); t++)
@@ -183,42 +296,164 @@ int64_t hfft__cpu_host_bytes(const hfft__cpu *c) {
     return c && c->buf ? (int64_t)c->buf_bytes * hfft__pool_size(c->pool) : 0;
 }
 
+/* ---- tiles ----
+ * A job takes a run of neighbouring tiles.  Each is gathered into the
+ * thread's buffer (column k at k * ld bytes), transformed there and scattered
+ * back.  The transposes copy elements of es bytes, inlined for es = 8 and 16
+ * so that each copy is one or two moves.  (Scattering one tile while
+ * gathering the next, through two buffers, measured no faster once the
+ * gather prefetched into L2, and slower for long columns.) */
+#define INLINE static inline __attribute__((always_inline))
+
+/* Into the L2 cache (prefetcht1), not L1: a core tracks more outstanding
+   misses there, and rows pages apart are latency-bound (on the 2-core
+   development machine the gather ran 1.7 times faster so). */
+static inline void prefetch(const char *p, size_t bytes) {
+    for (size_t k = 0; k < bytes; k += HFFT__LINE)
+        __builtin_prefetch(p + k, 0, 2);
+    __builtin_prefetch(p + bytes - 1, 0, 2);
+}
+
+/* Columns [0, w) of L rows `pitch` bytes apart into buf, column k at k * ld
+   bytes, STEP rows at a time; prefetches the rows AHEAD further on, which
+   hardware prefetchers would not (they stop at page boundaries). */
+INLINE void gather(const char *src, size_t pitch, int64_t L, int64_t w, char *buf, size_t ld,
+                   size_t es) {
+    size_t seg = (size_t)w * es;
+    for (int64_t l0 = 0; l0 < L; l0 += STEP) {
+        int64_t n = L - l0 < STEP ? L - l0 : STEP;
+        for (int64_t l = l0 + AHEAD; l < l0 + AHEAD + n && l < L; l++)
+            prefetch(src + (size_t)l * pitch, seg);
+        const char *s = src + (size_t)l0 * pitch;
+        char *d = buf + (size_t)l0 * es;
+        for (int64_t k = 0; k < w; k++, s += es, d += ld)
+            for (int64_t l = 0; l < n; l++)
+                memcpy(d + (size_t)l * es, s + (size_t)l * pitch, es);
+    }
+}
+
+/* The reverse; with `stream`, STEP rows at a time through `stage` and out
+   with streaming stores (dst and each row's bytes are then whole lines). */
+INLINE void scatter(char *dst, size_t pitch, int64_t L, int64_t w, const char *buf, size_t ld,
+                    size_t es, char *stage, int stream) {
+    size_t seg = (size_t)w * es;
+    for (int64_t l0 = 0; l0 < L; l0 += STEP) {
+        int64_t n = L - l0 < STEP ? L - l0 : STEP;
+        const char *s = buf + (size_t)l0 * es;
+        char *d = stream ? stage : dst + (size_t)l0 * pitch;
+        size_t dp = stream ? seg : pitch;
+        for (int64_t k = 0; k < w; k++, s += ld, d += es)
+            for (int64_t l = 0; l < n; l++)
+                memcpy(d + (size_t)l * dp, s + (size_t)l * es, es);
+        for (int64_t l = 0; stream && l < n; l++)
+            hfft__stream_copy(dst + (size_t)(l0 + l) * pitch, stage + (size_t)l * seg, seg);
+    }
+    if (stream)
+        hfft__stream_fence();
+}
+
+/* Columns [i0, i1) of a region whose column 0 is at src and dst (which may be
+   one array), in tiles aligned to multiples of B. */
+INLINE void tiles(const tile *t, const char *src, char *dst, int64_t i0, int64_t i1, char *buf,
+                  int stream, size_t es) {
+    size_t pitch = (size_t)t->pitch * es, ld = (size_t)t->ld * es;
+    char *stage = buf + (size_t)t->B * ld;
+    for (int64_t a = i0; a < i1;) {
+        int64_t e = (a / t->B + 1) * t->B < i1 ? (a / t->B + 1) * t->B : i1, w = e - a;
+        char *d = dst + (size_t)a * es;
+        gather(src + (size_t)a * es, pitch, t->L, w, buf, ld, es);
+        if (w == t->B)
+            hfft__lines_exec(t->plan, buf, buf);
+        else
+            for (int64_t k = 0; k < w; k++)
+                hfft__lines_exec(t->plan_one, buf + (size_t)k * ld, buf + (size_t)k * ld);
+        scatter(d, pitch, t->L, w, buf, ld, es, stage,
+                stream && pitch % HFFT__LINE == 0 && hfft__streamable(d, (size_t)w * es));
+        a = e;
+    }
+}
+
+static void run_tiles(const hfft__cpu *c, const tile *t, const char *src, char *dst, int64_t i0,
+                      int64_t i1, int thread, int stream) {
+    if (c->es == 8)
+        tiles(t, src, dst, i0, i1, c->buf[thread], stream, 8);
+    else
+        tiles(t, src, dst, i0, i1, c->buf[thread], stream, 16);
+}
+
+/* ---- jobs ---- */
+
+/* cnt lines of `line` bytes each from src to dst: the block's plan, or one by one. */
+static void run_lines(const cpu_round *cr, const char *src, char *dst, int64_t cnt, size_t line) {
+    if (cnt == cr->blk) {
+        hfft__lines_exec(cr->plan, (char *)src, dst);
+        return;
+    }
+    for (int64_t k = 0; k < cnt; k++)
+        hfft__lines_exec(cr->plan_one, (char *)src + k * line, dst + k * line);
+}
+
+/*
+ * Plane rounds: plane p's row jobs (kr of them) come before its column-tile
+ * jobs (kc), which wait until the rows are done.  The order interleaves the
+ * next plane's rows with this plane's columns, so that the wait is short:
+ * R(0), R(1) C(0), R(2) C(1), ..., C(P-1).  A job waits only for jobs handed
+ * out before it, which never wait for it: no deadlock, on any thread count.
+ */
+static void plane_job(const hfft__cpu *c, cpu_round *cr, int64_t j, int thread) {
+    const hfft__round *r = &cr->r;
+    int64_t kr = cr->kr, kc = cr->kc, planes = c->u1 - c->u0, p = 0, k = j;
+    int rows = 1;
+    if (j >= kr) {
+        int64_t s = 1 + (j - kr) / (kr + kc);
+        k = (j - kr) % (kr + kc);
+        rows = s < planes && k < kr;
+        p = rows ? s : s - 1;
+        if (!rows && s < planes)
+            k -= kr;
+    }
+    size_t es = c->es, plane = (size_t)r->dout * es;
+    if (rows) {
+        int64_t l0 = k * cr->blk;
+        int64_t cnt = r->n2[0] - l0 < cr->blk ? r->n2[0] - l0 : cr->blk;
+        size_t line = (size_t)r->n2[1] * es, off = (size_t)(c->u0 + p) * plane + l0 * line;
+        run_lines(cr, c->src + off, c->dst + off, cnt, line);
+        atomic_fetch_add_explicit(&cr->rows_done[p], 1, memory_order_release);
+        return;
+    }
+    while (atomic_load_explicit(&cr->rows_done[p], memory_order_acquire) < kr)
+        sched_yield();
+    int64_t i0 = k * cr->t.B, i1 = i0 + cr->t.B < r->n2[1] ? i0 + cr->t.B : r->n2[1];
+    char *d = c->dst + (size_t)(c->u0 + p) * plane;
+    run_tiles(c, &cr->t, d, d, i0, i1, thread, cr->stream);
+}
+
 static void run_job(void *ctx, int64_t j, int thread) {
     hfft__cpu *c = ctx;
     cpu_round *cr = &c->rd[c->h];
     const hfft__round *r = &cr->r;
     size_t es = c->es;
+    if (cr->mode == MODE_PLANE) {
+        plane_job(c, cr, j, thread);
+        return;
+    }
     if (cr->mode == MODE_CONTIG) {
         int64_t l0 = c->u0 + j * cr->blk;
         int64_t cnt = c->u1 - l0 < cr->blk ? c->u1 - l0 : cr->blk;
         size_t off = (size_t)(l0 * r->dout) * es;
-        if (cnt == cr->blk) {
-            hfft__lines_exec(cr->plan, (char *)c->src + off, c->dst + off);
-            return;
-        }
-        /* The short block at the range's end runs line by line. */
-        size_t line = (size_t)r->dout * es;
-        for (int64_t k = 0; k < cnt; k++)
-            hfft__lines_exec(cr->plan_one, (char *)c->src + off + k * line, c->dst + off + k * line);
+        run_lines(cr, c->src + off, c->dst + off, cnt, (size_t)r->dout * es);
         return;
     }
-    int64_t o = j / c->nblk, b = j % c->nblk;
-    int64_t i0 = c->u0 + b * cr->blk;
-    int64_t w = c->u1 - i0 < cr->blk ? c->u1 - i0 : cr->blk;
-    size_t base = (size_t)(o * r->dout + i0) * es;
-    if (cr->mode == MODE_STRIDED) {
-        hfft__lines_exec(cr->plan, (char *)c->src + base, c->dst + base);
-        return;
-    }
-    char *buf = c->buf[thread];
-    size_t row = (size_t)cr->blk * es, seg = (size_t)w * es, pitch = (size_t)r->s * es;
-    const char *s = c->src + base;
-    for (int64_t l = 0; l < r->L; l++)
-        memcpy(buf + (size_t)l * row, s + (size_t)l * pitch, seg);
-    hfft__lines_exec(cr->plan, buf, buf);
-    char *d = c->dst + base;
-    for (int64_t l = 0; l < r->L; l++)
-        memcpy(d + (size_t)l * pitch, buf + (size_t)l * row, seg);
+    /* Columns: blocks aligned to multiples of blk, cut to the range at its ends. */
+    int64_t o = j / c->nblk, b = c->b0 + j % c->nblk;
+    int64_t i0 = b * cr->blk > c->u0 ? b * cr->blk : c->u0;
+    int64_t i1 = (b + 1) * cr->blk < c->u1 ? (b + 1) * cr->blk : c->u1;
+    size_t base = (size_t)(o * r->dout) * es;
+    if (cr->mode == MODE_STRIDED)
+        hfft__lines_exec(cr->plan, (char *)c->src + base + (size_t)i0 * es,
+                         c->dst + base + (size_t)i0 * es);
+    else
+        run_tiles(c, &cr->t, c->src + base, c->dst + base, i0, i1, thread, cr->stream);
 }
 
 int hfft__cpu_start(hfft__cpu *c, int h, const void *src, void *dst, int64_t u0, int64_t u1) {
@@ -230,8 +465,19 @@ int hfft__cpu_start(hfft__cpu *c, int h, const void *src, void *dst, int64_t u0,
     c->u1 = u1;
     if (u1 <= u0)
         return hfft__pool_start(c->pool, 0, run_job, c);
-    c->nblk = (u1 - u0 + cr->blk - 1) / cr->blk;
-    int64_t jobs = hfft__round_strided(&cr->r) ? c->nblk * cr->r.no : c->nblk;
+    int64_t jobs;
+    if (cr->mode == MODE_PLANE) {
+        for (int64_t p = 0; p < u1 - u0; p++)
+            atomic_store_explicit(&cr->rows_done[p], 0, memory_order_relaxed);
+        jobs = (u1 - u0) * (cr->kr + cr->kc);
+    } else if (cr->mode == MODE_CONTIG) {
+        c->nblk = (u1 - u0 + cr->blk - 1) / cr->blk;
+        jobs = c->nblk;
+    } else {
+        c->b0 = u0 / cr->blk;
+        c->nblk = (u1 + cr->blk - 1) / cr->blk - c->b0;
+        jobs = c->nblk * cr->r.no;
+    }
     return hfft__pool_start(c->pool, jobs, run_job, c);
 }
 

@@ -3,6 +3,8 @@
  * with hwloc, skipping `reserve` cores so that the thread feeding the GPU is
  * never starved.  Work comes as numbered jobs taken dynamically; the caller
  * starts a batch and later waits for it, so it can drive the GPU meanwhile.
+ * A batch can also run once on every thread (hfft__pool_each), so that each
+ * thread allocates and first touches the memory it will use.
  */
 #include <errno.h>
 #include <hwloc.h>
@@ -33,6 +35,7 @@ struct hfft__pool {
     hfft__job_fn fn;
     void *ctx;
     int64_t njobs;
+    int each; /* this batch: fn once per thread, job = thread index */
     _Atomic int64_t next;
     hwloc_topology_t topo;
     int topo_ok;
@@ -42,6 +45,7 @@ struct hfft__pool {
 
 static pthread_once_t cores_once = PTHREAD_ONCE_INIT;
 static int cores_count = 1;
+static size_t cache_size = 32u << 20; /* where hwloc cannot tell */
 
 static void cores_init(void) {
     hwloc_topology_t t;
@@ -50,6 +54,14 @@ static void cores_init(void) {
             int n = hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_CORE);
             if (n > 0)
                 cores_count = n;
+            static const hwloc_obj_type_t levels[] = {HWLOC_OBJ_L3CACHE, HWLOC_OBJ_L2CACHE};
+            for (int i = 0; i < 2; i++) {
+                hwloc_obj_t o = hwloc_get_obj_by_type(t, levels[i], 0);
+                if (o && o->attr && o->attr->cache.size > 0) {
+                    cache_size = (size_t)o->attr->cache.size;
+                    break;
+                }
+            }
         }
         hwloc_topology_destroy(t);
     }
@@ -62,6 +74,11 @@ static void cores_init(void) {
 int hfft__cores(void) {
     pthread_once(&cores_once, cores_init);
     return cores_count;
+}
+
+size_t hfft__cache_bytes(void) {
+    pthread_once(&cores_once, cores_init);
+    return cache_size;
 }
 
 static void bind_self(struct hfft__pool *p, int index) {
@@ -102,8 +119,11 @@ static void *worker_main(void *arg) {
         hfft__job_fn fn = p->fn;
         void *ctx = p->ctx;
         int64_t njobs = p->njobs;
+        int each = p->each;
         pthread_mutex_unlock(&p->mu);
-        for (;;) {
+        if (each)
+            fn(ctx, w->index, w->index);
+        while (!each) {
             int64_t j = atomic_fetch_add(&p->next, 1);
             if (j >= njobs)
                 break;
@@ -179,17 +199,27 @@ void hfft__pool_destroy(hfft__pool *p) {
 
 int hfft__pool_size(const hfft__pool *p) { return p ? p->nthreads : 0; }
 
-int hfft__pool_start(hfft__pool *p, int64_t njobs, hfft__job_fn fn, void *ctx) {
+static void start(hfft__pool *p, int64_t njobs, hfft__job_fn fn, void *ctx, int each) {
     pthread_mutex_lock(&p->mu);
     p->fn = fn;
     p->ctx = ctx;
     p->njobs = njobs;
+    p->each = each;
     atomic_store(&p->next, 0);
     p->running = p->nthreads;
     p->generation++;
     pthread_cond_broadcast(&p->wake);
     pthread_mutex_unlock(&p->mu);
+}
+
+int hfft__pool_start(hfft__pool *p, int64_t njobs, hfft__job_fn fn, void *ctx) {
+    start(p, njobs, fn, ctx, 0);
     return 0;
+}
+
+void hfft__pool_each(hfft__pool *p, hfft__job_fn fn, void *ctx) {
+    start(p, p->nthreads, fn, ctx, 1);
+    hfft__pool_wait(p);
 }
 
 void hfft__pool_wait(hfft__pool *p) {

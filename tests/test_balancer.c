@@ -1,7 +1,8 @@
 /*
- * test_balancer.c: the cost model and the ratio search with synthetic rates,
- * and the planner's use of tuned rates from wisdom for a problem it was not
- * tuned for (on the emulated device).
+ * test_balancer.c: the cost model and the ratio search with synthetic rates
+ * (host memory shared by the link and the CPU included), and the planner's
+ * use of tuned rates from wisdom for a problem it was not tuned for (on the
+ * emulated device).
  */
 #include <criterion/criterion.h>
 #include <math.h>
@@ -64,7 +65,7 @@ Test(balancer, slowdowns) {
     cr_assert(fabs(f - 0.1 / 0.13125) < 1e-6, "share %g", f);
     cr_assert(fabs(hfft__model_gpu_time(&l, &m, 1.0) - 1e9 / (40 * GB)) < 1e-12,
               "GPU alone must not be slowed");
-    cr_assert(fabs(hfft__model_cpu_time(&m, 0.0) - 1e9 / (20 * GB)) < 1e-12,
+    cr_assert(fabs(hfft__model_cpu_time(&l, &m, 0.0) - 1e9 / (20 * GB)) < 1e-12,
               "CPU alone must not be slowed");
 }
 
@@ -130,6 +131,78 @@ Test(balancer, fit_from_probe) {
     cr_assert(pred < t1 * 0.97, "a predicted gain");
 }
 
+/* A round of `bytes` with the GPU's and the CPU's rates alone and host memory. */
+static hfft__round_model round_of(double bytes, double gpu, double cpu, double host) {
+    hfft__round_model m = {0};
+    m.bytes = bytes;
+    m.gpu_rate = gpu;
+    m.cpu_rate = cpu;
+    m.host_bw = host;
+    return m;
+}
+
+/* Host memory shared: the link's copies take 2 g of it (each byte in and out),
+   the CPU what is left.  GPU 50 GB/s (100 GB/s of host traffic), CPU 25 GB/s
+   alone (50 GB/s), 120 GB/s of host memory: while the GPU works the CPU runs
+   at (120 - 100) / 2 = 10 GB/s, and the balance is f S / 50 = (1 - f) S / 10. */
+Test(balancer, host_memory_shared) {
+    hfft__link l = link_of(50 * GB);
+    hfft__round_model m = round_of(8e9, 50 * GB, 25 * GB, 120 * GB);
+    double t, f = hfft__model_best_share(&l, &m, 0.0, &t);
+    cr_assert(fabs(f - 5.0 / 6.0) < 1e-6, "share %g", f);
+    cr_assert(fabs(t - 5.0 / 6.0 * 8e9 / (50 * GB)) < 1e-9, "time %g", t);
+    /* alone, each side keeps its own rate */
+    cr_assert(fabs(hfft__model_round_time(&l, &m, 0.0) - 8e9 / (25 * GB)) < 1e-12);
+    cr_assert(fabs(hfft__model_round_time(&l, &m, 1.0) - 8e9 / (50 * GB)) < 1e-12);
+    /* a CPU that outlasts the GPU goes on at its own rate: at f = 0.5 the GPU
+       takes 0.08 s, the CPU does 0.8 GB meanwhile and 3.2 GB after it */
+    cr_assert(fabs(hfft__model_cpu_time(&l, &m, 0.5) - (0.08 + 3.2e9 / (25 * GB))) < 1e-12,
+              "CPU time %g", hfft__model_cpu_time(&l, &m, 0.5));
+    /* twice the traffic per byte (k = 4): 5 GB/s left to the CPU */
+    m.cpu_traffic = 4.0;
+    f = hfft__model_best_share(&l, &m, 0.0, &t);
+    cr_assert(fabs(f - 50.0 / 55.0) < 1e-6, "share %g with k = 4", f);
+    /* memory to spare: the model without it */
+    m.cpu_traffic = 0;
+    m.host_bw = 1000 * GB;
+    f = hfft__model_best_share(&l, &m, 0.0, &t);
+    cr_assert(fabs(f - 2.0 / 3.0) < 1e-6, "share %g with memory to spare", f);
+    /* the copy engines never starve the CPU outright: a twentieth of its rate */
+    m.host_bw = 90 * GB;
+    cr_assert(fabs(hfft__model_cpu_time(&l, &m, 0.5) - (0.08 + (4e9 - 0.08 * 1.25 * GB) /
+                                                                   (25 * GB))) < 1e-12,
+              "CPU time %g with less memory than the link takes",
+              hfft__model_cpu_time(&l, &m, 0.5));
+}
+
+/* Fitting with host memory: measurements made by the model itself (rates,
+   memory and residual slowdowns known) give those slowdowns back, and the
+   model then predicts other shares as it would have. */
+Test(balancer, fit_with_host_memory) {
+    hfft__link l = link_of(50 * GB);
+    hfft__round_model truth = round_of(8e9, 45 * GB, 20 * GB, 110 * GB);
+    truth.gpu_slow = 1.05;
+    truth.cpu_slow = 1.2;
+    double f = 0.8, tg = hfft__model_gpu_time(&l, &truth, f);
+    double tc = hfft__model_cpu_time(&l, &truth, f);
+    hfft__round_model m = round_of(truth.bytes, 0, 0, truth.host_bw);
+    hfft__model_fit(&m, 8e9 / (45 * GB), 8e9 / (20 * GB), f, tg, tc);
+    cr_assert(fabs(m.gpu_slow - 1.05) < 1e-9, "GPU slowdown %g", m.gpu_slow);
+    cr_assert(fabs(m.cpu_slow - 1.2) < 1e-6, "CPU slowdown %g", m.cpu_slow);
+    for (double g = 0.6; g < 0.99; g += 0.05)
+        cr_assert(fabs(hfft__model_round_time(&l, &m, g) / hfft__model_round_time(&l, &truth, g) -
+                       1) < 1e-6,
+                  "share %g: %g against %g", g, hfft__model_round_time(&l, &m, g),
+                  hfft__model_round_time(&l, &truth, g));
+    /* no CPU-only time: the CPU's own rate is the one that explains the probe */
+    truth.cpu_slow = 1.0;
+    tc = hfft__model_cpu_time(&l, &truth, 0.5);
+    tg = hfft__model_gpu_time(&l, &truth, 0.5);
+    m = round_of(truth.bytes, 0, 0, truth.host_bw);
+    hfft__model_fit(&m, 8e9 / (45 * GB), 0.0, 0.5, tg, tc);
+    cr_assert(fabs(m.cpu_rate / (20 * GB) - 1) < 1e-6, "CPU rate %g", m.cpu_rate);
+}
+
 /* Makes an empty file from the mkstemp template in path, which it completes. */
 static void temp_file(char *path) {
     int fd = mkstemp(path);
@@ -137,8 +210,10 @@ static void temp_file(char *path) {
     close(fd);
 }
 
-/* Writes wisdom signed for the emulated device (threads 2), with one problem. */
-static void write_wisdom(const char *path, const char *driver, const hfft__wisdom_problem *q) {
+/* Writes wisdom signed for the emulated device (threads 2), with one problem
+   and the host memory bandwidth host_bw (0: none). */
+static void write_wisdom(const char *path, const char *driver, const hfft__wisdom_problem *q,
+                         double host_bw) {
     const hfft__dev_ops *ops = hfft__device_ops(HFFT_DEVICE_EMULATED);
     hfft__dev *dev;
     cr_assert_eq(ops->open(1 << 20, &dev), 0);
@@ -152,6 +227,7 @@ static void write_wisdom(const char *path, const char *driver, const hfft__wisdo
     }
     if (q)
         cr_assert_eq(hfft__wisdom_add(w, q), 0);
+    w->host_bw = host_bw;
     cr_assert_eq(hfft__wisdom_write(path, w), 0);
     free(w);
 }
@@ -168,8 +244,11 @@ static hfft_options emulated_opts(const char *path, int64_t budget) {
 }
 
 /* HFFT_ESTIMATE on a size not in wisdom uses the rates tuned on the nearest
-   problem: the share and the prediction follow the model. */
-Test(balancer, estimate_from_similar_problem) {
+   problem (GPU 2 GB/s, CPU 1 and 2 GB/s in rounds 1 and 2): the share and the
+   prediction follow the model, host memory included where the wisdom has it.
+   With 6 GB/s of it, the link's 4 GB/s leave the CPU 1 GB/s while the GPU
+   works: round 2's CPU is held to round 1's rate. */
+static void estimate_case(double host_bw, const double *cpu_shared) {
     char path[] = "/tmp/hfft-balancer-XXXXXX";
     temp_file(path);
     hfft__wisdom_problem q;
@@ -186,7 +265,7 @@ Test(balancer, estimate_from_similar_problem) {
         q.cpu_rate[h] = (h + 1) * GB;
         q.gpu_slow[h] = q.cpu_slow[h] = 1.0;
     }
-    write_wisdom(path, NULL, &q);
+    write_wisdom(path, NULL, &q, host_bw);
 
     int64_t n[2] = {512, 512};
     size_t bytes = 512 * 512 * 8;
@@ -202,9 +281,9 @@ Test(balancer, estimate_from_similar_problem) {
     cr_assert_eq(info.wisdom, 2, "wisdom %d (%s)", info.wisdom, info.wisdom_note);
     double S = (double)bytes;
     for (int h = 0; h < 2; h++) {
-        double g = 2 * GB, c = (h + 1) * GB, f = g / (g + c);
-        cr_assert(fabs(info.ratio[h] - f) < 0.01, "round %d: share %g, model %g", h,
-                  info.ratio[h], f);
+        double g = 2 * GB, c = cpu_shared[h] * GB, f = g / (g + c);
+        cr_assert(fabs(info.ratio[h] - f) < 0.01, "round %d: share %g, model %g (host %g)", h,
+                  info.ratio[h], f, host_bw);
         cr_assert(fabs(info.predicted_seconds[h] - S / (g + c)) < 0.02 * S / (g + c),
                   "round %d: predicted %g, model %g", h, info.predicted_seconds[h], S / (g + c));
     }
@@ -218,11 +297,16 @@ Test(balancer, estimate_from_similar_problem) {
     remove(path);
 }
 
+Test(balancer, estimate_from_similar_problem) {
+    estimate_case(0.0, (const double[]){1, 2});
+    estimate_case(6 * GB, (const double[]){1, 1});
+}
+
 /* HFFT_MEASURE still measures when the wisdom file was made elsewhere. */
 Test(balancer, measure_when_wisdom_ignored) {
     char path[] = "/tmp/hfft-balancer-XXXXXX";
     temp_file(path);
-    write_wisdom(path, "driver=9", NULL);
+    write_wisdom(path, "driver=9", NULL, 0.0);
     int64_t n[2] = {256, 512};
     size_t bytes = 256 * 512 * 8;
     void *a = malloc(bytes);
@@ -255,7 +339,7 @@ Test(balancer, wisdom_rounds_beyond_the_line) {
     q.budget = 32 << 10;
     q.nratio = 2;
     q.ratio[0] = q.ratio[1] = 1.0;
-    write_wisdom(path, NULL, &q);
+    write_wisdom(path, NULL, &q, 0.0);
     int64_t n[3] = {64, 64, 64};
     size_t bytes = 64 * 64 * 64 * 8;
     void *a = malloc(bytes), *x = malloc(bytes);

@@ -3,7 +3,8 @@
  * 1D, 2D and 3D, both precisions, in and out of place, both directions, on
  * shapes with primes, ones and odd sizes; round trips; MEASURE planning that
  * must not touch the arrays; execute_dft on other arrays; unaligned arrays;
- * and strided columns too long for the gather buffer.
+ * strided columns in tiles taken several to a job, 3D planes larger than a
+ * core's cache, and strided columns too long for a tile.
  */
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
@@ -87,8 +88,20 @@ ParameterizedTestParameters(cpu, measure) {
 
 ParameterizedTest(struct shape *s, cpu, measure) { all_variants(s, HFFT_MEASURE); }
 
-/* Strided columns longer than half the 8 MiB gather buffer are transformed
-   where they lie, one column per job. */
+/* Long columns go through tiles of a few columns, several tiles to a job and
+   rows of whole cache lines scattered with streaming stores (8000 x 320), or
+   rows that are not (4099 x 37); planes larger than a core's cache are
+   transformed by all threads together, rows and then column tiles. */
+Test(cpu, tiles_and_large_planes) {
+    static const struct shape shapes[] = {
+        {2, {8000, 320}}, {2, {4099, 37}}, {3, {3, 520, 600}}, {3, {2, 300, 520}}, {3, {600, 24, 40}},
+    };
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
+        all_variants(&shapes[i], 0);
+}
+
+/* Strided columns longer than 4 MiB are transformed where they lie, one
+   column per job. */
 Test(cpu, long_strided_columns) {
     struct shape s4 = {2, {540000, 3}}, s8 = {2, {270001, 2}};
     for (int inplace = 0; inplace < 2; inplace++) {

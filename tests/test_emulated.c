@@ -145,6 +145,9 @@ ParameterizedTestParameters(emulated, schedules) {
         {F32, 2, {729, 8}, 8192, 0, 0.3, 0, 0, 2},
         {F32, 3, {12, 10, 14}, 2048, HFFT_HYBRID, 0, 0, 0, 3},
         {F64, 3, {20, 6, 5}, 65536, 0, 0.5, 0, 0, 2},
+        /* hybrid, the CPU's share through tiles of long columns and whole-pool planes */
+        {F32, 2, {4000, 64}, 1 << 20, 0, 0.4, 0, 0, 2},
+        {F32, 3, {4, 400, 400}, 8 << 20, 0, 0.5, 0, 0, 2},
         /* passes ramped up and down at the edges of a round (many units per pass) */
         {F32, 2, {16, 1000}, 65536, 0, 0, 0, 1, 2},
         {F64, 2, {1000, 16}, 65536, 0, 0, 0, 1, 2},

@@ -4,7 +4,8 @@
  * 3*5*7*11*13, primes, n above 2^32); radix-2 and radix-r combinations
  * against a naive long-double DFT; the emulated device (budget, garbage in
  * fresh memory, pitched copies, kernels, batched FFTs); the GPU engine
- * writing only its share of a round; the thread pool; settings resolution.
+ * writing only its share of a round, and the CPU executor only its range; the
+ * thread pool; the host bandwidth probe; settings resolution.
  */
 #include <criterion/criterion.h>
 #include <math.h>
@@ -423,7 +424,80 @@ Test(internals, emulated_device_orders_work_as_a_gpu_may, .fini = tu_env_clear) 
     cr_assert_eq(stale_reads(0, 64), 0, "issue order");
 }
 
-/* ---- the GPU engine writes exactly its share of a round ---- */
+/* ---- an engine writes exactly its share of a round ---- */
+
+/* A round's arrays: src filled from a fresh seed; dst (src in place) poisoned;
+   and copies of both as they were. */
+typedef struct share_arrays {
+    char *src, *dst, *orig, *before;
+    size_t bytes;
+    uint64_t seed;
+} share_arrays;
+
+static void share_setup(share_arrays *a, int prec, const hfft__round *r, int inplace) {
+    int64_t total = r->no * r->dout;
+    a->bytes = (size_t)total * tu_esize(prec);
+    a->src = tu_alloc(a->bytes);
+    a->dst = inplace ? a->src : tu_alloc(a->bytes);
+    a->seed = tu_seed();
+    hfft_ref_fill(prec, a->src, total, a->seed);
+    a->orig = tu_dup(a->src, a->bytes);
+    if (!inplace)
+        tu_poison(a->dst, a->bytes);
+    a->before = tu_dup(a->dst, a->bytes);
+}
+
+/* Unit u of round r (a column in every outer block, a line or a plane), its
+   elements gathered from x. */
+static void unit_gather(int prec, const hfft__round *r, const char *x, int64_t u, char *line) {
+    size_t es = tu_esize(prec);
+    int strided = hfft__round_strided(r);
+    int64_t base = strided ? u : u * r->dout, step = strided ? r->s : 1;
+    for (int64_t o = 0; o < (strided ? r->no : 1); o++)
+        for (int64_t l = 0; l < r->L; l++)
+            memcpy(line + (size_t)(o * r->L + l) * es,
+                   x + (size_t)(base + o * r->dout + l * step) * es, es);
+}
+
+/* Each unit in [u0, u1) against the higher-precision reference, every other
+   one bit for bit as it was, the source untouched out of place; then frees. */
+static void share_check(share_arrays *a, int prec, const hfft__round *r, int64_t u0, int64_t u1,
+                        const char *who) {
+    int strided = hfft__round_strided(r);
+    int64_t outer = strided ? r->no : 1;
+    size_t es = tu_esize(prec), unit = (size_t)(r->L * outer) * es;
+    char *in = tu_alloc(unit), *got = tu_alloc(unit), *was = tu_alloc(unit);
+    int64_t n[2] = {r->rank == 2 ? r->n2[0] : r->L, r->n2[1]};
+    for (int64_t u = 0; u < hfft__round_units(r); u++) {
+        unit_gather(prec, r, a->dst, u, got);
+        if (u < u0 || u >= u1) {
+            unit_gather(prec, r, a->before, u, was);
+            cr_assert(memcmp(got, was, unit) == 0,
+                      "%s: unit %lld outside [%lld, %lld) was written (seed %llu)", who,
+                      (long long)u, (long long)u0, (long long)u1, (unsigned long long)a->seed);
+            continue;
+        }
+        unit_gather(prec, r, a->orig, u, in);
+        for (int64_t o = 0; o < outer; o++) {
+            size_t off = (size_t)(o * r->L) * es;
+            double err = hfft_ref_error(prec, r->rank, n, in + off, got + off, HFFT_FORWARD, 1);
+            cr_assert(err >= 0 && err < tu_tol(prec),
+                      "%s: unit %lld (outer %lld) of [%lld, %lld): error %.3g (seed %llu)", who,
+                      (long long)u, (long long)o, (long long)u0, (long long)u1, err,
+                      (unsigned long long)a->seed);
+        }
+    }
+    if (a->dst != a->src)
+        cr_assert(memcmp(a->src, a->orig, a->bytes) == 0, "%s changed its source", who);
+    tu_free(was);
+    tu_free(got);
+    tu_free(in);
+    tu_free(a->before);
+    tu_free(a->orig);
+    if (a->dst != a->src)
+        tu_free(a->dst);
+    tu_free(a->src);
+}
 
 static void engine_share(int prec, hfft__round r, int64_t units, int schedule, int64_t budget,
                          int inplace) {
@@ -444,59 +518,10 @@ static void engine_share(int prec, hfft__round r, int64_t units, int schedule, i
     int st = hfft__gpu_create(ops, d, &req, &g);
     cr_assert_eq(st, 0, "engine: %s", hfft_last_error_message());
     cr_assert_leq(ops->used(d), budget);
-    int64_t total = r.no * r.dout;
-    size_t es = tu_esize(prec), bytes = (size_t)total * es;
-    char *src = tu_alloc(bytes), *dst = inplace ? src : tu_alloc(bytes);
-    hfft_ref_fill(prec, src, total, tu_seed());
-    char *orig = tu_dup(src, bytes);
-    if (!inplace)
-        tu_poison(dst, bytes);
-    char *before = tu_dup(dst, bytes);
-    cr_assert_eq(hfft__gpu_run(g, 0, src, dst, 1), 0, "run: %s", hfft_last_error_message());
-    int strided = r.ni > 1;
-    double *line = tu_alloc((size_t)(2 * r.L) * sizeof(double));
-    long double *X = tu_alloc((size_t)(2 * r.L) * sizeof(long double));
-    for (int64_t o = 0; o < r.no; o++) {
-        int64_t inner = strided ? r.ni : 1;
-        for (int64_t i = 0; i < inner; i++) {
-            int64_t u = strided ? i : o;
-            int64_t base = o * r.dout + i;
-            int64_t step = strided ? r.s : 1;
-            if (u >= units) {
-                /* Not the engine's: bit for bit what was there. */
-                for (int64_t l = 0; l < r.L; l++)
-                    cr_assert(memcmp(dst + (size_t)(base + l * step) * es,
-                                     before + (size_t)(base + l * step) * es, es) == 0,
-                              "unit %lld (of %lld given to the engine) was written",
-                              (long long)u, (long long)units);
-                continue;
-            }
-            for (int64_t l = 0; l < r.L; l++)
-                for (int c = 0; c < 2; c++)
-                    line[2 * l + c] = prec == 4 ? ((float *)orig)[2 * (base + l * step) + c]
-                                                : ((double *)orig)[2 * (base + l * step) + c];
-            naive_dft(line, 1, r.L, HFFT_FORWARD, X);
-            long double num = 0, den = 0;
-            for (int64_t l = 0; l < r.L; l++)
-                for (int c = 0; c < 2; c++) {
-                    long double y = prec == 4 ? ((float *)dst)[2 * (base + l * step) + c]
-                                              : ((double *)dst)[2 * (base + l * step) + c];
-                    num += (y - X[2 * l + c]) * (y - X[2 * l + c]);
-                    den += X[2 * l + c] * X[2 * l + c];
-                }
-            double err = (double)sqrtl(num / den);
-            cr_assert(err < tu_tol(prec), "unit %lld: error %.3g", (long long)u, err);
-        }
-    }
-    if (!inplace)
-        cr_assert(memcmp(src, orig, bytes) == 0, "the engine changed its source");
-    tu_free(X);
-    tu_free(line);
-    tu_free(before);
-    tu_free(orig);
-    if (dst != src)
-        tu_free(dst);
-    tu_free(src);
+    share_arrays a;
+    share_setup(&a, prec, &r, inplace);
+    cr_assert_eq(hfft__gpu_run(g, 0, a.src, a.dst, 1), 0, "run: %s", hfft_last_error_message());
+    share_check(&a, prec, &r, 0, units, "the GPU engine");
     hfft__gpu_destroy(g);
     cr_assert_eq(ops->used(d), 0, "device memory left after destroy");
     ops->close(d);
@@ -527,6 +552,56 @@ Test(internals, engine_writes_only_its_share) {
     }
 }
 
+/* ---- the CPU executor writes exactly its range of a round ---- */
+
+static void cpu_range(int prec, hfft__round r, int64_t u0, int64_t u1, int threads, int inplace) {
+    share_arrays a;
+    share_setup(&a, prec, &r, inplace);
+    hfft__pool *pool;
+    cr_assert_eq(hfft__pool_create(threads, 0, &pool), 0);
+    hfft__cpu *c;
+    cr_assert_eq(hfft__cpu_create(prec, HFFT_FORWARD, 1, &r, 0, pool, a.src, a.dst, &c), 0, "%s",
+                 hfft_last_error_message());
+    cr_assert_eq(hfft__cpu_start(c, 0, a.src, a.dst, u0, u1), 0);
+    cr_assert_eq(hfft__cpu_finish(c), 0);
+    hfft__cpu_destroy(c);
+    hfft__pool_destroy(pool);
+    char who[96];
+    snprintf(who, sizeof who, "the CPU executor (%d threads, %s)", threads,
+             inplace ? "in place" : "out of place");
+    share_check(&a, prec, &r, u0, u1, who);
+}
+
+/* Ranges that start and end inside tiles, as a hybrid round's CPU share does:
+   long columns (tiles taken several to a job, the last one short; a column
+   of megabytes, one to a tile; rows of
+   whole cache lines, scattered with streaming stores, and rows that are
+   not), columns in outer blocks, contiguous lines, and planes small and
+   larger than a core's cache (rows, then column tiles, by all threads
+   together). */
+Test(internals, cpu_runs_only_its_range) {
+    for (int inplace = 0; inplace < 2; inplace++) {
+        for (int threads = 1; threads <= 3; threads++) {
+            hfft__round cols = {1, 20000, {0, 0}, 320, 320, 1, 20000 * 320};
+            cpu_range(4, cols, 37, 291, threads, inplace);
+            hfft__round cols8 = {1, 10000, {0, 0}, 150, 150, 1, 10000 * 150};
+            cpu_range(8, cols8, 5, 141, threads, inplace);
+            hfft__round longest = {1, 300000, {0, 0}, 5, 5, 1, 300000 * 5};
+            cpu_range(threads == 2 ? 8 : 4, longest, 1, 4, threads, inplace);
+            hfft__round y = {1, 40, {0, 0}, 24, 24, 5, 40 * 24};
+            cpu_range(threads == 2 ? 8 : 4, y, 3, 21, threads, inplace);
+            hfft__round rows = {1, 1000, {0, 0}, 1, 1, 50, 1000};
+            cpu_range(4, rows, 7, 43, threads, inplace);
+            hfft__round planes = {2, 520 * 600, {520, 600}, 1, 1, 4, 520 * 600};
+            cpu_range(4, planes, 1, 4, threads, inplace);
+            hfft__round planes8 = {2, 300 * 520, {300, 520}, 1, 1, 3, 300 * 520};
+            cpu_range(8, planes8, 0, 2, threads, inplace);
+            hfft__round small = {2, 13 * 48, {13, 48}, 1, 1, 9, 13 * 48};
+            cpu_range(threads == 3 ? 8 : 4, small, 2, 7, threads, inplace);
+        }
+    }
+}
+
 /* ---- the thread pool ---- */
 
 static _Atomic int job_count[5000];
@@ -538,6 +613,12 @@ static void count_job(void *ctx, int64_t job, int thread) {
     if (thread < 0 || thread >= pool_threads)
         atomic_store(&bad_thread, 1);
     atomic_fetch_add(&job_count[job], 1);
+}
+
+static void each_job(void *ctx, int64_t job, int thread) {
+    count_job(ctx, job, thread);
+    if (job != thread)
+        atomic_store(&bad_thread, 1);
 }
 
 Test(internals, thread_pool_runs_each_job_once) {
@@ -560,8 +641,27 @@ Test(internals, thread_pool_runs_each_job_once) {
         }
     }
     cr_assert_eq(atomic_load(&bad_thread), 0);
+    /* once on each thread, the job being the thread's index */
+    hfft__pool_each(p, each_job, NULL);
+    for (int t = 0; t < pool_threads; t++)
+        cr_assert_eq(atomic_load(&job_count[t]), 1, "thread %d ran %d times", t,
+                     atomic_load(&job_count[t]));
+    cr_assert_eq(atomic_load(&bad_thread), 0);
     hfft__pool_destroy(p);
     hfft__pool_destroy(NULL);
+}
+
+/* The host bandwidth probe: a plausible figure, and a clear error for nothing to copy. */
+Test(internals, host_bandwidth) {
+    hfft__pool *p;
+    cr_assert_eq(hfft__pool_create(2, 0, &p), 0);
+    double bw = -1;
+    cr_assert_eq(hfft__host_bandwidth(p, 8u << 20, 2, &bw), 0, "%s", hfft_last_error_message());
+    cr_assert(bw > 1e8 && bw < 1e14, "host bandwidth %g B/s", bw);
+    cr_assert_eq(hfft__host_bandwidth(p, 64, 2, &bw), HFFT_ERR_INVALID_ARGUMENT);
+    cr_assert_eq(bw, 0.0);
+    cr_assert_gt(hfft__cache_bytes(), 0);
+    hfft__pool_destroy(p);
 }
 
 /* ---- settings ---- */
@@ -648,10 +748,12 @@ Test(internals, wisdom_round_trip) {
     q.predicted[0] = 1e-3;
     q.predicted[1] = 2e-3;
     cr_assert_eq(hfft__wisdom_add(w, &q), 0);
+    w->host_bw = 1.25e11;
     cr_assert_eq(hfft__wisdom_write(path, w), 0, "%s", hfft_last_error_message());
     hfft__wisdom *back = calloc(1, sizeof *back);
     cr_assert_eq(hfft__wisdom_read(path, back), 0, "%s", hfft_last_error_message());
     cr_assert_str_eq(back->signature, w->signature);
+    cr_assert_eq(back->host_bw, 1.25e11);
     cr_assert_eq(back->nprob, 1);
     cr_assert_not_null(hfft__wisdom_find(back, 4, 2, q.n, 0, 8192));
     cr_assert_null(hfft__wisdom_find(back, 4, 2, q.n, 1, 8192));
@@ -719,6 +821,7 @@ Test(internals, wisdom_parser) {
          "slots=0 pass=0 schedule=2\n", NULL},
         {"hfft-wisdom 1\nsignature s\nlink h2d=1e10 d2h=1e10 duplex=2e10 rows=1024:0.5,4096:0.9\n",
          NULL},
+        {"hfft-wisdom 1\nsignature s\nhost bw=1.4e11\n", NULL},
         {"", "header"},
         {"hfft-wisdom 2\nsignature s\n", ":1"},
         {"hfft-wisdom 1\n", "signature"},
@@ -733,6 +836,11 @@ Test(internals, wisdom_parser) {
         {"hfft-wisdom 1\nsignature s\nproblem prec=4 n=4x4x4x4\n", ":3"},
         {"hfft-wisdom 1\nsignature s\nlink h2d=1e10\n", ":3"},
         {"hfft-wisdom 1\nsignature s\nwhatever\n", ":3"},
+        {"hfft-wisdom 1\nsignature s\nhost\n", ":3"},
+        {"hfft-wisdom 1\nsignature s\nhost bw=0\n", ":3"},
+        {"hfft-wisdom 1\nsignature s\nhost bw=1e11 x=1\n", ":3"},
+        {"hfft-wisdom 1\nsignature s\nhost copy=1e11\n", ":3"},
+        {"hfft-wisdom 1\nsignature s\nhost bw=1e11\nhost bw=1e11\n", ":4"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         int st = hfft__wisdom_parse(cases[i].text, "test.wisdom", w);
