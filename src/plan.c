@@ -451,6 +451,8 @@ static int pick_device(hfft__plan *p, unsigned flags, int *kind_out) {
 
 /* Why a problem is not one dense complex array, for hfft_info.note. */
 static const char *not_dense(const hfft__problem *pb, unsigned flags) {
+    if (pb->unpadded)
+        return "an in-place real layout other than FFTW's padded one";
     if (pb->kind != HFFT__C2C && (flags & HFFT_HYBRID))
         return "a real-data transform, whose rounds the GPU takes whole";
     if (pb->kind != HFFT__C2C)
@@ -577,18 +579,26 @@ hfft__plan *hfft__plan_create(const hfft__problem *pb, unsigned flags, const hff
     }
     if (!st && kind == HFFT_DEVICE_NONE)
         st = pick_split(p, flags, kind);
-    int explicit_gpu = (flags & (HFFT_GPU_ONLY | HFFT_HYBRID)) || kind == HFFT_DEVICE_EMULATED ||
-                       p->set.device == HFFT_DEVICE_CUDA;
+    /* A placement asked for (flags, a schedule, fixed shares) stands or fails.  A device that is
+       only named in the settings, or found, never turns a valid problem into an
+       error: a problem its engine cannot take (a line longer than the budget with no
+       factor to cut it by, a budget too small for any pass) runs on the CPU, and
+       hfft_info.note says why.  A named device's failures (its memory, CUDA, cuFFT)
+       stay errors: only the automatic placement moves past them. */
+    int asked_gpu = (flags & (HFFT_GPU_ONLY | HFFT_HYBRID | HFFT_SCHEDULE_PLAIN |
+                              HFFT_SCHEDULE_RADIX2)) != 0;
     for (int h = 0; h < HFFT__MAX_ROUNDS; h++)
-        explicit_gpu |= c.fixed[h];
+        asked_gpu |= c.fixed[h];
+    int named = kind == HFFT_DEVICE_EMULATED || p->set.device == HFFT_DEVICE_CUDA;
     if (!st)
         st = build_any(p, &c);
-    int engine_refused = st == HFFT_ERR_BUDGET || st == HFFT_ERR_DEVICE_MEMORY ||
-                         st == HFFT_ERR_UNSUPPORTED || st == HFFT_ERR_CUDA ||
-                         st == HFFT_ERR_CUFFT;
-    if (st && engine_refused && !explicit_gpu && p->dev &&
-        p->split_line <= HFFT__ORDER_NATURAL) {
-        /* Automatic placement: a problem the GPU engine cannot take goes to the CPU. */
+    int engine_refused = st == HFFT_ERR_BUDGET || st == HFFT_ERR_UNSUPPORTED ||
+                         (!named && (st == HFFT_ERR_DEVICE_MEMORY || st == HFFT_ERR_CUDA ||
+                                     st == HFFT_ERR_CUFFT));
+    if (st && engine_refused && !asked_gpu && p->dev && p->split_line <= HFFT__ORDER_NATURAL) {
+        char why[sizeof p->info.note], was[sizeof p->info.device_name];
+        snprintf(why, sizeof why, "%s", hfft_last_error_message());
+        snprintf(was, sizeof was, "%s", p->info.device_name);
         p->split_line = 0;
         p->info.split[0] = p->info.split[1] = 0;
         release_engines(p);
@@ -599,7 +609,16 @@ hfft__plan *hfft__plan_create(const hfft__problem *pb, unsigned flags, const hff
         snprintf(p->info.device_name, sizeof p->info.device_name, "none");
         hfft__clear_error();
         memset(&c, 0, sizeof c);
-        st = build(p, &c, 0);
+        if (p->pb.kind != HFFT__C2C) {
+            /* real data on the CPU: FFTW's plan of the whole problem */
+            p->info.rounds = 1;
+            st = make_whole(p);
+        } else {
+            st = build(p, &c, 0);
+        }
+        if (!st)
+            snprintf(p->info.note, sizeof p->info.note, "on the CPU, not on %.48s: %.180s", was,
+                     why);
     }
     if (!st)
         st = choose_pinning(p);

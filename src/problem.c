@@ -153,24 +153,21 @@ static int output_aliases(const hfft__dim *d, int nd, int64_t count) {
     return 0;
 }
 
-static int check_inplace_real(const hfft__problem *pb) {
-    /* In place, element k of the complex side overlays reals 2k and 2k + 1: the real
-       stride of every dimension is twice the complex one, except along the halved
-       dimension, where both step one element of their own kind. */
+/* In place, element k of the complex side overlays reals 2k and 2k + 1 in FFTW's
+   padded layout: the real stride of every dimension is twice the complex one, except
+   along the halved dimension, where both step one element of their own kind.  Other
+   in-place layouts (a vector dimension of stride one on both sides, as FFTW's tests
+   make) are valid too; they are not one dense array, and FFTW plans them whole. */
+static int padded_inplace_real(const hfft__problem *pb) {
     int real_in = pb->kind == HFFT__R2C;
     for (int k = 0; k < pb->rank + pb->hrank; k++) {
         const hfft__dim *d = k < pb->rank ? &pb->dims[k] : &pb->hdims[k - pb->rank];
         int64_t r = real_in ? d->is : d->os, c = real_in ? d->os : d->is;
         int64_t want = k == pb->rank - 1 ? c : 2 * c;
         if (d->n > 1 && r != want)
-            return hfft__fail(HFFT_ERR_INVALID_ARGUMENT,
-                              "in-place %s: the real array's stride along %s %d is %lld reals, "
-                              "but the complex layout needs %lld (its padding does not match)",
-                              real_in ? "r2c" : "c2r", k < pb->rank ? "dimension" : "vector "
-                              "dimension", k < pb->rank ? k : k - pb->rank, (long long)r,
-                              (long long)want);
+            return 0;
     }
-    return 0;
+    return 1;
 }
 
 int hfft__problem_make(hfft__problem *pb, int kind, int prec, int rank, const hfft_iodim *dims,
@@ -233,7 +230,10 @@ int hfft__problem_make(hfft__problem *pb, int kind, int prec, int rank, const hf
     if (!in[0] || !out[0])
         return hfft__fail(HFFT_ERR_INVALID_ARGUMENT, "%s array is NULL", !in[0] ? "input" : "output");
     pb->inplace = in[0] == out[0];
-    if (pb->inplace && in[1] != out[1])
+    /* A complex split transform is in place in both parts or in neither; an r2c has
+       no imaginary input and a c2r no imaginary output, so only their real parts can
+       share an array. */
+    if (pb->inplace && kind == HFFT__C2C && in[1] != out[1])
         return hfft__fail(HFFT_ERR_INVALID_ARGUMENT,
                           "split arrays: the real parts are in place, the imaginary parts not");
 
@@ -281,7 +281,7 @@ int hfft__problem_make(hfft__problem *pb, int kind, int prec, int rank, const hf
         return hfft__fail(HFFT_ERR_INVALID_ARGUMENT,
                           "the output strides write some element twice (they alias)");
     if (pb->inplace && kind != HFFT__C2C)
-        HFFT__TRY(check_inplace_real(pb));
+        pb->unpadded = !padded_inplace_real(pb);
     return 0;
 }
 
@@ -289,7 +289,7 @@ int hfft__problem_make(hfft__problem *pb, int kind, int prec, int rank, const hf
 
 int hfft__problem_dense(const hfft__problem *pb, hfft__dense *dn) {
     memset(dn, 0, sizeof *dn);
-    if (pb->split_in || pb->split_out || pb->howmany == 0 || pb->rank == 0)
+    if (pb->split_in || pb->split_out || pb->unpadded || pb->howmany == 0 || pb->rank == 0)
         return 0;
     /* Dimensions with their complex-side strides (both sides alike for c2c), largest first. */
     struct {

@@ -193,7 +193,7 @@ static void *err_worker(void *arg) {
     case 3:
         o.device = HFFT_DEVICE_EMULATED;
         o.device_memory = 16; /* below the array: no one trip, and no pass fits */
-        hfftf_plan_dft(1, n1, (hfftf_complex *)buf, (hfftf_complex *)buf, -1, 0, &o);
+        hfftf_plan_dft(1, n1, (hfftf_complex *)buf, (hfftf_complex *)buf, -1, HFFT_GPU_ONLY, &o);
         break;
     }
     /* Everyone has failed before anyone looks. */

@@ -421,24 +421,63 @@ static void expect_budget_error(int prec, int rank, const int64_t *n, int64_t bu
     tu_free(a);
 }
 
+/* A device named in the settings (no placement flag) with a problem its engine
+   cannot take: the plan runs on the CPU, says why in hfft_info.note, and gives
+   FFTW's answer. */
+static void expect_cpu_fallback(int prec, int rank, const int64_t *n, int64_t budget,
+                                const char *needle) {
+    int64_t total = tu_total(rank, n);
+    size_t bytes = (size_t)total * tu_esize(prec);
+    void *a = tu_alloc(bytes);
+    uint64_t seed = tu_seed();
+    hfft_ref_fill(prec, a, total, seed);
+    void *orig = tu_dup(a, bytes);
+    hfft_options o;
+    hfft_options_init(&o);
+    o.device = HFFT_DEVICE_EMULATED;
+    o.device_memory = budget;
+    char shape[64];
+    tu_shape(shape, sizeof shape, prec, rank, n);
+    tplan t = tp_dft(prec, rank, n, a, a, HFFT_FORWARD, 0, &o);
+    cr_assert_not_null(t.p, "%s with a %lld-byte budget on a named device: %s", shape,
+                       (long long)budget, hfft_last_error_message());
+    hfft_info info;
+    cr_assert_eq(tp_info(t, &info), 0);
+    cr_assert_eq(info.device, HFFT_DEVICE_NONE, "%s: device %d", shape, info.device);
+    cr_assert(strstr(info.note, "on the CPU, not on emulated") && strstr(info.note, needle),
+              "%s: note '%s' does not say why (%s)", shape, info.note, needle);
+    cr_assert_eq(tp_execute(t), 0, "%s: %s", shape, hfft_last_error_message());
+    double err = hfft_ref_error(prec, rank, n, orig, a, HFFT_FORWARD, 1);
+    cr_assert(err >= 0 && err < tu_tol(prec), "%s: error %.3g (seed %llu)", shape, err,
+              (unsigned long long)seed);
+    tp_destroy(t);
+    tu_free(orig);
+    tu_free(a);
+}
+
 Test(emulated, budget_too_small_for_any_pass) {
     int64_t n2[2] = {64, 48}, n1[1] = {16}, n3[3] = {4, 4, 4};
-    expect_budget_error(4, 2, n2, 64, 0, "too small for any pass");
+    expect_budget_error(4, 2, n2, 64, HFFT_GPU_ONLY, "too small for any pass");
     expect_budget_error(8, 2, n2, 64, HFFT_GPU_ONLY, "too small for any pass");
-    expect_budget_error(4, 1, n1, 64, 0, "too small for any pass");
-    expect_budget_error(8, 3, n3, 1023, HFFT_SCHEDULE_RADIX2, "too small for any pass");
+    expect_budget_error(4, 1, n1, 64, HFFT_HYBRID, "too small for any pass");
+    expect_budget_error(8, 3, n3, 1023, HFFT_GPU_ONLY | HFFT_SCHEDULE_RADIX2,
+                        "too small for any pass");
+    expect_cpu_fallback(4, 2, n2, 64, "too small for any pass");
+    expect_cpu_fallback(4, 1, n1, 64, "too small for any pass");
 }
 
 Test(emulated, prime_line_longer_than_budget) {
     int64_t n[2] = {8191, 4};
     expect_budget_error(4, 2, n, 4096, HFFT_GPU_ONLY, "8191");
-    expect_budget_error(8, 2, n, 4096, 0, "no factor");
+    expect_budget_error(8, 2, n, 4096, HFFT_HYBRID, "no factor");
+    expect_cpu_fallback(8, 2, n, 4096, "no factor");
     /* 2 x 4099: the factor 2 leaves a prime half that still does not fit. */
     int64_t m[2] = {2 * 4099, 2};
     expect_budget_error(4, 2, m, 4096, HFFT_GPU_ONLY, "8198");
     /* 3D with a prime Z. */
     int64_t z[3] = {8191, 2, 2};
-    expect_budget_error(4, 3, z, 4096, 0, "8191");
+    expect_budget_error(4, 3, z, 4096, HFFT_GPU_ONLY, "8191");
+    expect_cpu_fallback(4, 3, z, 4096, "8191");
 }
 
 /*

@@ -36,6 +36,8 @@ typedef struct hfft__problem {
     int split_in, split_out;        /* arrays given as separate real and imaginary parts */
     void *in[2], *out[2];           /* the arrays ([1]: imaginary parts of split arrays) */
     int inplace;                    /* the input and output arrays are the same */
+    int unpadded;                   /* in-place r2c/c2r whose real strides are not twice the
+                                       complex ones (FFTW's padded layout): not dense */
     /* Derived by the planner: */
     int64_t total;                  /* complex elements of the whole batch (r2c/c2r: of the
                                        complex side) */

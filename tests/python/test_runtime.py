@@ -156,13 +156,23 @@ def test_options_and_environment_are_part_of_the_key():
 # ---- errors ----
 
 def test_library_errors_are_hfft_errors():
-    # a contiguous line must fit one pass of the device budget on the GPU engine
-    with hfft.options(device="emulated", device_memory=4096):
+    # a wisdom file that cannot be read (a directory) is an error, not a silent default
+    with hfft.options(device="emulated", wisdom="/"):
         with pytest.raises(hfft.HfftError) as e:
-            hfft.fft(np.ones(1 << 14, np.complex128))
+            hfft.fft(np.ones(64, np.complex128))
     assert isinstance(e.value, RuntimeError)
-    assert e.value.status == -9  # HFFT_ERR_BUDGET
-    assert "does not fit a pass" in e.value.message and "does not fit a pass" in str(e.value)
+    assert e.value.status == -13  # HFFT_ERR_IO
+    assert "wisdom" in e.value.message and "wisdom" in str(e.value)
+
+
+def test_a_named_device_runs_what_its_engine_cannot_take():
+    # a line of 2^14 elements does not fit one pass of a 4 KiB budget: it runs on
+    # the CPU instead of failing, with the same answer
+    x = np.random.default_rng(7).standard_normal(1 << 14) + 0j
+    with hfft.options(device="emulated", device_memory=4096):
+        y = hfft.fft(x)
+    ref = np.fft.fft(x)
+    assert np.linalg.norm(y - ref) <= 1e-14 * np.linalg.norm(ref)
 
 
 def test_no_gpu_is_an_hfft_error():
