@@ -30,10 +30,46 @@
 
 #define PI_L 3.141592653589793238462643383279502884L
 
+/* exp(2 pi i m j / n) for j < n as two tables, (re, im) pairs: lo[b] for b < 2^shift and
+   hi[a] for the rest, j = a 2^shift + b, so a line of 2^33 points needs two tables of
+   2^17 entries, not one of 2^33. */
+typedef struct wave {
+    long double *lo, *hi;
+    int shift;
+} wave;
+
+static inline void wave_at(const wave *w, int64_t j, long double *re, long double *im) {
+    int64_t a = j >> w->shift, b = j & (((int64_t)1 << w->shift) - 1);
+    long double hr = w->hi[2 * a], hi = w->hi[2 * a + 1], lr = w->lo[2 * b], li = w->lo[2 * b + 1];
+    *re = hr * lr - hi * li;
+    *im = hr * li + hi * lr;
+}
+
+/* exact phases: (m j mod n) / n in 128-bit integers */
+static int wave_make(wave *w, int64_t n, int64_t m) {
+    w->shift = 0;
+    while (((int64_t)1 << (2 * w->shift)) < n)
+        w->shift++;
+    int64_t nb = (int64_t)1 << w->shift, na = (n + nb - 1) / nb;
+    w->lo = malloc(sizeof(long double) * 2 * (size_t)nb);
+    w->hi = malloc(sizeof(long double) * 2 * (size_t)na);
+    if (!w->lo || !w->hi)
+        return -1;
+    for (int64_t t = 0; t < nb + na; t++) {
+        int64_t j = t < nb ? t : (t - nb) * nb;
+        long double *d = t < nb ? &w->lo[2 * t] : &w->hi[2 * (t - nb)];
+        int64_t r = (int64_t)(((unsigned __int128)m * (unsigned __int128)j) % (unsigned __int128)n);
+        long double ph = 2 * PI_L * (long double)r / (long double)n;
+        d[0] = cosl(ph);
+        d[1] = sinl(ph);
+    }
+    return 0;
+}
+
 typedef struct job {
     int prec, rank, check;
     const int64_t *n;     /* one transform's sizes; the batch repeats them */
-    const long double *tw[3]; /* per dimension: exp(2 pi i m_k j / n_k), (re, im) pairs */
+    const wave *tw[3];    /* per dimension: exp(2 pi i m_k j / n_k) */
     void *a;
     int64_t lo, hi;       /* elements: whole rows, or part of one (a 1D line) */
     const int64_t *m;
@@ -47,7 +83,7 @@ typedef struct job {
 static void *work(void *arg) {
     job *j = arg;
     int64_t nl = j->n[j->rank - 1];
-    const long double *tl = j->tw[j->rank - 1];
+    const wave *tl = j->tw[j->rank - 1];
     for (int64_t row = j->lo / nl; row * nl < j->hi; row++) {
         int64_t c0 = j->lo > row * nl ? j->lo - row * nl : 0;
         int64_t c1 = j->hi < (row + 1) * nl ? j->hi - row * nl : nl;
@@ -60,7 +96,8 @@ static void *work(void *arg) {
         long double fr = 1, fi = 0;
         int spike_row = 1;
         for (int k = 0; k + 1 < j->rank; k++) {
-            long double wr = j->tw[k][2 * idx[k]], wi = j->tw[k][2 * idx[k] + 1];
+            long double wr, wi;
+            wave_at(j->tw[k], idx[k], &wr, &wi);
             long double r2 = fr * wr - fi * wi;
             fi = fr * wi + fi * wr;
             fr = r2;
@@ -71,8 +108,10 @@ static void *work(void *arg) {
         if (!j->check) {
             long double e2 = 0;
             for (int64_t c = c0; c < c1; c++) {
-                long double lr = fr * tl[2 * c] - fi * tl[2 * c + 1];
-                long double li = fr * tl[2 * c + 1] + fi * tl[2 * c];
+                long double tr, ti;
+                wave_at(tl, c, &tr, &ti);
+                long double lr = fr * tr - fi * ti;
+                long double li = fr * ti + fi * tr;
                 long double sr, si;
                 if (j->prec == 4) {
                     xf[2 * c] = (float)lr;
@@ -111,7 +150,7 @@ static void *work(void *arg) {
 
 /* Fills (check 0) or checks (check 1) the whole array on every core. */
 static void run_all(int check, int prec, int rank, const int64_t *n, int64_t howmany,
-                    const int64_t *m, const long double *const *tw, void *a, double *rel,
+                    const int64_t *m, const wave *const *tw, void *a, double *rel,
                     double *worst) {
     long nc = sysconf(_SC_NPROCESSORS_ONLN);
     int threads = nc > 0 ? (int)nc : 1;
@@ -235,21 +274,13 @@ int main(int argc, char **argv) {
     printf("hfft_malloc: %.2f s (huge pages, first touch by every core, registration)\n", t_alloc);
     fflush(stdout);
 
-    long double *tw[3];
-    for (int k = 0; k < 3; k++) {
-        tw[k] = malloc(sizeof(long double) * 2 * (size_t)n[k]);
-        if (!tw[k]) {
+    wave tw[3];
+    for (int k = 0; k < 3; k++)
+        if (wave_make(&tw[k], n[k], m[k])) {
             fprintf(stderr, "hfft-huge: out of memory\n");
             return 1;
         }
-        for (int64_t j = 0; j < n[k]; j++) {
-            /* exact phase: (m j mod n) / n */
-            long double ph = 2 * PI_L * (long double)((m[k] * j) % n[k]) / (long double)n[k];
-            tw[k][2 * j] = cosl(ph);
-            tw[k][2 * j + 1] = sinl(ph);
-        }
-    }
-    const long double *const twc[3] = {tw[0], tw[1], tw[2]};
+    const wave *const twc[3] = {&tw[0], &tw[1], &tw[2]};
 
     t0 = hfft_ref_now();
     void *p = prec == 4 ? (void *)hfftf_plan_many_dft64(rank, n, howmany, a, NULL, 1, per, a, NULL,
@@ -324,6 +355,6 @@ int main(int argc, char **argv) {
     hfft_free(a);
     printf("hfft_free: %.2f s\n", hfft_ref_now() - t0);
     for (int k = 0; k < 3; k++)
-        free(tw[k]);
+        free(tw[k].lo), free(tw[k].hi);
     return bad;
 }
