@@ -96,6 +96,14 @@ static size_t pick_capacity(const hfft__gpu_req *req, int64_t budget, size_t es,
         strided |= hfft__round_strided(&req->rounds[h]);
     if (req->pass_bytes <= 0 && !strided && cap > CONTIG_PASS_MAX)
         cap = CONTIG_PASS_MAX;
+    /* A pass holds at least one whole line of each contiguous round (a batch of one
+       line is its own pass), where the budget allows. */
+    for (int h = 0; h < req->nrounds && req->pass_bytes <= 0; h++) {
+        const hfft__round *r = &req->rounds[h];
+        size_t line = (size_t)r->dout * es;
+        if (!hfft__round_strided(r) && cap < line)
+            cap = line;
+    }
     if (cap > (size_t)budget / (size_t)nslot)
         cap = (size_t)budget / (size_t)nslot;
     return cap & ~(size_t)255;

@@ -324,6 +324,19 @@ static int make_mid(hfft__plan *p) {
     return 0;
 }
 
+/* Some round has fewer units than the CPU has threads, and they are long. */
+static int few_units(const hfft__plan *p) {
+    if (p->pb.kind != HFFT__C2C)
+        return 0;
+    int threads = cpu_threads(p, 0);
+    for (int h = 0; h < p->nrounds; h++) {
+        const hfft__round *r = &p->rounds[h];
+        if (hfft__round_units(r) < threads && r->L * (int64_t)p->esize >= (1 << 20))
+            return 1;
+    }
+    return 0;
+}
+
 /* Engines for the chosen placement: c->ratio[h] in [0, 1] is round h's GPU share. */
 static int build(hfft__plan *p, const hfft__choice *c, int split) {
     p->nrounds = hfft__dense_rounds(&p->dense, p->pb.kind, split, p->split_line, p->rounds);
@@ -353,6 +366,13 @@ static int build(hfft__plan *p, const hfft__choice *c, int split) {
     int st = 0;
     if (any_gpu)
         st = make_gpu(p, c);
+    if (!st && !any_gpu && few_units(p)) {
+        /* CPU only, and fewer lines than threads in some round (one long 1D line):
+           our rounds would leave cores idle; FFTW's threaded plan of the whole
+           problem uses them all */
+        p->info.placement = 0;
+        return make_whole(p);
+    }
     if (!st && any_cpu)
         st = make_cpu(p, any_gpu ? 1 : 0);
     if (!st && any_gpu)

@@ -455,6 +455,38 @@ static void expect_cpu_fallback(int prec, int rank, const int64_t *n, int64_t bu
     tu_free(a);
 }
 
+/* One line that fits the budget is one pass of its own: the passes are not cut below
+   a line (a 8 or 16 MiB line under 8 times its size, where a quarter of the array is
+   less than the line and more than the smallest automatic pass). */
+Test(emulated, a_single_line_is_one_pass) {
+    for (int prec = 4; prec <= 8; prec += 4) {
+        int64_t n[1] = {1 << 20};
+        size_t bytes = (size_t)n[0] * tu_esize(prec);
+        void *a = tu_alloc(bytes), *b = tu_alloc(bytes);
+        uint64_t seed = tu_seed();
+        hfft_ref_fill(prec, a, n[0], seed);
+        tu_poison(b, bytes);
+        hfft_options o;
+        hfft_options_init(&o);
+        o.device = HFFT_DEVICE_EMULATED;
+        o.device_memory = 8 * (int64_t)bytes;
+        tplan t = tp_dft(prec, 1, n, a, b, HFFT_FORWARD, HFFT_GPU_ONLY, &o);
+        cr_assert_not_null(t.p, "f%d: %s", prec * 8, hfft_last_error_message());
+        hfft_info info;
+        cr_assert_eq(tp_info(t, &info), 0);
+        cr_assert_eq(info.device, HFFT_DEVICE_EMULATED);
+        cr_assert_eq(info.split[0], 0, "f%d: split %lld x %lld", prec * 8,
+                     (long long)info.split[0], (long long)info.split[1]);
+        cr_assert_eq(tp_execute(t), 0, "%s", hfft_last_error_message());
+        double err = hfft_ref_error(prec, 1, n, a, b, HFFT_FORWARD, 1);
+        cr_assert(err >= 0 && err < tu_tol(prec), "f%d: error %.3g (seed %llu)", prec * 8, err,
+                  (unsigned long long)seed);
+        tp_destroy(t);
+        tu_free(a);
+        tu_free(b);
+    }
+}
+
 Test(emulated, budget_too_small_for_any_pass) {
     int64_t n2[2] = {64, 48}, n1[1] = {16}, n3[3] = {4, 4, 4};
     expect_budget_error(4, 2, n2, 64, HFFT_GPU_ONLY, "too small for any pass");
