@@ -362,6 +362,19 @@ static void run_fftw_engine(const prob *p, const opts *o, void *data, int thread
                      (o->transposed ? FFTW_MPI_TRANSPOSED_OUT : 0);
     void *out = o->inplace ? data : hfft_malloc((size_t)p->alloc * 2 * (size_t)p->prec);
     r->engine = "fftw-mpi";
+    /* FFTW-MPI's transposes send each rank pair a block of (n0/R)(n1/R)(rest) complex
+       numbers as reals with an int count: past 2^31 - 1, MPI_ERR_COUNT aborts the job */
+    double block = 2.0 * (double)(p->n[0] / ranks) * (double)(p->n[1] / ranks) *
+                   (double)(p->total / (p->n[0] * p->n[1]));
+    if (block > 2147483647.0) {
+        r->med = NAN;
+        snprintf(r->note, sizeof r->note,
+                 "skipped: its transposes would send %.3g reals per rank pair, over MPI's int "
+                 "count", block);
+        if (out != data)
+            hfft_free(out);
+        return;
+    }
     fftw_set_timelimit(60);
     fftwf_set_timelimit(60);
     fftw_plan_with_nthreads(threads);
