@@ -185,7 +185,7 @@ int hfft__cards_run(hfft__cards *c, int h, const void *src, void *dst, int drain
         pthread_mutex_unlock(&r->mu);
         if (rst && !st) {
             st = rst;
-            snprintf(msg, sizeof msg, "card %d: %s", k, r->msg);
+            snprintf(msg, sizeof msg, "card %d: %.480s", k, r->msg);
         }
     }
     if (st)

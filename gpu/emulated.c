@@ -187,9 +187,10 @@ static int emu_alloc(hfft__dev *d, void **p, size_t bytes) {
         return st;
     if (d->used + (int64_t)bytes > d->budget)
         return hfft__fail(HFFT_ERR_DEVICE_MEMORY,
-                          "emulated device: %zu bytes would exceed the %lld-byte budget "
-                          "(%lld in use)",
-                          bytes, (long long)d->budget, (long long)d->used);
+                          "emulated device: %s would exceed the budget of %s (%s in use)",
+                          hfft__bytes_text((double)bytes).s,
+                          hfft__bytes_text((double)d->budget).s,
+                          hfft__bytes_text((double)d->used).s);
     char *m = aligned_alloc(HDR, HDR + ((bytes + HDR - 1) / HDR) * HDR);
     if (!m)
         return hfft__fail(HFFT_ERR_DEVICE_MEMORY, "emulated device: host allocation failed");

@@ -34,9 +34,10 @@ static int plan_round(hfft__gpu *g, srd *r, int want, size_t cap, size_t *work, 
         size_t line = (size_t)r->r.dout * es; /* complex side (real rounds: padded rows) */
         if (line > cap)
             return hfft__fail(HFFT_ERR_BUDGET,
-                              "a contiguous line of %lld elements (%zu bytes) does not fit a pass "
-                              "of %zu bytes; raise the device budget or use HFFT_CPU_ONLY",
-                              (long long)r->r.L, line, cap);
+                              "a contiguous line of %lld elements (%s) does not fit a pass of %s; "
+                              "raise the device budget or use HFFT_CPU_ONLY",
+                              (long long)r->r.L, hfft__bytes_text((double)line).s,
+                              hfft__bytes_text((double)cap).s);
         r->kind = K_PLAIN;
         r->blk = (int64_t)(cap / line);
         if (r->blk > r->units)
@@ -218,10 +219,11 @@ int hfft__gpu_create(const hfft__dev_ops *ops, hfft__dev *dev, const hfft__gpu_r
     if (budget <= 0) {
         hfft__gpu_destroy(g);
         return hfft__fail(HFFT_ERR_BUDGET,
-                          "device budget of %lld bytes leaves nothing for passes (%lld in use, "
-                          "%lld kept for cuFFT)",
-                          (long long)ops->budget(dev), (long long)ops->used(dev),
-                          (long long)ops->reserve(dev));
+                          "device budget of %s leaves nothing for passes (%s in use, %s kept for "
+                          "cuFFT)",
+                          hfft__bytes_text((double)ops->budget(dev)).s,
+                          hfft__bytes_text((double)ops->used(dev)).s,
+                          hfft__bytes_text((double)ops->reserve(dev)).s);
     }
     int want = req->schedule == 2 ? 2 : 1;
     /* One trip where the array fits (unless a streaming schedule was asked for). */
@@ -256,9 +258,10 @@ int hfft__gpu_create(const hfft__dev_ops *ops, hfft__dev *dev, const hfft__gpu_r
     for (;;) {
         if (cap < 256) {
             st = hfft__fail(HFFT_ERR_BUDGET,
-                            "device budget of %lld bytes (%lld free of it) is too small for any "
-                            "pass of this problem",
-                            (long long)ops->budget(dev), (long long)budget);
+                            "device budget of %s (%s free of it) is too small for any pass of "
+                            "this problem",
+                            hfft__bytes_text((double)ops->budget(dev)).s,
+                            hfft__bytes_text((double)budget).s);
             break;
         }
         size_t work = 0;

@@ -126,7 +126,8 @@ int hfft__stage_create(const hfft__dev_ops *ops, hfft__dev *d, size_t slot_bytes
         st = ops->stream_create(d, &s->unpack);
     if (st) {
         hfft__stage_destroy(s);
-        return hfft__fail_context(st, "staging buffers of %zu bytes", slot_bytes);
+        return hfft__fail_context(st, "staging buffers of %s",
+                                  hfft__bytes_text((double)slot_bytes).s);
     }
     *out = s;
     return 0;

@@ -299,7 +299,7 @@ void *hfft__malloc(size_t bytes) {
     void *m = NULL;
     if (hfft__fault_hit("host_alloc") ||
         posix_memalign(&m, huge ? HUGE_PAGE : (size_t)MALLOC_HEAD, total) != 0 || !m) {
-        hfft__fail(HFFT_ERR_HOST_MEMORY, "hfft_malloc: %zu bytes of host memory: %s", bytes,
+        hfft__fail(HFFT_ERR_HOST_MEMORY, "hfft_malloc: %s of host memory: %s", hfft__bytes_text((double)bytes).s,
                    m ? "injected fault" : "out of memory");
         free(m);
         return NULL;
@@ -317,7 +317,8 @@ void *hfft__malloc(size_t bytes) {
     }
     if (st) {
         free(m);
-        hfft__fail_context(st, "hfft_malloc: registering %zu bytes with the device", bytes);
+        hfft__fail_context(st, "hfft_malloc: registering %s with the device",
+                           hfft__bytes_text((double)bytes).s);
         return NULL;
     }
     malloc_head h = {ops, m, total};

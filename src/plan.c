@@ -164,7 +164,8 @@ static int make_whole(hfft__plan *p) {
     p->scratch = aligned_alloc(64, (bytes + 63) & ~(size_t)63);
     if (!p->scratch)
         return hfft__fail(HFFT_ERR_HOST_MEMORY,
-                          "c2r with HFFT_PRESERVE_INPUT: a %zu-byte copy of the input", bytes);
+                          "c2r with HFFT_PRESERVE_INPUT: a copy of the input (%s)",
+                          hfft__bytes_text((double)bytes).s);
     p->info.host_bytes += (int64_t)bytes;
     void *in[2];
     scratch_arrays(p, p->pb.in, in);
@@ -317,9 +318,9 @@ static int make_mid(hfft__plan *p) {
     size_t bytes = (size_t)(p->pb.hi[c2r ? 0 : 1]);
     p->mid = hfft__malloc(bytes);
     if (!p->mid)
-        return hfft__fail_context(HFFT_ERR_HOST_MEMORY, "%s: a %zu-byte host array between rounds",
+        return hfft__fail_context(HFFT_ERR_HOST_MEMORY, "%s: a host array of %s between rounds",
                                   c2r ? "c2r with HFFT_PRESERVE_INPUT" : "a four-step split",
-                                  bytes);
+                                  hfft__bytes_text((double)bytes).s);
     p->info.host_bytes += (int64_t)bytes;
     return 0;
 }

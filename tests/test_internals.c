@@ -264,7 +264,7 @@ Test(internals, emulated_device_budget) {
         cr_assert_eq(((unsigned char *)a)[i], 0x7f, "byte %d of fresh memory", i);
     cr_assert_eq(ops->alloc(d, &b, 1097), HFFT_ERR_DEVICE_MEMORY, "over the budget");
     cr_assert_null(b);
-    cr_assert(strstr(hfft_last_error_message(), "4096") != NULL, "%s", hfft_last_error_message());
+    cr_assert(strstr(hfft_last_error_message(), "budget of 4 KiB") != NULL, "%s", hfft_last_error_message());
     cr_assert_eq(ops->alloc(d, &b, 1096), 0, "exactly the budget");
     cr_assert_eq(ops->used(d), 4096);
     cr_assert_eq(ops->alloc(d, &c, 1), HFFT_ERR_DEVICE_MEMORY);

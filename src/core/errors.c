@@ -33,6 +33,23 @@ void hfft__clear_error(void) {
     last_message[0] = '\0';
 }
 
+hfft__text hfft__bytes_text(double bytes) {
+    static const char *unit[] = {"KiB", "MiB", "GiB", "TiB", "PiB"};
+    hfft__text t;
+    if (bytes < 1024) {
+        snprintf(t.s, sizeof t.s, "%.0f bytes", bytes);
+        return t;
+    }
+    int u = 0;
+    bytes /= 1024;
+    while (bytes >= 1024 && u < 4) {
+        bytes /= 1024;
+        u++;
+    }
+    snprintf(t.s, sizeof t.s, "%.4g %s", bytes, unit[u]);
+    return t;
+}
+
 int hfft__fail(int status, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);

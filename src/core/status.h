@@ -34,6 +34,14 @@ void hfft__clear_error(void);
             return st_;        \
     } while (0)
 
+/* A byte count in the unit that fits it, for messages: "640 bytes", "64 KiB",
+   "1.5 GiB".  Use within the call it is an argument of:
+   hfft__fail(..., "%s", hfft__bytes_text(n).s). */
+typedef struct hfft__text {
+    char s[32];
+} hfft__text;
+hfft__text hfft__bytes_text(double bytes);
+
 /* Seconds on a monotonic clock.  Thread safe. */
 double hfft__now(void);
 
