@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "balancer/balancer.h"
+#include "src/build.h"
 #include "src/core/status.h"
 #include "src/plan.h"
 #include "src/problem.h"
@@ -44,410 +45,13 @@ static int check_flags(unsigned flags) {
     return 0;
 }
 
-/* The engines of one build; the device and the pinned arrays stay. */
-static void release_keep_device(hfft__plan *p) {
-    hfft__whole_destroy(p->whole);
-    p->whole = NULL;
-    hfft__cards_destroy(p->gpu);
-    p->gpu = NULL;
-    hfft__cpu_destroy(p->cpu);
-    p->cpu = NULL;
-    hfft__pool_destroy(p->pool);
-    p->pool = NULL;
-}
-
-static void release_engines(hfft__plan *p) {
-    release_keep_device(p);
-    if (p->dev) {
-        hfft__place_release_all(&p->place);
-        for (int k = p->ncard - 1; k >= 0; k--) {
-            hfft__trace_destroy(p->trace[k]);
-            p->trace[k] = NULL;
-            p->ops->close(p->cards[k]);
-            p->cards[k] = NULL;
-        }
-        p->ncard = 0;
-        p->dev = NULL;
-    }
-}
-
 void hfft__plan_destroy(hfft__plan *p) {
     if (!p)
         return;
-    release_engines(p);
+    hfft__release_engines(p);
     hfft__free(p->mid);
     free(p->scratch);
     free(p);
-}
-
-static int cpu_threads(const hfft__plan *p, int reserve) {
-    int t = p->set.threads > 0 ? p->set.threads : hfft__cores() - reserve;
-    return t > 0 ? t : 1;
-}
-
-enum { SIDE_IN, SIDE_OUT, SIDE_MID };
-static void round_sides(const hfft__plan *p, int h, int *src, int *dst);
-
-static int make_gpu(hfft__plan *p, const hfft__choice *c) {
-    hfft__gpu_req req;
-    memset(&req, 0, sizeof req);
-    req.prec = p->prec;
-    req.sign = p->sign;
-    req.nrounds = p->nrounds;
-    req.rounds = p->rounds;
-    for (int h = 0; h < p->nrounds; h++)
-        req.units[h] = p->cut[h];
-    req.schedule = c->schedule;
-    req.pass_bytes = c->pass_bytes;
-    req.slots = c->slots;
-    req.inplace = p->in == p->out;
-    for (int h = 0; h < p->nrounds; h++) {
-        int ss, ds;
-        round_sides(p, h, &ss, &ds);
-        req.round_inplace[h] = ss == ds || (ss != SIDE_MID && ds != SIDE_MID && req.inplace);
-    }
-    hfft__card cards[HFFT_MAX_CARDS];
-    for (int k = 0; k < p->ncard; k++)
-        cards[k] = p->trace[k] ? (hfft__card){&hfft__trace_ops, hfft__trace_dev(p->trace[k])}
-                               : (hfft__card){p->ops, p->cards[k]};
-    return hfft__cards_create(cards, p->ncard, &req, &p->gpu);
-}
-
-static int make_cpu(hfft__plan *p, int reserve) {
-    int threads = cpu_threads(p, reserve);
-    int st = hfft__pool_create(threads, reserve, &p->pool);
-    if (st)
-        return st;
-    p->info.threads = threads;
-    return hfft__cpu_create(p->prec, p->sign, p->nrounds, p->rounds,
-                            (p->flags & HFFT_MEASURE) != 0, p->pool, p->in, p->out, &p->cpu);
-}
-
-/* FFTW's flags for a whole-problem plan of this plan's problem. */
-static unsigned whole_flags(const hfft__plan *p) {
-    unsigned f = p->flags & HFFT_MEASURE ? HFFT__WHOLE_MEASURE : 0u;
-    if (p->flags & HFFT_UNALIGNED)
-        f |= HFFT__WHOLE_UNALIGNED;
-    if (p->flags & HFFT_DESTROY_INPUT)
-        f |= HFFT__WHOLE_DESTROY;
-    /* out of place, c2c and r2c keep their input unless allowed otherwise; c2r
-       only when asked (FFTW's defaults) */
-    if (!p->pb.inplace && (p->flags & HFFT_PRESERVE_INPUT ||
-                           (p->pb.kind != HFFT__C2R && !(p->flags & HFFT_DESTROY_INPUT))))
-        f |= HFFT__WHOLE_PRESERVE;
-    return f;
-}
-
-/* Where a scratch copy of the input puts each input array (same offsets). */
-static void scratch_arrays(const hfft__plan *p, void *const in[2], void *res[2]) {
-    size_t span = (size_t)(p->pb.hi[0] - p->pb.lo[0]);
-    res[0] = (char *)p->scratch - p->pb.lo[0];
-    res[1] = in[1] ? (char *)p->scratch + span - p->pb.lo[0] : NULL;
-}
-
-/*
- * The general path: FFTW's plan of the whole problem on its own threads, for
- * layouts the rounds do not take.  A c2r transform whose input must be kept
- * and that FFTW cannot plan so (every multi-dimensional one) runs on a copy
- * of its input in a host scratch.
- */
-static int make_whole(hfft__plan *p) {
-    unsigned f = whole_flags(p);
-    int threads = cpu_threads(p, 0);
-    p->info.threads = threads;
-    p->info.cpu_plan = 1;
-    int st = hfft__whole_plan(&p->pb, p->pb.in, p->pb.out, f, threads, &p->whole);
-    if (st != HFFT_ERR_FFTW || !(f & HFFT__WHOLE_PRESERVE) || p->pb.kind != HFFT__C2R)
-        return st;
-    hfft__clear_error();
-    size_t bytes = (size_t)(p->pb.hi[0] - p->pb.lo[0]) * (p->pb.split_in ? 2 : 1);
-    p->scratch = aligned_alloc(64, (bytes + 63) & ~(size_t)63);
-    if (!p->scratch)
-        return hfft__fail(HFFT_ERR_HOST_MEMORY,
-                          "c2r with HFFT_PRESERVE_INPUT: a copy of the input (%s)",
-                          hfft__bytes_text((double)bytes).s);
-    p->info.host_bytes += (int64_t)bytes;
-    void *in[2];
-    scratch_arrays(p, p->pb.in, in);
-    return hfft__whole_plan(&p->pb, in, p->pb.out, f & ~HFFT__WHOLE_PRESERVE, threads,
-                            &p->whole);
-}
-
-/*
- * CPU only, under HFFT_MEASURE: FFTW's own plan of the whole array (its
- * threads, FFTW_MEASURE) against our rounds of batched lines; the faster
- * stays.  FFTW's multi-dimensional plans win where the array is small enough
- * for their cache blocking, ours on arrays of many gigabytes, so only arrays
- * up to WHOLE_MAX are tried.  Planning and timing run on scratch copies: the
- * caller's arrays are not touched.
- */
-#define WHOLE_MAX ((size_t)1 << 30)
-static int try_whole(hfft__plan *p) {
-    size_t bytes = (size_t)p->total * p->esize;
-    if (bytes > WHOLE_MAX)
-        return 0;
-    int inplace = p->in == p->out;
-    char *a = aligned_alloc(64, (bytes + 63) & ~(size_t)63);
-    char *b = inplace ? a : aligned_alloc(64, (bytes + 63) & ~(size_t)63);
-    if (!a || !b) {
-        free(a);
-        if (b != a)
-            free(b);
-        return 0; /* no room to try: keep the rounds */
-    }
-    /* new-array execution needs the caller's alignment, which may be less */
-    unsigned f = HFFT__WHOLE_MEASURE | (p->flags & HFFT_DESTROY_INPUT ? HFFT__WHOLE_DESTROY : 0u);
-    if (((uintptr_t)p->in & 63u) || ((uintptr_t)p->out & 63u) || (p->flags & HFFT_UNALIGNED))
-        f |= HFFT__WHOLE_UNALIGNED;
-    void *ia[2] = {a, NULL}, *oa[2] = {b, NULL};
-    hfft__whole *whole = NULL;
-    int st = 0;
-    if (hfft__whole_plan(&p->pb, ia, oa, f, hfft__pool_size(p->pool), &whole) != 0) {
-        hfft__clear_error(); /* our rounds are planned already: keep them */
-    } else {
-        memset(a, 0, bytes);
-        double t_whole = 1e300, t_rounds = 1e300;
-        for (int rep = 0; rep < 2 && !st; rep++) {
-            double t0 = hfft__now();
-            hfft__whole_exec(whole, p->sign, ia, oa);
-            double t1 = hfft__now();
-            st = hfft__plan_execute(p, ia, oa);
-            double t2 = hfft__now();
-            if (rep) {
-                t_whole = t1 - t0;
-                t_rounds = t2 - t1;
-            }
-        }
-        if (!st && t_whole < t_rounds)
-            p->whole = whole;
-        else
-            hfft__whole_destroy(whole);
-    }
-    free(a);
-    if (b != a)
-        free(b);
-    p->info.cpu_plan = p->whole != NULL;
-    return st;
-}
-
-static int staging_threads(const hfft__plan *p) { return cpu_threads(p, 1); }
-
-/* The GPU engine's host arrays: pinned, registered or staged (place.c). */
-static int place_arrays(hfft__plan *p) {
-    p->place.ops = p->ops;
-    p->place.dev = p->dev;
-    int st = hfft__place_arrays(&p->place, p->in, (size_t)p->pb.hi[0], p->out,
-                                (size_t)p->pb.hi[1], p->set.pinning, p->gpu,
-                                staging_threads(p));
-    p->info.host_pinned = p->place.host_pinned;
-    return st;
-}
-
-/*
- * HFFT_MEASURE with HFFT_PINNING=auto, on arrays the plan registered: one
- * execute with the arrays registered, one staged (each after a warm-up, on
- * the plan's arrays, which MEASURE may overwrite); the faster stays, and a
- * staged plan gives the registration back.
- */
-static int choose_pinning(hfft__plan *p) {
-    if (!p->gpu || p->info.host_pinned != 1 || p->set.pinning != HFFT_PINNING_AUTO ||
-        !(p->flags & HFFT_MEASURE))
-        return 0;
-    double t[2] = {0, 0};
-    for (int staged = 0; staged < 2; staged++) {
-        int st = staged ? hfft__cards_stage(p->gpu, 1, staging_threads(p)) : 0;
-        if (st == HFFT_ERR_UNSUPPORTED) {
-            hfft__clear_error(); /* radix-2 or long lines: registered it is */
-            return 0;
-        }
-        for (int rep = 0; rep < 2 && !st; rep++) {
-            double t0 = hfft__now();
-            st = hfft__plan_execute(p, p->pb.in, p->pb.out);
-            t[staged] = hfft__now() - t0;
-        }
-        if (st) {
-            (void)hfft__cards_stage(p->gpu, 0, 0);
-            return hfft__fail_context(st, "HFFT_MEASURE, timing %s arrays",
-                                      staged ? "staged" : "registered");
-        }
-    }
-    if (t[1] < t[0]) {
-        hfft__place_release(&p->place);
-        p->info.host_pinned = 0;
-    } else {
-        (void)hfft__cards_stage(p->gpu, 0, 0);
-    }
-    return 0;
-}
-
-/*
- * The arrays each round reads and writes: the input, the output, or the mid
- * array that holds what lies between two rounds where the output cannot (a
- * c2r transform's complex rounds: the input itself, or a copy where it must be
- * kept; a four-step split in natural order: the input where it may be
- * overwritten, else a copy).  One trip needs none: the device holds it.
- */
-static void round_sides(const hfft__plan *p, int h, int *src, int *dst) {
-    const hfft__round *r = &p->rounds[h];
-    int last = h == p->nrounds - 1;
-    if (p->pb.kind == HFFT__C2R) {
-        *src = h == 0 ? SIDE_IN : SIDE_MID;
-        *dst = last ? SIDE_OUT : SIDE_MID;
-        return;
-    }
-    *src = h == 0 ? SIDE_IN : r->src_mid ? SIDE_MID : SIDE_OUT;
-    *dst = r->dst_mid ? SIDE_MID : SIDE_OUT;
-}
-
-static void *side_array(const hfft__plan *p, int side, void *in, void *out) {
-    return side == SIDE_IN ? in : side == SIDE_OUT ? out : p->mid ? p->mid : in;
-}
-
-static int make_mid(hfft__plan *p) {
-    int mids = 0;
-    for (int h = 0; h < p->nrounds; h++)
-        mids |= p->rounds[h].src_mid || p->rounds[h].dst_mid;
-    int c2r = p->pb.kind == HFFT__C2R && p->nrounds > 1;
-    if ((!mids && !c2r) || (p->gpu && hfft__cards_one_trip(p->gpu)) || p->mid)
-        return 0;
-    /* the input may serve: c2r unless it must be kept; a four-step split where it may
-       be overwritten and is not the output */
-    if (c2r ? p->pb.inplace || !(p->flags & HFFT_PRESERVE_INPUT)
-            : !p->pb.inplace && (p->flags & HFFT_DESTROY_INPUT))
-        return 0;
-    size_t bytes = (size_t)(p->pb.hi[c2r ? 0 : 1]);
-    p->mid = hfft__malloc(bytes);
-    if (!p->mid)
-        return hfft__fail_context(HFFT_ERR_HOST_MEMORY, "%s: a host array of %s between rounds",
-                                  c2r ? "c2r with HFFT_PRESERVE_INPUT" : "a four-step split",
-                                  hfft__bytes_text((double)bytes).s);
-    p->info.host_bytes += (int64_t)bytes;
-    return 0;
-}
-
-/* Some round has fewer units than the CPU has threads, and they are long. */
-static int few_units(const hfft__plan *p) {
-    if (p->pb.kind != HFFT__C2C)
-        return 0;
-    int threads = cpu_threads(p, 0);
-    for (int h = 0; h < p->nrounds; h++) {
-        const hfft__round *r = &p->rounds[h];
-        if (hfft__round_units(r) < threads && r->L * (int64_t)p->esize >= (1 << 20))
-            return 1;
-    }
-    return 0;
-}
-
-/* Engines for the chosen placement: c->ratio[h] in [0, 1] is round h's GPU share. */
-static int build(hfft__plan *p, const hfft__choice *c, int split) {
-    p->nrounds = hfft__dense_rounds(&p->dense, p->pb.kind, split, p->split_line, p->rounds);
-    if (p->nrounds < 0)
-        return p->nrounds;
-    for (int h = 0; h < p->nrounds; h++) {
-        int64_t u = hfft__round_units(&p->rounds[h]);
-        int64_t cut = p->dev ? (int64_t)(c->ratio[h] * (double)u + 0.5) : 0;
-        if (p->dev && (p->pb.kind != HFFT__C2C || p->split_line))
-            cut = u; /* real-data transforms, four-step splits: the GPU takes every unit */
-        p->cut[h] = cut < 0 ? 0 : cut > u ? u : cut;
-        /* HFFT_HYBRID means both sides work, however few the units. */
-        if ((p->flags & HFFT_HYBRID) && p->dev && u >= 2 && !c->fixed[h] &&
-            p->pb.kind == HFFT__C2C && !p->split_line) {
-            if (p->cut[h] == u)
-                p->cut[h] = u - 1;
-            if (p->cut[h] == 0)
-                p->cut[h] = 1;
-        }
-        p->info.ratio[h] = u ? (double)p->cut[h] / (double)u : 0.0;
-    }
-    int any_gpu = 0, any_cpu = 0;
-    for (int h = 0; h < p->nrounds; h++) {
-        any_gpu |= p->cut[h] > 0;
-        any_cpu |= p->cut[h] < hfft__round_units(&p->rounds[h]);
-    }
-    int st = 0;
-    if (any_gpu)
-        st = make_gpu(p, c);
-    if (!st && !any_gpu && few_units(p)) {
-        /* CPU only, and fewer lines than threads in some round (one long 1D line):
-           our rounds would leave cores idle; FFTW's threaded plan of the whole
-           problem uses them all */
-        p->info.placement = 0;
-        return make_whole(p);
-    }
-    if (!st && any_cpu)
-        st = make_cpu(p, any_gpu ? 1 : 0);
-    if (!st && any_gpu)
-        st = place_arrays(p);
-    if (!st)
-        st = make_mid(p);
-    if (!st && !any_gpu && (p->flags & HFFT_MEASURE))
-        st = try_whole(p);
-    p->info.placement = !any_gpu ? 0 : any_cpu ? 2 : 1;
-    return st;
-}
-
-/* Builds for c, splitting planes into rounds of their own where a plane
-   cannot fit a pass. */
-static int build_any(hfft__plan *p, const hfft__choice *c) {
-    int st = build(p, c, 0);
-    int planes = 0;
-    for (int h = 0; h < p->nrounds; h++)
-        planes |= p->rounds[h].rank == 2;
-    if (st == HFFT_ERR_BUDGET && planes) {
-        release_keep_device(p);
-        hfft__clear_error();
-        st = build(p, c, 1);
-    }
-    return st;
-}
-
-/*
- * HFFT_MEASURE with nothing known: run the transform GPU-only, then with the
- * probe share, and read each round's GPU and CPU sides; the model turns that
- * into the share per round.  Three executions on the plan's arrays, which it
- * overwrites, as FFTW_MEASURE does.
- */
-static int measure(hfft__plan *p, hfft__choice *c) {
-    hfft__choice probe = *c;
-    double t1[HFFT__MAX_ROUNDS] = {0}, tg[HFFT__MAX_ROUNDS] = {0}, tc[HFFT__MAX_ROUNDS] = {0};
-    for (int h = 0; h < HFFT__MAX_ROUNDS; h++)
-        probe.ratio[h] = c->fixed[h] ? c->ratio[h] : 1.0;
-    int st = build_any(p, &probe);
-    if (!st && p->gpu && hfft__cards_one_trip(p->gpu)) {
-        /* The array fits the device: a CPU share would send part of it through the
-           link twice, for arithmetic the GPU does in no time. */
-        release_keep_device(p);
-        for (int h = 0; h < HFFT__MAX_ROUNDS; h++)
-            c->ratio[h] = probe.ratio[h];
-        return 0;
-    }
-    for (int rep = 0; !st && rep < 2; rep++)
-        st = hfft__plan_execute(p, p->pb.in, p->pb.out);
-    for (int h = 0; !st && h < p->nrounds; h++)
-        t1[h] = p->info.measured_seconds[h];
-    release_keep_device(p);
-    for (int h = 0; h < HFFT__MAX_ROUNDS; h++)
-        probe.ratio[h] = c->fixed[h] ? c->ratio[h] : HFFT__PROBE_SHARE;
-    if (!st)
-        st = build_any(p, &probe);
-    if (!st)
-        st = hfft__plan_execute(p, p->pb.in, p->pb.out);
-    for (int h = 0; !st && h < p->nrounds; h++) {
-        tg[h] = p->info.measured_gpu[h];
-        tc[h] = p->info.measured_cpu[h];
-    }
-    release_keep_device(p);
-    if (st)
-        return hfft__fail_context(st, "HFFT_MEASURE probe");
-    double bytes = (double)p->total * (double)p->esize;
-    for (int h = 0; h < p->nrounds; h++) {
-        if (c->fixed[h])
-            continue;
-        hfft__round_model m;
-        c->ratio[h] = hfft__balance_fit(c, bytes, t1[h], probe.ratio[h], tg[h], tc[h], &m,
-                                        &c->predicted[h]);
-    }
-    return 0;
 }
 
 /* Opens the device the settings and flags name: NONE where the plan stays on the CPU. */
@@ -501,7 +105,7 @@ static int plan_general(hfft__plan *p, unsigned flags) {
     p->info.device = HFFT_DEVICE_NONE;
     snprintf(p->info.device_name, sizeof p->info.device_name, "none");
     p->info.rounds = 1;
-    return make_whole(p);
+    return hfft__make_whole(p);
 }
 
 /*
@@ -594,7 +198,7 @@ hfft__plan *hfft__plan_create(const hfft__problem *pb, unsigned flags, const hff
         if (!st)
             st = hfft__balance(&p->pb, &p->set, p->ops, p->dev, flags, &c);
         if (!st && c.measure)
-            st = measure(p, &c);
+            st = hfft__measure(p, &c);
         p->info.wisdom = c.wisdom;
         snprintf(p->info.wisdom_note, sizeof p->info.wisdom_note, "%s", c.note);
     }
@@ -612,7 +216,7 @@ hfft__plan *hfft__plan_create(const hfft__problem *pb, unsigned flags, const hff
         asked_gpu |= c.fixed[h];
     int named = kind == HFFT_DEVICE_EMULATED || p->set.device == HFFT_DEVICE_CUDA;
     if (!st)
-        st = build_any(p, &c);
+        st = hfft__build_any(p, &c);
     int engine_refused = st == HFFT_ERR_BUDGET || st == HFFT_ERR_UNSUPPORTED ||
                          (!named && (st == HFFT_ERR_DEVICE_MEMORY || st == HFFT_ERR_CUDA ||
                                      st == HFFT_ERR_CUFFT));
@@ -622,7 +226,7 @@ hfft__plan *hfft__plan_create(const hfft__problem *pb, unsigned flags, const hff
         snprintf(was, sizeof was, "%s", p->info.device_name);
         p->split_line = 0;
         p->info.split[0] = p->info.split[1] = 0;
-        release_engines(p);
+        hfft__release_engines(p);
         p->ops = NULL;
         p->info.device = HFFT_DEVICE_NONE;
         p->info.device_budget = 0;
@@ -633,16 +237,16 @@ hfft__plan *hfft__plan_create(const hfft__problem *pb, unsigned flags, const hff
         if (p->pb.kind != HFFT__C2C) {
             /* real data on the CPU: FFTW's plan of the whole problem */
             p->info.rounds = 1;
-            st = make_whole(p);
+            st = hfft__make_whole(p);
         } else {
-            st = build(p, &c, 0);
+            st = hfft__build(p, &c, 0);
         }
         if (!st)
             snprintf(p->info.note, sizeof p->info.note, "on the CPU, not on %.48s: %.180s", was,
                      why);
     }
     if (!st)
-        st = choose_pinning(p);
+        st = hfft__choose_pinning(p);
     if (st) {
         hfft__plan_destroy(p);
         return NULL;
@@ -674,7 +278,7 @@ int hfft__plan_adopt(hfft__plan *p, void *const in[2], void *const out[2]) {
         }
     }
     int st = hfft__place_new(&p->place, ptrs, bytes, n, p->set.pinning, p->gpu,
-                             staging_threads(p));
+                             hfft__staging_threads(p));
     p->info.host_pinned = p->place.host_pinned;
     p->info.pin_seconds = p->place.pin_seconds;
     p->info.pinned_bytes = p->place.cache_bytes;
@@ -689,7 +293,7 @@ static void run_whole(hfft__plan *p, void *const in[2], void *const out[2]) {
     }
     size_t span = (size_t)(p->pb.hi[0] - p->pb.lo[0]);
     void *sin[2];
-    scratch_arrays(p, in, sin);
+    hfft__scratch_arrays(p, in, sin);
     for (int k = 0; k < 2 && in[k]; k++)
         memcpy((char *)sin[k] + p->pb.lo[0], (const char *)in[k] + p->pb.lo[0], span);
     hfft__whole_exec(p->whole, p->sign, sin, out);
@@ -724,9 +328,9 @@ int hfft__plan_execute(hfft__plan *p, void *const in_[2], void *const out_[2]) {
     for (int h = 0; h < p->nrounds && !st && !(p->gpu && hfft__cards_one_trip(p->gpu)); h++) {
         double t0 = hfft__now();
         int ss, ds;
-        round_sides(p, h, &ss, &ds);
-        const void *src = side_array(p, ss, in, out);
-        void *dst = side_array(p, ds, in, out);
+        hfft__round_sides(p, h, &ss, &ds);
+        const void *src = hfft__side_array(p, ss, in, out);
+        void *dst = hfft__side_array(p, ds, in, out);
         int64_t units = hfft__round_units(&p->rounds[h]);
         int cpu_part = p->cpu && p->cut[h] < units;
         if (cpu_part)
@@ -808,7 +412,7 @@ static int open_cards(hfft__plan *p, int kind) {
     }
     p->dev = p->ncard ? p->cards[0] : NULL;
     if (st) {
-        release_engines(p);
+        hfft__release_engines(p);
         return st;
     }
     p->info.cards = n;
