@@ -16,8 +16,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "cpu/cpu.h"
-#include "gpu/butterfly.h"
+#include "gpu/emulated.h"
 #include "src/core/device.h"
 #include "src/core/fault.h"
 #include "src/core/status.h"
@@ -33,29 +32,7 @@
  * runs the work in issue order instead; the random order's seed is drawn per
  * device from a process-wide counter, so a run repeats itself.
  */
-enum { OP_COPY, OP_FFT, OP_RADIX2, OP_RADIXR, OP_TRANSPOSE, OP_TWIDDLE, OP_RECORD, OP_WAIT,
-       OP_HOST };
 
-typedef struct emu_event {
-    uint64_t issued, done; /* records issued, and the last one run */
-    double at;             /* when the last one ran (host clock) */
-} emu_event;
-
-typedef struct emu_op {
-    int kind, prec, sign, r;
-    void *dst;
-    const void *src;
-    size_t dpitch, spitch, width, height; /* copies; transposes: pitches, rows, cols */
-    int64_t rows, cols, n, k0;            /* kernels */
-    int64_t pitch, period, c0;            /* twiddles */
-    void *blk[HFFT__RADIXR_MAX];
-    hfft__lines *plan;
-    void (*fn)(void *);
-    void *arg;
-    emu_event *ev;
-    uint64_t seq;
-    uint64_t order; /* issue order on the device */
-} emu_op;
 
 typedef struct emu_stream {
     emu_op *q;
@@ -310,98 +287,6 @@ static int emu_activate(hfft__dev *d) {
     return 0;
 }
 
-static void copy2d(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
-                   size_t height) {
-    for (size_t r = 0; r < height; r++)
-        memcpy((char *)dst + r * dpitch, (const char *)src + r * spitch, width);
-}
-
-static void radix2(const emu_op *op) {
-    for (int64_t r = 0; r < op->rows; r++) {
-        double wr, wi;
-        hfft__twiddle(op->k0 + r, op->n, op->sign, &wr, &wi);
-        for (int64_t c = 0; c < op->cols; c++) {
-            int64_t i = 2 * (r * op->cols + c);
-            if (op->prec == 4)
-                hfft__radix2_f((float *)op->dst + i, (float *)op->blk[0] + i, wr, wi);
-            else
-                hfft__radix2_d((double *)op->dst + i, (double *)op->blk[0] + i, wr, wi);
-        }
-    }
-}
-
-static void radixr(const emu_op *op) {
-    for (int64_t row = 0; row < op->rows; row++) {
-        for (int64_t c = 0; c < op->cols; c++) {
-            int64_t i = 2 * (row * op->cols + c);
-            if (op->prec == 4) {
-                float *v[HFFT__RADIXR_MAX];
-                for (int j = 0; j < op->r; j++)
-                    v[j] = (float *)op->blk[j] + i;
-                hfft__radixr_f(v, op->r, op->k0 + row, op->n, op->sign);
-            } else {
-                double *v[HFFT__RADIXR_MAX];
-                for (int j = 0; j < op->r; j++)
-                    v[j] = (double *)op->blk[j] + i;
-                hfft__radixr_d(v, op->r, op->k0 + row, op->n, op->sign);
-            }
-        }
-    }
-}
-
-static void twiddle(const emu_op *op) {
-    for (int64_t r = 0; r < op->rows; r++) {
-        int64_t k = (op->k0 + r) % op->period;
-        for (int64_t c = 0; c < op->cols; c++) {
-            int64_t i = 2 * (r * op->pitch + c);
-            if (op->prec == 4)
-                hfft__rotate_f((float *)op->dst + i, k * (op->c0 + c), op->n, op->sign);
-            else
-                hfft__rotate_d((double *)op->dst + i, k * (op->c0 + c), op->n, op->sign);
-        }
-    }
-}
-
-static void transpose(const emu_op *op) {
-    size_t es = 2u * (size_t)op->prec;
-    for (size_t r = 0; r < op->width; r++)
-        for (size_t c = 0; c < op->height; c++)
-            memcpy((char *)op->dst + (c * op->dpitch + r) * es,
-                   (const char *)op->src + (r * op->spitch + c) * es, es);
-}
-
-static void execute(const emu_op *op) {
-    switch (op->kind) {
-    case OP_COPY:
-        copy2d(op->dst, op->dpitch, op->src, op->spitch, op->width, op->height);
-        break;
-    case OP_FFT:
-        hfft__lines_exec(op->plan, op->dst, op->dst);
-        break;
-    case OP_RADIX2:
-        radix2(op);
-        break;
-    case OP_RADIXR:
-        radixr(op);
-        break;
-    case OP_TRANSPOSE:
-        transpose(op);
-        break;
-    case OP_TWIDDLE:
-        twiddle(op);
-        break;
-    case OP_RECORD:
-        op->ev->done = op->seq;
-        op->ev->at = hfft__now();
-        break;
-    case OP_HOST:
-        op->fn(op->arg);
-        break;
-    default: /* OP_WAIT: nothing left to do once ready */
-        break;
-    }
-}
-
 static uint64_t next_random(hfft__dev *d) {
     d->w->rng ^= d->w->rng << 13;
     d->w->rng ^= d->w->rng >> 7;
@@ -442,7 +327,7 @@ static int run_until(hfft__dev *d, emu_stream *until, emu_event *ev) {
             const emu_op *op = &q->q[q->head];
             if (op->kind == OP_WAIT && op->ev->done < op->seq)
                 break;
-            execute(op);
+            hfft__emu_execute(op);
             q->head++;
         }
     }
@@ -627,91 +512,6 @@ static int emu_transpose(hfft__dev *d, int prec, hfft__stream s, void *dst, int6
  * overlaps a registered one fails as cudaHostRegister does.  So the planner's
  * registration bookkeeping runs in CI as it runs on a GPU.
  */
-typedef struct pinned_range {
-    const char *p;
-    size_t bytes;
-    int registered; /* 0: from host_alloc */
-    struct pinned_range *next;
-} pinned_range;
-static pthread_mutex_t pins_mu = PTHREAD_MUTEX_INITIALIZER;
-static pinned_range *pins;
-
-static int pins_add(const void *p, size_t bytes, int registered) {
-    pinned_range *r = malloc(sizeof *r);
-    if (!r)
-        return hfft__fail(HFFT_ERR_HOST_MEMORY, "emulated device: out of memory");
-    r->p = p;
-    r->bytes = bytes;
-    r->registered = registered;
-    pthread_mutex_lock(&pins_mu);
-    for (pinned_range *q = pins; registered && q; q = q->next) {
-        if (q->registered && (const char *)p < q->p + q->bytes && q->p < (const char *)p + bytes) {
-            pthread_mutex_unlock(&pins_mu);
-            free(r);
-            return hfft__fail(HFFT_ERR_CUDA,
-                              "cudaHostRegister failed: part or all of the range is already "
-                              "registered (emulated)");
-        }
-    }
-    r->next = pins;
-    pins = r;
-    pthread_mutex_unlock(&pins_mu);
-    return 0;
-}
-
-static void pins_remove(const void *p, int registered) {
-    pthread_mutex_lock(&pins_mu);
-    for (pinned_range **q = &pins; *q; q = &(*q)->next) {
-        if ((*q)->p == p && (*q)->registered == registered) {
-            pinned_range *dead = *q;
-            *q = dead->next;
-            free(dead);
-            break;
-        }
-    }
-    pthread_mutex_unlock(&pins_mu);
-}
-
-static int emu_host_alloc(hfft__dev *d, void **p, size_t bytes) {
-    (void)d;
-    *p = NULL;
-    if (hfft__fault_hit("host_alloc"))
-        return hfft__fail(HFFT_ERR_HOST_MEMORY, "host allocation failed: injected fault");
-    *p = aligned_alloc(4096, ((bytes + 4095) / 4096) * 4096);
-    if (!*p)
-        return hfft__fail(HFFT_ERR_HOST_MEMORY, "host allocation of %zu bytes", bytes);
-    int st = pins_add(*p, bytes, 0);
-    if (st) {
-        free(*p);
-        *p = NULL;
-    }
-    return st;
-}
-static void emu_host_free(hfft__dev *d, void *p) {
-    (void)d;
-    pins_remove(p, 0);
-    free(p);
-}
-static int emu_host_register(hfft__dev *d, void *p, size_t bytes) {
-    (void)d;
-    if (hfft__fault_hit("host_register"))
-        return hfft__fail(HFFT_ERR_CUDA, "cudaHostRegister failed: injected fault (emulated)");
-    return pins_add(p, bytes, 1);
-}
-static void emu_host_unregister(hfft__dev *d, void *p) {
-    (void)d;
-    pins_remove(p, 1);
-}
-static int emu_host_is_pinned(hfft__dev *d, const void *p) {
-    (void)d;
-    int pinned = 0;
-    pthread_mutex_lock(&pins_mu);
-    for (pinned_range *q = pins; q && !pinned; q = q->next)
-        pinned = (const char *)p >= q->p && (const char *)p < q->p + q->bytes;
-    pthread_mutex_unlock(&pins_mu);
-    return pinned;
-}
-
 const hfft__dev_ops hfft__emulated_ops = {
     .name = "emulated",
     .kind = HFFT_DEVICE_EMULATED,
@@ -750,9 +550,9 @@ const hfft__dev_ops hfft__emulated_ops = {
     .radixr = emu_radixr,
     .transpose = emu_transpose,
     .twiddle = emu_twiddle,
-    .host_alloc = emu_host_alloc,
-    .host_free = emu_host_free,
-    .host_register = emu_host_register,
-    .host_unregister = emu_host_unregister,
-    .host_is_pinned = emu_host_is_pinned,
+    .host_alloc = hfft__emu_host_alloc,
+    .host_free = hfft__emu_host_free,
+    .host_register = hfft__emu_host_register,
+    .host_unregister = hfft__emu_host_unregister,
+    .host_is_pinned = hfft__emu_host_is_pinned,
 };

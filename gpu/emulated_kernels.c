@@ -1,0 +1,101 @@
+/*
+ * emulated_kernels.c: the emulated device's queued operations run on the host:
+ * pitched copies, FFTW's batched lines, and the same butterfly, twiddle and
+ * transpose arithmetic as the CUDA kernels (gpu/butterfly.h).
+ */
+#include <string.h>
+
+#include "gpu/emulated.h"
+#include "src/core/status.h"
+
+static void copy2d(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                   size_t height) {
+    for (size_t r = 0; r < height; r++)
+        memcpy((char *)dst + r * dpitch, (const char *)src + r * spitch, width);
+}
+
+static void radix2(const emu_op *op) {
+    for (int64_t r = 0; r < op->rows; r++) {
+        double wr, wi;
+        hfft__twiddle(op->k0 + r, op->n, op->sign, &wr, &wi);
+        for (int64_t c = 0; c < op->cols; c++) {
+            int64_t i = 2 * (r * op->cols + c);
+            if (op->prec == 4)
+                hfft__radix2_f((float *)op->dst + i, (float *)op->blk[0] + i, wr, wi);
+            else
+                hfft__radix2_d((double *)op->dst + i, (double *)op->blk[0] + i, wr, wi);
+        }
+    }
+}
+
+static void radixr(const emu_op *op) {
+    for (int64_t row = 0; row < op->rows; row++) {
+        for (int64_t c = 0; c < op->cols; c++) {
+            int64_t i = 2 * (row * op->cols + c);
+            if (op->prec == 4) {
+                float *v[HFFT__RADIXR_MAX];
+                for (int j = 0; j < op->r; j++)
+                    v[j] = (float *)op->blk[j] + i;
+                hfft__radixr_f(v, op->r, op->k0 + row, op->n, op->sign);
+            } else {
+                double *v[HFFT__RADIXR_MAX];
+                for (int j = 0; j < op->r; j++)
+                    v[j] = (double *)op->blk[j] + i;
+                hfft__radixr_d(v, op->r, op->k0 + row, op->n, op->sign);
+            }
+        }
+    }
+}
+
+static void twiddle(const emu_op *op) {
+    for (int64_t r = 0; r < op->rows; r++) {
+        int64_t k = (op->k0 + r) % op->period;
+        for (int64_t c = 0; c < op->cols; c++) {
+            int64_t i = 2 * (r * op->pitch + c);
+            if (op->prec == 4)
+                hfft__rotate_f((float *)op->dst + i, k * (op->c0 + c), op->n, op->sign);
+            else
+                hfft__rotate_d((double *)op->dst + i, k * (op->c0 + c), op->n, op->sign);
+        }
+    }
+}
+
+static void transpose(const emu_op *op) {
+    size_t es = 2u * (size_t)op->prec;
+    for (size_t r = 0; r < op->width; r++)
+        for (size_t c = 0; c < op->height; c++)
+            memcpy((char *)op->dst + (c * op->dpitch + r) * es,
+                   (const char *)op->src + (r * op->spitch + c) * es, es);
+}
+
+void hfft__emu_execute(const emu_op *op) {
+    switch (op->kind) {
+    case OP_COPY:
+        copy2d(op->dst, op->dpitch, op->src, op->spitch, op->width, op->height);
+        break;
+    case OP_FFT:
+        hfft__lines_exec(op->plan, op->dst, op->dst);
+        break;
+    case OP_RADIX2:
+        radix2(op);
+        break;
+    case OP_RADIXR:
+        radixr(op);
+        break;
+    case OP_TRANSPOSE:
+        transpose(op);
+        break;
+    case OP_TWIDDLE:
+        twiddle(op);
+        break;
+    case OP_RECORD:
+        op->ev->done = op->seq;
+        op->ev->at = hfft__now();
+        break;
+    case OP_HOST:
+        op->fn(op->arg);
+        break;
+    default: /* OP_WAIT: nothing left to do once ready */
+        break;
+    }
+}
