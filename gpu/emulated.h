@@ -15,8 +15,17 @@
 #include "gpu/butterfly.h"
 #include "src/core/device.h"
 
-enum { OP_COPY, OP_FFT, OP_RADIX2, OP_RADIXR, OP_TRANSPOSE, OP_TWIDDLE, OP_RECORD, OP_WAIT,
-       OP_HOST };
+enum {
+    OP_COPY,
+    OP_FFT,
+    OP_RADIX2,
+    OP_RADIXR,
+    OP_TRANSPOSE,
+    OP_TWIDDLE,
+    OP_RECORD,
+    OP_WAIT,
+    OP_HOST
+};
 
 typedef struct emu_event {
     uint64_t issued, done; /* records issued, and the last one run */

@@ -70,32 +70,17 @@ static void transpose(const emu_op *op) {
 
 void hfft__emu_execute(const emu_op *op) {
     switch (op->kind) {
-    case OP_COPY:
-        copy2d(op->dst, op->dpitch, op->src, op->spitch, op->width, op->height);
-        break;
-    case OP_FFT:
-        hfft__lines_exec(op->plan, op->dst, op->dst);
-        break;
-    case OP_RADIX2:
-        radix2(op);
-        break;
-    case OP_RADIXR:
-        radixr(op);
-        break;
-    case OP_TRANSPOSE:
-        transpose(op);
-        break;
-    case OP_TWIDDLE:
-        twiddle(op);
-        break;
+    case OP_COPY: copy2d(op->dst, op->dpitch, op->src, op->spitch, op->width, op->height); break;
+    case OP_FFT: hfft__lines_exec(op->plan, op->dst, op->dst); break;
+    case OP_RADIX2: radix2(op); break;
+    case OP_RADIXR: radixr(op); break;
+    case OP_TRANSPOSE: transpose(op); break;
+    case OP_TWIDDLE: twiddle(op); break;
     case OP_RECORD:
         op->ev->done = op->seq;
         op->ev->at = hfft__now();
         break;
-    case OP_HOST:
-        op->fn(op->arg);
-        break;
-    default: /* OP_WAIT: nothing left to do once ready */
-        break;
+    case OP_HOST: op->fn(op->arg); break;
+    default: /* OP_WAIT: nothing left to do once ready */ break;
     }
 }

@@ -42,7 +42,6 @@ void hfft__release_engines(hfft__plan *p) {
     }
 }
 
-
 static int cpu_threads(const hfft__plan *p, int reserve) {
     int t = p->set.threads > 0 ? p->set.threads : hfft__cores() - reserve;
     return t > 0 ? t : 1;
@@ -81,8 +80,8 @@ static int make_cpu(hfft__plan *p, int reserve) {
     if (st)
         return st;
     p->info.threads = threads;
-    return hfft__cpu_create(p->prec, p->sign, p->nrounds, p->rounds,
-                            (p->flags & HFFT_MEASURE) != 0, p->pool, p->in, p->out, &p->cpu);
+    return hfft__cpu_create(p->prec, p->sign, p->nrounds, p->rounds, (p->flags & HFFT_MEASURE) != 0,
+                            p->pool, p->in, p->out, &p->cpu);
 }
 
 /* FFTW's flags for a whole-problem plan of this plan's problem. */
@@ -131,8 +130,7 @@ int hfft__make_whole(hfft__plan *p) {
     p->info.host_bytes += (int64_t)bytes;
     void *in[2];
     hfft__scratch_arrays(p, p->pb.in, in);
-    return hfft__whole_plan(&p->pb, in, p->pb.out, f & ~HFFT__WHOLE_PRESERVE, threads,
-                            &p->whole);
+    return hfft__whole_plan(&p->pb, in, p->pb.out, f & ~HFFT__WHOLE_PRESERVE, threads, &p->whole);
 }
 
 /*
@@ -198,9 +196,8 @@ int hfft__staging_threads(const hfft__plan *p) { return cpu_threads(p, 1); }
 static int place_arrays(hfft__plan *p) {
     p->place.ops = p->ops;
     p->place.dev = p->dev;
-    int st = hfft__place_arrays(&p->place, p->in, (size_t)p->pb.hi[0], p->out,
-                                (size_t)p->pb.hi[1], p->set.pinning, p->gpu,
-                                hfft__staging_threads(p));
+    int st = hfft__place_arrays(&p->place, p->in, (size_t)p->pb.hi[0], p->out, (size_t)p->pb.hi[1],
+                                p->set.pinning, p->gpu, hfft__staging_threads(p));
     p->info.host_pinned = p->place.host_pinned;
     return st;
 }
@@ -406,8 +403,8 @@ int hfft__measure(hfft__plan *p, hfft__choice *c) {
         if (c->fixed[h])
             continue;
         hfft__round_model m;
-        c->ratio[h] = hfft__balance_fit(c, bytes, t1[h], probe.ratio[h], tg[h], tc[h], &m,
-                                        &c->predicted[h]);
+        c->ratio[h] =
+            hfft__balance_fit(c, bytes, t1[h], probe.ratio[h], tg[h], tc[h], &m, &c->predicted[h]);
     }
     return 0;
 }

@@ -30,7 +30,7 @@
 #define SCHEDULE (HFFT_SCHEDULE_PLAIN | HFFT_SCHEDULE_RADIX2)
 #define TRANSPOSED (HFFT_TRANSPOSED_IN | HFFT_TRANSPOSED_OUT)
 
-static int64_t bytes_of(const hfft__mpi_plan *p, int64_t elems) {
+int64_t hfft__mpi_bytes_of(const hfft__mpi_plan *p, int64_t elems) {
     return elems * (int64_t)p->esize;
 }
 
@@ -136,7 +136,8 @@ static int layout(hfft__mpi_plan *p, int64_t iblock, int64_t oblock) {
             p->col0[r] = hfft__mpi_block_start(p->rowlen, bc, r);
         }
         if (p->mode == HFFT__MPI_ROWS_FIRST) {
-            p->rcut[r] = hfft__mpi_cut_make(p->rows_in[r], bytes_of(p, p->rowlen), R, &p->tune);
+            p->rcut[r] =
+                hfft__mpi_cut_make(p->rows_in[r], hfft__mpi_bytes_of(p, p->rowlen), R, &p->tune);
         } else { /* the rows at the end, in one group */
             p->rcut[r].q = p->rows_out[r];
             p->rcut[r].k = p->rows_out[r] > 0;
@@ -145,97 +146,10 @@ static int layout(hfft__mpi_plan *p, int64_t iblock, int64_t oblock) {
             p->ccut[r].q = p->cols[r];
             p->ccut[r].k = p->cols[r] > 0;
         } else {
-            p->ccut[r] = hfft__mpi_cut_make(p->cols[r], bytes_of(p, n0), R, &p->tune);
+            p->ccut[r] = hfft__mpi_cut_make(p->cols[r], hfft__mpi_bytes_of(p, n0), R, &p->tune);
         }
     }
     return 0;
-}
-
-/* ---- transfers ---- */
-
-static hfft__mpi_xfer *add_xfer(hfft__mpi_side *s, int cap, int nb) {
-    hfft__mpi_xfer *x = &s->x[s->nx];
-    void *mem = calloc((size_t)nb, sizeof(int64_t) + 2 * sizeof(hfft__mpi_span));
-    if (s->nx >= cap || !mem) {
-        free(mem);
-        return NULL;
-    }
-    s->nx++;
-    x->runs.nb = nb;
-    x->runs.len = mem;
-    x->runs.src = (hfft__mpi_span *)(x->runs.len + nb);
-    x->runs.dst = x->runs.src + nb;
-    return x;
-}
-
-static int same_node(const hfft__mpi_plan *p, int peer) { return p->local[peer]; }
-
-/* Rows group g of rank r, into the column groups of rank s. */
-static int xfer_rows_to_cols(hfft__mpi_plan *p, hfft__mpi_side *side, int cap, int r, int s,
-                             int g) {
-    const hfft__mpi_cut *cs = &p->ccut[s];
-    int nb = hfft__mpi_cut_groups(cs);
-    hfft__mpi_xfer *x = add_xfer(side, cap, nb);
-    if (!x)
-        return hfft__mpi_fail(HFFT_ERR_HOST_MEMORY, "transpose transfers: out of memory");
-    int64_t lo = hfft__mpi_cut_lo(&p->rcut[r], g);
-    x->peer = r == p->me ? s : r;
-    x->group = g;
-    x->shared = same_node(p, x->peer) && x->peer != p->me;
-    x->runs.rows = hfft__mpi_cut_len(&p->rcut[r], g);
-    for (int j = 0; j < nb; j++) {
-        int64_t len = hfft__mpi_cut_len(cs, j), clo = hfft__mpi_cut_lo(cs, j);
-        x->runs.len[j] = len;
-        x->runs.src[j] = (hfft__mpi_span){lo * p->rowlen + p->col0[s] + clo, p->rowlen};
-        x->runs.dst[j] = (hfft__mpi_span){p->n[0] * clo + (p->row0_in[r] + lo) * len, len};
-    }
-    return 0;
-}
-
-/* Column group j of rank s, into the rows of rank r. */
-static int xfer_cols_to_rows(hfft__mpi_plan *p, hfft__mpi_side *side, int cap, int s, int r,
-                             int j) {
-    hfft__mpi_xfer *x = add_xfer(side, cap, 1);
-    if (!x)
-        return hfft__mpi_fail(HFFT_ERR_HOST_MEMORY, "transpose transfers: out of memory");
-    int64_t len = hfft__mpi_cut_len(&p->ccut[s], j), clo = hfft__mpi_cut_lo(&p->ccut[s], j);
-    x->peer = s == p->me ? r : s;
-    x->group = j;
-    x->shared = same_node(p, x->peer) && x->peer != p->me;
-    x->runs.rows = p->rows_out[r];
-    x->runs.len[0] = len;
-    x->runs.src[0] = (hfft__mpi_span){p->n[0] * clo + p->row0_out[r] * len, len};
-    x->runs.dst[0] = (hfft__mpi_span){p->col0[s] + clo, p->rowlen};
-    return 0;
-}
-
-static int alloc_side(hfft__mpi_side *s, int cap) {
-    s->x = calloc(cap ? (size_t)cap : 1, sizeof *s->x);
-    return s->x ? 0 : hfft__mpi_fail(HFFT_ERR_HOST_MEMORY, "transpose transfers: out of memory");
-}
-
-typedef int (*xfer_fn)(hfft__mpi_plan *p, hfft__mpi_side *side, int cap, int from, int to,
-                       int group);
-
-/* The transfers of one transpose: every rank sends each of its groups (cut[rank]) to every
-   rank that wants some (want[rank] > 0), group by group, to the peers in a rotation that
-   starts at itself, so that not every rank sends to the same peer at once. */
-static int build_phase(hfft__mpi_plan *p, hfft__mpi_phase *ph, const hfft__mpi_cut *cut,
-                       const int64_t *want, xfer_fn make) {
-    int R = p->ranks, me = p->me, gm = hfft__mpi_cut_groups(&cut[me]), cap_in = 0;
-    for (int r = 0; r < R && want[me] > 0; r++)
-        cap_in += hfft__mpi_cut_groups(&cut[r]);
-    int st = alloc_side(&ph->out, gm * R);
-    if (!st)
-        st = alloc_side(&ph->in, cap_in);
-    for (int g = 0; g < gm && !st; g++)
-        for (int k = 0; k < R && !st; k++)
-            if (want[(me + k) % R] > 0)
-                st = make(p, &ph->out, gm * R, me, (me + k) % R, g);
-    for (int r = 0; r < R && want[me] > 0 && !st; r++)
-        for (int g = 0; g < hfft__mpi_cut_groups(&cut[r]) && !st; g++)
-            st = make(p, &ph->in, cap_in, r, me, g);
-    return st ? st : hfft__mpi_phase_build(p, ph);
 }
 
 /* ---- node resources ---- */
@@ -308,7 +222,7 @@ static int rows_dims(const hfft__mpi_plan *p, int64_t q, hfft_iodim *dims, hfft_
    executes of the groups after the first. */
 static unsigned alignment(const hfft__mpi_plan *p, const hfft__mpi_cut *c, int64_t unit) {
     for (int g = 1; g < c->k; g++)
-        if (bytes_of(p, g * c->q * unit) % 64)
+        if (hfft__mpi_bytes_of(p, g * c->q * unit) % 64)
             return HFFT_UNALIGNED;
     return 0;
 }
@@ -358,7 +272,7 @@ static int make_node_plans(hfft__mpi_plan *p, const hfft_options *opts) {
                       "the rows (dimensions 1 and up)", &st);
     }
     if (rc->rem > 0) {
-        int64_t off = bytes_of(p, rc->k * rc->q * p->rowlen);
+        int64_t off = hfft__mpi_bytes_of(p, rc->k * rc->q * p->rowlen);
         rank = rows_dims(p, rc->rem, dims, hd, &hrank);
         p->rows_rem = node_plan(p, rank, dims, hrank, hd, rin + off, rout + off, cpu, &o,
                                 "the last rows", &st);
@@ -384,7 +298,7 @@ static int make_node_plans(hfft__mpi_plan *p, const hfft_options *opts) {
             node_plan(p, 1, dims, 1, hd, p->w, p->w, cols, &o, "the columns (dimension 0)", &st);
     }
     if (cc->rem > 0) {
-        char *w = (char *)p->w + bytes_of(p, cc->k * cc->q * p->n[0]);
+        char *w = (char *)p->w + hfft__mpi_bytes_of(p, cc->k * cc->q * p->n[0]);
         dims[0] = (hfft_iodim){p->n[0], cc->rem, cc->rem};
         hd[0] = (hfft_iodim){cc->rem, 1, 1};
         p->cols_rem = node_plan(p, 1, dims, 1, hd, w, w, cpu, &o, "the last columns", &st);
@@ -396,7 +310,8 @@ static int make_node_plans(hfft__mpi_plan *p, const hfft_options *opts) {
    copy into and out of each other's blocks), else pinned host memory. */
 static int make_scratch(hfft__mpi_plan *p, int st) {
     /* collective: a rank that failed already takes part, with nothing to share */
-    int64_t bytes = st || p->mode == HFFT__MPI_WHOLE ? 0 : bytes_of(p, p->n[0] * p->cols[p->me]);
+    int64_t bytes =
+        st || p->mode == HFFT__MPI_WHOLE ? 0 : hfft__mpi_bytes_of(p, p->n[0] * p->cols[p->me]);
     int local = 1, ok = 1, all = 0;
     MPI_Comm_size(p->node_comm, &local);
     p->win = MPI_WIN_NULL;
@@ -463,7 +378,7 @@ static void array_needs(const hfft__mpi_plan *p, int64_t *in, int64_t *out) {
         *out = slab_in;
 }
 
-static int check_arrays(const hfft__mpi_plan *p, const void *in, const void *out, int inplace) {
+int hfft__mpi_check_arrays(const hfft__mpi_plan *p, const void *in, const void *out, int inplace) {
     int64_t ni, no;
     array_needs(p, &ni, &no);
     if ((ni > 0 && !in) || (no > 0 && !out))
@@ -474,7 +389,7 @@ static int check_arrays(const hfft__mpi_plan *p, const void *in, const void *out
         return hfft__mpi_fail(HFFT_ERR_INVALID_ARGUMENT,
                               "in == out must hold exactly where it held for the plan's arrays");
     const char *a = in, *b = out;
-    if (a != b && a && b && a < b + bytes_of(p, no) && b < a + bytes_of(p, ni))
+    if (a != b && a && b && a < b + hfft__mpi_bytes_of(p, no) && b < a + hfft__mpi_bytes_of(p, ni))
         return hfft__mpi_fail(HFFT_ERR_INVALID_ARGUMENT,
                               "the input and output arrays overlap (in place is in == out)");
     return 0;
@@ -503,7 +418,7 @@ static void fill_info(hfft__mpi_plan *p) {
         f->column_start = p->col0[me];
         f->groups[0] = hfft__mpi_cut_groups(&p->rcut[me]);
         f->groups[1] = hfft__mpi_cut_groups(&p->ccut[me]);
-        f->scratch_bytes = bytes_of(p, p->n[0] * p->cols[me]);
+        f->scratch_bytes = hfft__mpi_bytes_of(p, p->n[0] * p->cols[me]);
     }
 #if defined(OMPI_HAVE_MPI_EXT_CUDA) && OMPI_HAVE_MPI_EXT_CUDA
     f->cuda_aware = MPIX_Query_cuda_support();
@@ -607,15 +522,15 @@ hfft__mpi_plan *hfft__mpi_plan_create(const hfft__mpi_node *node, int rnk, const
     }
     st = layout(p, iblock, oblock);
     if (!st)
-        st = check_arrays(p, in, out, -1);
+        st = hfft__mpi_check_arrays(p, in, out, -1);
     st = make_scratch(p, st);
     p->a.tag = TAG_ROWS_TO_COLS;
     p->c.tag = TAG_COLS_TO_ROWS;
     p->c.pull = 1; /* the rows' owners copy from the columns' shared blocks */
     if (!st && p->mode == HFFT__MPI_ROWS_FIRST)
-        st = build_phase(p, &p->a, p->rcut, p->cols, xfer_rows_to_cols);
+        st = hfft__mpi_phase_rows_to_cols(p, &p->a, p->rcut, p->cols);
     if (!st && (p->mode == HFFT__MPI_COLS_FIRST || (p->mode == HFFT__MPI_ROWS_FIRST && !p->t_out)))
-        st = build_phase(p, &p->c, p->ccut, p->rows_out, xfer_cols_to_rows);
+        st = hfft__mpi_phase_cols_to_rows(p, &p->c, p->ccut, p->rows_out);
     if (!st && p->nreq > 0) {
         p->req = malloc(sizeof *p->req * (size_t)p->nreq);
         p->act = malloc(sizeof *p->act * 2 * (size_t)p->nreq);
@@ -632,97 +547,6 @@ hfft__mpi_plan *hfft__mpi_plan_create(const hfft__mpi_node *node, int rnk, const
     }
     return p;
 }
-
-/* ---- execute ---- */
-
-static int node_exec(hfft__mpi_run *x, void *plan, void *in, void *out, const char *what) {
-    int st = x->p->node->execute_dft(plan, in, out);
-    return st ? hfft__mpi_fail(st, "the node plan of %s: %s", what, hfft_last_error_message()) : 0;
-}
-
-static int work_whole(hfft__mpi_run *x, int g) {
-    (void)g;
-    return node_exec(x, x->p->whole, x->in, x->out, "the whole array");
-}
-
-static int work_rows(hfft__mpi_run *x, int g) {
-    hfft__mpi_plan *p = x->p;
-    const hfft__mpi_cut *c = &p->rcut[p->me];
-    int64_t off = bytes_of(p, hfft__mpi_cut_lo(c, g) * p->rowlen);
-    char *src = p->mode == HFFT__MPI_ROWS_FIRST ? x->in : x->out;
-    return node_exec(x, g < c->k ? p->rows_plan : p->rows_rem, src + off, x->out + off, "the rows");
-}
-
-/* TRANSPOSED_IN in place: the whole input into the block before any row can arrive. */
-static int work_take_input(hfft__mpi_run *x, int g) {
-    hfft__mpi_plan *p = x->p;
-    const hfft__mpi_cut *c = &p->ccut[p->me];
-    (void)g;
-    for (int j = 0; j < hfft__mpi_cut_groups(c); j++) {
-        int64_t lo = hfft__mpi_cut_lo(c, j);
-        hfft__mpi_transpose(x->in, (char *)p->w + bytes_of(p, lo * p->n[0]), p->n[0], p->rest, lo,
-                            hfft__mpi_cut_len(c, j), p->esize, 0, p->info.threads);
-    }
-    return 0;
-}
-
-/* Column group j: (TRANSPOSED_IN out of place) its columns out of the transposed input, then
-   dimension 0. */
-static int work_cols(hfft__mpi_run *x, int j) {
-    hfft__mpi_plan *p = x->p;
-    const hfft__mpi_cut *c = &p->ccut[p->me];
-    int64_t lo = hfft__mpi_cut_lo(c, j), len = hfft__mpi_cut_len(c, j);
-    char *w = (char *)p->w + bytes_of(p, lo * p->n[0]);
-    if (p->t_in && !p->inplace)
-        hfft__mpi_transpose(x->in, w, p->n[0], p->rest, lo, len, p->esize, 0, p->info.threads);
-    return node_exec(x, j < c->k ? p->cols_plan : p->cols_rem, w, w, "the columns");
-}
-
-/* TRANSPOSED_OUT: the block (one group) transposed into the output, then dimension 0 there. */
-static int work_cols_out(hfft__mpi_run *x, int j) {
-    hfft__mpi_plan *p = x->p;
-    (void)j;
-    hfft__mpi_transpose(x->out, p->w, p->n[0], p->rest, 0, p->cols[p->me], p->esize, 1,
-                        p->info.threads);
-    return node_exec(x, p->cols_plan, x->out, x->out, "the columns");
-}
-
-int hfft__mpi_plan_execute(hfft__mpi_plan *p, void *in, void *out) {
-    hfft__mpi_run x = {.p = p, .in = in, .out = out};
-    if (hfft__mpi_agree(p->comm, check_arrays(p, in, out, p->inplace)))
-        return hfft_mpi_last_error();
-    double t0 = hfft__mpi_now();
-    int me = p->me;
-    int rows = hfft__mpi_cut_groups(&p->rcut[me]), cols = hfft__mpi_cut_groups(&p->ccut[me]);
-    if (p->mode == HFFT__MPI_WHOLE) {
-        hfft__mpi_drive(&x, NULL, work_whole, 0, 1);
-    } else if (p->mode == HFFT__MPI_ROWS_FIRST) {
-        hfft__mpi_post_recvs(&x, &p->a, p->w);
-        hfft__mpi_pipeline(&x, &p->a, work_rows, rows, x.out);
-        if (p->win != MPI_WIN_NULL)
-            MPI_Win_sync(p->win); /* the pushes of this node's ranks, announced */
-    }
-    if (p->mode == HFFT__MPI_ROWS_FIRST && p->t_out) {
-        if (cols > 0)
-            hfft__mpi_drive(&x, NULL, work_cols_out, 0, 1);
-    } else if (p->mode != HFFT__MPI_WHOLE) {
-        if (p->t_in && p->inplace) /* the rows that arrive overwrite the input */
-            hfft__mpi_drive(&x, NULL, work_take_input, 0, 1);
-        hfft__mpi_post_recvs(&x, &p->c, x.out);
-        hfft__mpi_pipeline(&x, &p->c, work_cols, cols, p->w);
-        if (p->mode == HFFT__MPI_COLS_FIRST)
-            for (int g = 0; g < rows; g++)
-                hfft__mpi_drive(&x, NULL, work_rows, g, 1);
-    }
-    p->info.seconds = hfft__mpi_now() - t0;
-    p->info.compute_seconds = x.compute;
-    p->info.mpi_seconds = x.mpi;
-    p->info.exchange_seconds = x.exchange;
-    p->info.sent_bytes = x.sent;
-    return hfft__mpi_agree(p->comm, x.status);
-}
-
-int hfft__mpi_plan_run(hfft__mpi_plan *p) { return hfft__mpi_plan_execute(p, p->in, p->out); }
 
 void hfft__mpi_plan_destroy(hfft__mpi_plan *p) {
     if (!p)

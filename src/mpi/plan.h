@@ -73,6 +73,22 @@ struct hfft__mpi_plan {
     hfft_mpi_info info;
 };
 
+/* ---- plan.c ---- */
+
+/* Bytes of elems complex elements in the plan's precision. */
+int64_t hfft__mpi_bytes_of(const hfft__mpi_plan *p, int64_t elems);
+/* The arrays an execute is given: large enough, aligned, in place as planned. */
+int hfft__mpi_check_arrays(const hfft__mpi_plan *p, const void *in, const void *out, int inplace);
+
+/* ---- transfers.c: each peer's blocks of the two transposes ---- */
+
+/* ph's transfers for rows to columns (cut: the sender's row groups, want: what each
+   rank owns after) and for columns to rows. */
+int hfft__mpi_phase_rows_to_cols(hfft__mpi_plan *p, hfft__mpi_phase *ph, const hfft__mpi_cut *cut,
+                                 const int64_t *want);
+int hfft__mpi_phase_cols_to_rows(hfft__mpi_plan *p, hfft__mpi_phase *ph, const hfft__mpi_cut *cut,
+                                 const int64_t *want);
+
 /* ---- exchange.c: the transposes' messages, and an execute's pipeline driver ---- */
 
 /* Datatypes for every message of both sides of ph; sizes the request arrays. */
