@@ -11,6 +11,7 @@
 
 #include "balancer/balancer.h"
 #include "src/build.h"
+#include "src/run.h"
 #include "src/core/status.h"
 #include "src/plan.h"
 #include "src/problem.h"
@@ -47,7 +48,6 @@ static int cpu_threads(const hfft__plan *p, int reserve) {
     return t > 0 ? t : 1;
 }
 
-enum { SIDE_IN, SIDE_OUT, SIDE_MID };
 
 static int make_gpu(hfft__plan *p, const hfft__choice *c) {
     hfft__gpu_req req;
@@ -97,13 +97,6 @@ static unsigned whole_flags(const hfft__plan *p) {
                            (p->pb.kind != HFFT__C2R && !(p->flags & HFFT_DESTROY_INPUT))))
         f |= HFFT__WHOLE_PRESERVE;
     return f;
-}
-
-/* Where a scratch copy of the input puts each input array (same offsets). */
-void hfft__scratch_arrays(const hfft__plan *p, void *const in[2], void *res[2]) {
-    size_t span = (size_t)(p->pb.hi[0] - p->pb.lo[0]);
-    res[0] = (char *)p->scratch - p->pb.lo[0];
-    res[1] = in[1] ? (char *)p->scratch + span - p->pb.lo[0] : NULL;
 }
 
 /*
@@ -237,29 +230,6 @@ int hfft__choose_pinning(hfft__plan *p) {
         (void)hfft__cards_stage(p->gpu, 0, 0);
     }
     return 0;
-}
-
-/*
- * The arrays each round reads and writes: the input, the output, or the mid
- * array that holds what lies between two rounds where the output cannot (a
- * c2r transform's complex rounds: the input itself, or a copy where it must be
- * kept; a four-step split in natural order: the input where it may be
- * overwritten, else a copy).  One trip needs none: the device holds it.
- */
-void hfft__round_sides(const hfft__plan *p, int h, int *src, int *dst) {
-    const hfft__round *r = &p->rounds[h];
-    int last = h == p->nrounds - 1;
-    if (p->pb.kind == HFFT__C2R) {
-        *src = h == 0 ? SIDE_IN : SIDE_MID;
-        *dst = last ? SIDE_OUT : SIDE_MID;
-        return;
-    }
-    *src = h == 0 ? SIDE_IN : r->src_mid ? SIDE_MID : SIDE_OUT;
-    *dst = r->dst_mid ? SIDE_MID : SIDE_OUT;
-}
-
-void *hfft__side_array(const hfft__plan *p, int side, void *in, void *out) {
-    return side == SIDE_IN ? in : side == SIDE_OUT ? out : p->mid ? p->mid : in;
 }
 
 static int make_mid(hfft__plan *p) {

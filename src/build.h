@@ -26,11 +26,4 @@ void hfft__release_engines(hfft__plan *p);
 /* Threads that stage copies for the GPU (a core left for the feeding thread). */
 int hfft__staging_threads(const hfft__plan *p);
 
-/* Round h reads side *src and writes side *dst (0 input, 1 output, 2 the array
-   between rounds); hfft__side_array gives that side's array. */
-void hfft__round_sides(const hfft__plan *p, int h, int *src, int *dst);
-void *hfft__side_array(const hfft__plan *p, int side, void *in, void *out);
-/* Where a scratch copy of the input puts each input array (same offsets). */
-void hfft__scratch_arrays(const hfft__plan *p, void *const in[2], void *res[2]);
-
 #endif

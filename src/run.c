@@ -1,0 +1,118 @@
+/*
+ * run.c: a plan's execute: FFTW's whole plan, or the rounds in turn, each
+ * round's units cut between the GPU engine (over the cards) and the CPU
+ * executor, which meet at the round's end; one trip runs every round at once.
+ * Each round's time, and each side's, goes to hfft_info.  One execute per plan
+ * at a time.
+ */
+#include <stdint.h>
+#include <string.h>
+
+#include "src/core/status.h"
+#include "src/plan.h"
+#include "src/run.h"
+
+/* Where a scratch copy of the input puts each input array (same offsets). */
+void hfft__scratch_arrays(const hfft__plan *p, void *const in[2], void *res[2]) {
+    size_t span = (size_t)(p->pb.hi[0] - p->pb.lo[0]);
+    res[0] = (char *)p->scratch - p->pb.lo[0];
+    res[1] = in[1] ? (char *)p->scratch + span - p->pb.lo[0] : NULL;
+}
+
+/*
+ * The arrays each round reads and writes: the input, the output, or the mid
+ * array that holds what lies between two rounds where the output cannot (a
+ * c2r transform's complex rounds: the input itself, or a copy where it must be
+ * kept; a four-step split in natural order: the input where it may be
+ * overwritten, else a copy).  One trip needs none: the device holds it.
+ */
+void hfft__round_sides(const hfft__plan *p, int h, int *src, int *dst) {
+    const hfft__round *r = &p->rounds[h];
+    int last = h == p->nrounds - 1;
+    if (p->pb.kind == HFFT__C2R) {
+        *src = h == 0 ? SIDE_IN : SIDE_MID;
+        *dst = last ? SIDE_OUT : SIDE_MID;
+        return;
+    }
+    *src = h == 0 ? SIDE_IN : r->src_mid ? SIDE_MID : SIDE_OUT;
+    *dst = r->dst_mid ? SIDE_MID : SIDE_OUT;
+}
+
+void *hfft__side_array(const hfft__plan *p, int side, void *in, void *out) {
+    return side == SIDE_IN ? in : side == SIDE_OUT ? out : p->mid ? p->mid : in;
+}
+
+/* The whole-problem plan: on a scratch copy of the input where it must be kept. */
+static void run_whole(hfft__plan *p, void *const in[2], void *const out[2]) {
+    if (!p->scratch) {
+        hfft__whole_exec(p->whole, p->sign, in, out);
+        return;
+    }
+    size_t span = (size_t)(p->pb.hi[0] - p->pb.lo[0]);
+    void *sin[2];
+    hfft__scratch_arrays(p, in, sin);
+    for (int k = 0; k < 2 && in[k]; k++)
+        memcpy((char *)sin[k] + p->pb.lo[0], (const char *)in[k] + p->pb.lo[0], span);
+    hfft__whole_exec(p->whole, p->sign, sin, out);
+}
+
+int hfft__plan_execute(hfft__plan *p, void *const in_[2], void *const out_[2]) {
+    int st = 0;
+    if (p->pb.howmany == 0)
+        return 0;
+    if (p->whole) {
+        double t0 = hfft__now();
+        run_whole(p, in_, out_);
+        p->info.measured_seconds[0] = p->info.measured_cpu[0] = hfft__now() - t0;
+        for (int h = 1; h < HFFT__MAX_ROUNDS; h++)
+            p->info.measured_seconds[h] = p->info.measured_cpu[h] = 0.0;
+        return 0;
+    }
+    void *in = in_[0], *out = out_[0];
+    for (int k = 0; k < p->ncard && p->gpu; k++)
+        if (p->trace[k] && (st = hfft__trace_begin(p->trace[k])))
+            return st;
+    if (p->gpu && hfft__cards_one_trip(p->gpu)) {
+        /* every round at once; the first fast round's time is the copy in with the
+           fast dimensions, the slow round's the rest (hfft__gpu_times) */
+        for (int h = 0; h < HFFT__MAX_ROUNDS; h++)
+            p->info.measured_seconds[h] = p->info.measured_gpu[h] = p->info.measured_cpu[h] = 0;
+        st = hfft__cards_run(p->gpu, 0, in, out, 1);
+        hfft__cards_times(p->gpu, p->info.measured_seconds);
+        for (int h = 0; h < p->nrounds; h++)
+            p->info.measured_gpu[h] = p->info.measured_seconds[h];
+    }
+    for (int h = 0; h < p->nrounds && !st && !(p->gpu && hfft__cards_one_trip(p->gpu)); h++) {
+        double t0 = hfft__now();
+        int ss, ds;
+        hfft__round_sides(p, h, &ss, &ds);
+        const void *src = hfft__side_array(p, ss, in, out);
+        void *dst = hfft__side_array(p, ds, in, out);
+        int64_t units = hfft__round_units(&p->rounds[h]);
+        int cpu_part = p->cpu && p->cut[h] < units;
+        if (cpu_part)
+            hfft__cpu_start(p->cpu, h, src, dst, p->cut[h], units);
+        p->info.measured_gpu[h] = p->info.measured_cpu[h] = 0.0;
+        if (p->gpu && p->cut[h] > 0) {
+            /* GPU-only rounds meet without a drain; the CPU's part of a round needs
+               the GPU's part of the round before in host memory */
+            int drain = h == p->nrounds - 1 || p->cpu != NULL;
+            st = hfft__cards_run(p->gpu, h, src, dst, drain);
+            p->info.measured_gpu[h] = hfft__now() - t0;
+        }
+        if (cpu_part) {
+            int cst = hfft__cpu_finish(p->cpu);
+            if (!st)
+                st = cst;
+            p->info.measured_cpu[h] = hfft__pool_done_at(p->pool) - t0;
+        }
+        p->info.measured_seconds[h] = hfft__now() - t0;
+    }
+    if (p->gpu)
+        hfft__cards_take_link(p->gpu, p->info.link_bytes);
+    if (st)
+        return hfft__fail_context(st, in == out ? "execute failed; the in-place array is undefined"
+                                                : "execute failed; the input is untouched and the "
+                                                  "output undefined");
+    return 0;
+}
