@@ -80,6 +80,13 @@ int64_t hfft__mpi_bytes_of(const hfft__mpi_plan *p, int64_t elems);
 /* The arrays an execute is given: large enough, aligned, in place as planned. */
 int hfft__mpi_check_arrays(const hfft__mpi_plan *p, const void *in, const void *out, int inplace);
 
+/* ---- node.c: the rank's threads, device budget, node plans and scratch ---- */
+
+/* The node plans of the rank's rows and columns (opts: the caller's options). */
+int hfft__mpi_node_plans(hfft__mpi_plan *p, const hfft_options *opts);
+/* The scratch block; st: the status so far, agreed on with the other ranks. */
+int hfft__mpi_make_scratch(hfft__mpi_plan *p, int st);
+
 /* ---- transfers.c: each peer's blocks of the two transposes ---- */
 
 /* ph's transfers for rows to columns (cut: the sender's row groups, want: what each
