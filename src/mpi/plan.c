@@ -27,9 +27,6 @@
 #define TAG_ROWS_TO_COLS 0x4840
 #define TAG_COLS_TO_ROWS 0x4850
 
-int64_t hfft__mpi_bytes_of(const hfft__mpi_plan *p, int64_t elems) {
-    return elems * (int64_t)p->esize;
-}
 
 /* ---- agreeing on the arguments ---- */
 

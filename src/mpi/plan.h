@@ -76,7 +76,9 @@ struct hfft__mpi_plan {
 /* ---- plan.c ---- */
 
 /* Bytes of elems complex elements in the plan's precision. */
-int64_t hfft__mpi_bytes_of(const hfft__mpi_plan *p, int64_t elems);
+static inline int64_t hfft__mpi_bytes_of(const hfft__mpi_plan *p, int64_t elems) {
+    return elems * (int64_t)p->esize;
+}
 /* The arrays an execute is given: large enough, aligned, in place as planned. */
 int hfft__mpi_check_arrays(const hfft__mpi_plan *p, const void *in, const void *out, int inplace);
 
