@@ -88,7 +88,7 @@ static int rows_dims(const hfft__mpi_plan *p, int64_t q, hfft_iodim *dims, hfft_
    executes of the groups after the first. */
 static unsigned alignment(const hfft__mpi_plan *p, const hfft__mpi_cut *c, int64_t unit) {
     for (int g = 1; g < c->k; g++)
-        if (hfft__mpi_bytes_of(p, g * c->q * unit) % 64)
+        if ((g * c->q * unit) * (int64_t)p->esize % 64)
             return HFFT_UNALIGNED;
     return 0;
 }
@@ -138,7 +138,7 @@ int hfft__mpi_node_plans(hfft__mpi_plan *p, const hfft_options *opts) {
                       "the rows (dimensions 1 and up)", &st);
     }
     if (rc->rem > 0) {
-        int64_t off = hfft__mpi_bytes_of(p, rc->k * rc->q * p->rowlen);
+        int64_t off = (rc->k * rc->q * p->rowlen) * (int64_t)p->esize;
         rank = rows_dims(p, rc->rem, dims, hd, &hrank);
         p->rows_rem = node_plan(p, rank, dims, hrank, hd, rin + off, rout + off, cpu, &o,
                                 "the last rows", &st);
@@ -164,7 +164,7 @@ int hfft__mpi_node_plans(hfft__mpi_plan *p, const hfft_options *opts) {
             node_plan(p, 1, dims, 1, hd, p->w, p->w, cols, &o, "the columns (dimension 0)", &st);
     }
     if (cc->rem > 0) {
-        char *w = (char *)p->w + hfft__mpi_bytes_of(p, cc->k * cc->q * p->n[0]);
+        char *w = (char *)p->w + (cc->k * cc->q * p->n[0]) * (int64_t)p->esize;
         dims[0] = (hfft_iodim){p->n[0], cc->rem, cc->rem};
         hd[0] = (hfft_iodim){cc->rem, 1, 1};
         p->cols_rem = node_plan(p, 1, dims, 1, hd, w, w, cpu, &o, "the last columns", &st);
@@ -177,7 +177,7 @@ int hfft__mpi_node_plans(hfft__mpi_plan *p, const hfft_options *opts) {
 int hfft__mpi_make_scratch(hfft__mpi_plan *p, int st) {
     /* collective: a rank that failed already takes part, with nothing to share */
     int64_t bytes =
-        st || p->mode == HFFT__MPI_WHOLE ? 0 : hfft__mpi_bytes_of(p, p->n[0] * p->cols[p->me]);
+        st || p->mode == HFFT__MPI_WHOLE ? 0 : (p->n[0] * p->cols[p->me]) * (int64_t)p->esize;
     int local = 1, ok = 1, all = 0;
     MPI_Comm_size(p->node_comm, &local);
     p->win = MPI_WIN_NULL;
