@@ -16,7 +16,8 @@
 
 #include "gpu/sched.h"
 
-#define TRIP_CHUNKS 16          /* chunks along dimension 0, at most */
+#define TRIP_CHUNKS 16          /* chunks along dimension 0, where the work areas fit */
+#define TRIP_CHUNKS_MAX 256     /* more and smaller chunks where they do not */
 #define TRANSPOSE_MIN_L 4096    /* longer strided lines are computed transposed */
 #define WCOLS 128               /* columns per transposed FFT */
 
@@ -121,6 +122,15 @@ static int make_events(hfft__gpu *g, hfft__event **ev, int n) {
     return 0;
 }
 
+static int trip_try(hfft__gpu *g, int64_t budget, int z, int chunks);
+
+/*
+ * Sizes the one trip, or returns 1 where the streaming schedule must run
+ * instead.  The chunks along dimension 0 set the work areas (a chunk's
+ * transforms, and two chunk buffers for a transposed round): where 16 chunks'
+ * areas do not fit beside the array, more and smaller chunks are tried (a 64
+ * GiB line on an 80 GB card).
+ */
 int hfft__trip_size(hfft__gpu *g, int64_t budget) {
     int z = dim0_round(g);
     if (g->nrounds < 2 || g->stage || z < 0)
@@ -132,6 +142,19 @@ int hfft__trip_size(hfft__gpu *g, int64_t budget) {
     size_t bytes = (size_t)(r0->L * r0->ni) * g->es;
     if ((int64_t)bytes >= budget)
         return 1;
+    int st = 1;
+    for (int chunks = TRIP_CHUNKS; st == 1 && chunks <= TRIP_CHUNKS_MAX; chunks *= 2) {
+        st = trip_try(g, budget, z, chunks);
+        if (chunks >= r0->L)
+            break; /* a chunk per index already */
+    }
+    return st;
+}
+
+/* The one trip in `chunks` chunks: 0, 1 where its areas do not fit, or a failure. */
+static int trip_try(hfft__gpu *g, int64_t budget, int z, int chunks) {
+    const hfft__round *r0 = &g->rd[z].r;
+    size_t bytes = (size_t)(r0->L * r0->ni) * g->es;
     hfft__trip *t = calloc(1, sizeof *t);
     if (!t)
         return hfft__fail(HFFT_ERR_HOST_MEMORY, "GPU engine: out of memory");
@@ -149,7 +172,7 @@ int hfft__trip_size(hfft__gpu *g, int64_t budget) {
     }
     t->d0 = r0->L;
     t->row = r0->ni;
-    t->crow = (t->d0 + TRIP_CHUNKS - 1) / TRIP_CHUNKS;
+    t->crow = (t->d0 + chunks - 1) / chunks;
     t->nchunk = (int)((t->d0 + t->crow - 1) / t->crow);
     t->nblock = hfft__out_blocks(t->row, g->es, t->bstart);
     size_t work = 0;

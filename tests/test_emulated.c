@@ -487,6 +487,34 @@ Test(emulated, a_single_line_is_one_pass) {
     }
 }
 
+/* An array that fits the budget with little to spare still goes in one trip: where
+   16 chunks' work areas do not fit beside it, more and smaller chunks do (a 2^22-point
+   line four-step, in place, under 33 MiB for its 32 MiB). */
+Test(emulated, one_trip_with_little_room) {
+    int64_t n[1] = {1 << 22};
+    size_t bytes = (size_t)n[0] * 8;
+    void *a = tu_alloc(bytes);
+    uint64_t seed = tu_seed();
+    hfft_ref_fill(4, a, n[0], seed);
+    void *orig = tu_dup(a, bytes);
+    hfft_options o;
+    hfft_options_init(&o);
+    o.device = HFFT_DEVICE_EMULATED;
+    o.device_memory = (int64_t)bytes + (int64_t)bytes / 32;
+    tplan t = tp_dft(4, 1, n, a, a, HFFT_FORWARD, HFFT_GPU_ONLY, &o);
+    cr_assert_not_null(t.p, "%s", hfft_last_error_message());
+    hfft_info info;
+    cr_assert_eq(tp_info(t, &info), 0);
+    cr_assert_eq(info.schedule, 3, "schedule %d, not one trip", info.schedule);
+    cr_assert_eq(tp_execute(t), 0, "%s", hfft_last_error_message());
+    double err = hfft_ref_error(4, 1, n, orig, a, HFFT_FORWARD, 1);
+    cr_assert(err >= 0 && err < tu_tol(4), "error %.3g (seed %llu)", err,
+              (unsigned long long)seed);
+    tp_destroy(t);
+    tu_free(orig);
+    tu_free(a);
+}
+
 Test(emulated, budget_too_small_for_any_pass) {
     int64_t n2[2] = {64, 48}, n1[1] = {16}, n3[3] = {4, 4, 4};
     expect_budget_error(4, 2, n2, 64, HFFT_GPU_ONLY, "too small for any pass");
