@@ -25,6 +25,7 @@ typedef struct ask {
     const hfft__settings *set;
     const hfft__dev_ops *ops;
     hfft__dev *dev;
+    int cards;
 } ask;
 
 static int read_wisdom(const ask *p, hfft__choice *c) {
@@ -54,7 +55,7 @@ static int read_wisdom(const ask *p, hfft__choice *c) {
     }
     char here[512], what[160];
     int threads = p->set->threads > 0 ? p->set->threads : hfft__cores();
-    hfft__signature(p->ops, p->dev, threads, here, sizeof here);
+    hfft__signature(p->ops, p->dev, p->cards, threads, here, sizeof here);
     if (hfft__signature_diff(wd->signature, here, what, sizeof what)) {
         c->wisdom = -1;
         snprintf(c->note, sizeof c->note, "wisdom ignored (%.100s)", what);
@@ -106,8 +107,8 @@ static int read_wisdom(const ask *p, hfft__choice *c) {
 }
 
 int hfft__balance(const hfft__problem *pb, const hfft__settings *set, const hfft__dev_ops *ops,
-                  hfft__dev *dev, unsigned flags, hfft__choice *c) {
-    const ask a = {pb, set, ops, dev}, *p = &a;
+                  hfft__dev *dev, int cards, unsigned flags, hfft__choice *c) {
+    const ask a = {pb, set, ops, dev, cards}, *p = &a;
     memset(c, 0, sizeof *c);
     c->slots = p->set->slots;
     c->pass_bytes = p->set->pass_bytes;

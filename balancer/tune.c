@@ -675,7 +675,7 @@ int main(int argc, char **argv) {
     int st = hfft__wisdom_read(wpath, w);
     char here[512];
     int nthreads = threads > 0 ? threads : hfft__cores();
-    hfft__signature(ops, dev, nthreads, here, sizeof here);
+    hfft__signature(ops, dev, 1, nthreads, here, sizeof here); /* tuned on one card */
     if (st < 0) {
         fprintf(stderr, "hfft-tune: %s (remove or fix the file)\n", hfft_last_error_message());
         return 1;

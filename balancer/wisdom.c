@@ -6,7 +6,7 @@
  * written before it was measured have none), and tuned problems:
  *
  *   hfft-wisdom 1
- *   signature version=0.1.0;gpu=NVIDIA H200;driver=13000;...;threads=16
+ *   signature version=0.1.0;gpu=NVIDIA H200;driver=13000;...;threads=16;cards=1
  *   link h2d=5.5e10 d2h=5.5e10 duplex=5.07e10 rows=2048:0.65,8192:0.9
  *   host bw=1.4e11
  *   problem prec=4 n=32768x32768 inplace=1 budget=2147483648 ratio=1,0.72 slots=4
@@ -430,10 +430,11 @@ int hfft__signature_diff(const char *a, const char *b, char *what, size_t n) {
     return 1;
 }
 
-void hfft__signature(const hfft__dev_ops *ops, hfft__dev *dev, int threads, char *buf, size_t n) {
+void hfft__signature(const hfft__dev_ops *ops, hfft__dev *dev, int cards, int threads, char *buf,
+                     size_t n) {
     char d[256] = "gpu=none;driver=0;cuda=0;cufft=0";
     if (ops && dev)
         ops->signature(dev, d, sizeof d);
-    snprintf(buf, n, "version=%s;%s;fftw=%s;threads=%d", HFFT_VERSION_STRING, d,
-             hfft__fftw_version(), threads);
+    snprintf(buf, n, "version=%s;%s;fftw=%s;threads=%d;cards=%d", HFFT_VERSION_STRING, d,
+             hfft__fftw_version(), threads, cards);
 }

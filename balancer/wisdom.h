@@ -46,8 +46,10 @@ const hfft__wisdom_problem *hfft__wisdom_find(const hfft__wisdom *w, int prec, i
 const hfft__wisdom_problem *hfft__wisdom_nearest(const hfft__wisdom *w, int prec, int rank,
                                                  const int64_t *n, int64_t budget);
 int hfft__wisdom_add(hfft__wisdom *w, const hfft__wisdom_problem *q);
-/* The configuration's signature: version, device (name, driver, CUDA, cuFFT), FFTW, threads. */
-void hfft__signature(const hfft__dev_ops *ops, hfft__dev *dev, int threads, char *buf, size_t n);
+/* The configuration's signature: version, device (name, driver, CUDA, cuFFT), FFTW, threads,
+   and the cards the plans use (wisdom tuned on one card does not steer a plan over two). */
+void hfft__signature(const hfft__dev_ops *ops, hfft__dev *dev, int cards, int threads, char *buf,
+                     size_t n);
 /* 0 when equal; else 1 and a note naming the first difference. */
 int hfft__signature_diff(const char *file, const char *here, char *what, size_t n);
 

@@ -218,7 +218,7 @@ static void write_wisdom(const char *path, const char *driver, const hfft__wisdo
     hfft__dev *dev;
     cr_assert_eq(ops->open(1 << 20, &dev), 0);
     hfft__wisdom *w = calloc(1, sizeof *w);
-    hfft__signature(ops, dev, 2, w->signature, sizeof w->signature);
+    hfft__signature(ops, dev, 1, 2, w->signature, sizeof w->signature);
     ops->close(dev);
     if (driver) {
         char *d = strstr(w->signature, "driver=0");
@@ -323,6 +323,46 @@ Test(balancer, measure_when_wisdom_ignored) {
     cr_assert(info.predicted_seconds[0] > 0 && info.predicted_seconds[1] > 0,
               "MEASURE did not probe: predicted %g %g", info.predicted_seconds[0],
               info.predicted_seconds[1]);
+}
+
+/* Wisdom is signed with the cards it was tuned on (hfft-tune: one): the same problem
+   planned over two cards ignores it and says why; over one card it is used. */
+Test(balancer, wisdom_of_one_card_not_for_two) {
+    char path[] = "/tmp/hfft-balancer-XXXXXX";
+    temp_file(path);
+    hfft__wisdom_problem q;
+    memset(&q, 0, sizeof q);
+    q.prec = 4;
+    q.rank = 2;
+    q.n[0] = 256;
+    q.n[1] = 512;
+    q.inplace = 1;
+    q.budget = 1 << 20;
+    q.nratio = 2;
+    q.ratio[0] = q.ratio[1] = 1.0;
+    write_wisdom(path, NULL, &q, 0.0);
+    int64_t n[2] = {256, 512};
+    void *a = malloc(256 * 512 * 8);
+    for (int cards = 1; cards <= 2; cards++) {
+        hfft_options o = emulated_opts(path, 1 << 20);
+        o.devices = cards == 1 ? "0" : "0,1";
+        hfftf_plan p = hfftf_plan_dft(2, n, a, a, HFFT_FORWARD, 0, &o);
+        cr_assert(p, "%s", hfft_last_error_message());
+        hfft_info info;
+        hfftf_plan_info(p, &info);
+        hfftf_destroy_plan(p);
+        cr_assert_eq(info.cards, cards, "cards %d", info.cards);
+        if (cards == 1) {
+            cr_assert_eq(info.wisdom, 1, "one card: wisdom %d (%s)", info.wisdom,
+                         info.wisdom_note);
+        } else {
+            cr_assert_eq(info.wisdom, -1, "two cards: wisdom %d", info.wisdom);
+            cr_assert(strstr(info.wisdom_note, "cards=2 here") != NULL, "note '%s'",
+                      info.wisdom_note);
+        }
+    }
+    free(a);
+    remove(path);
 }
 
 /* Wisdom tuned with two rounds applied to a 3D plan split into three keeps the
