@@ -356,14 +356,20 @@ static int emu_host_fn(hfft__dev *d, hfft__stream s, void (*fn)(void *), void *a
     return st ? st : push(d, s, &op);
 }
 
+/* Queues a pitched copy on s (the copy calls' checks done). */
+static int push_copy(hfft__dev *d, hfft__stream s, void *dst, size_t dpitch, const void *src,
+                     size_t spitch, size_t width, size_t height) {
+    emu_op op = {.kind = OP_COPY, .dst = dst, .dpitch = dpitch, .src = src, .spitch = spitch,
+                 .width = width, .height = height};
+    return push(d, s, &op);
+}
+
 static int emu_h2d(hfft__dev *d, hfft__stream s, void *dst, size_t dpitch, const void *src,
                    size_t spitch, size_t width, size_t height) {
     int st = fault("h2d");
     if (!st)
         st = check(d, dst, dpitch, width, height, "a copy to the device");
-    emu_op op = {.kind = OP_COPY, .dst = dst, .dpitch = dpitch, .src = src, .spitch = spitch,
-                 .width = width, .height = height};
-    return st ? st : push(d, s, &op);
+    return st ? st : push_copy(d, s, dst, dpitch, src, spitch, width, height);
 }
 
 static int emu_d2h(hfft__dev *d, hfft__stream s, void *dst, size_t dpitch, const void *src,
@@ -371,9 +377,7 @@ static int emu_d2h(hfft__dev *d, hfft__stream s, void *dst, size_t dpitch, const
     int st = fault("d2h");
     if (!st)
         st = check(d, src, spitch, width, height, "a copy from the device");
-    emu_op op = {.kind = OP_COPY, .dst = dst, .dpitch = dpitch, .src = src, .spitch = spitch,
-                 .width = width, .height = height};
-    return st ? st : push(d, s, &op);
+    return st ? st : push_copy(d, s, dst, dpitch, src, spitch, width, height);
 }
 
 static int emu_d2d(hfft__dev *d, hfft__stream s, void *dst, size_t dpitch, const void *src,
@@ -383,9 +387,7 @@ static int emu_d2d(hfft__dev *d, hfft__stream s, void *dst, size_t dpitch, const
         st = check(d, src, spitch, width, height, "a device copy's source");
     if (!st)
         st = check(d, dst, dpitch, width, height, "a device copy's destination");
-    emu_op op = {.kind = OP_COPY, .dst = dst, .dpitch = dpitch, .src = src, .spitch = spitch,
-                 .width = width, .height = height};
-    return st ? st : push(d, s, &op);
+    return st ? st : push_copy(d, s, dst, dpitch, src, spitch, width, height);
 }
 
 static int emu_peer(hfft__dev *d, hfft__stream s, hfft__dev *to, void *dst, size_t dpitch,
@@ -398,9 +400,7 @@ static int emu_peer(hfft__dev *d, hfft__stream s, hfft__dev *to, void *dst, size
         st = check(d, src, spitch, width, height, "a peer copy's source");
     if (!st)
         st = check(to, dst, dpitch, width, height, "a peer copy's destination");
-    emu_op op = {.kind = OP_COPY, .dst = dst, .dpitch = dpitch, .src = src, .spitch = spitch,
-                 .width = width, .height = height};
-    return st ? st : push(d, s, &op);
+    return st ? st : push_copy(d, s, dst, dpitch, src, spitch, width, height);
 }
 
 static int emu_fft_plan(hfft__dev *d, int prec, int kind, int rank, const int64_t *n,

@@ -232,6 +232,20 @@ static void write_wisdom(const char *path, const char *driver, const hfft__wisdo
     free(w);
 }
 
+/* The tuned problem the wisdom tests share: 2D 256 x 512 f32 in place under 1 MiB,
+   shares and rates left for the test to set. */
+static hfft__wisdom_problem problem_256x512(void) {
+    hfft__wisdom_problem q;
+    memset(&q, 0, sizeof q);
+    q.prec = 4;
+    q.rank = 2;
+    q.n[0] = 256;
+    q.n[1] = 512;
+    q.inplace = 1;
+    q.budget = 1 << 20;
+    return q;
+}
+
 /* Settings for a plan on the emulated device reading the wisdom at path. */
 static hfft_options emulated_opts(const char *path, int64_t budget) {
     hfft_options o;
@@ -251,14 +265,7 @@ static hfft_options emulated_opts(const char *path, int64_t budget) {
 static void estimate_case(double host_bw, const double *cpu_shared) {
     char path[] = "/tmp/hfft-balancer-XXXXXX";
     temp_file(path);
-    hfft__wisdom_problem q;
-    memset(&q, 0, sizeof q);
-    q.prec = 4;
-    q.rank = 2;
-    q.n[0] = 256;
-    q.n[1] = 512;
-    q.inplace = 1;
-    q.budget = 1 << 20;
+    hfft__wisdom_problem q = problem_256x512();
     for (int h = 0; h < 2; h++) {
         q.ratio[h] = 0.5;
         q.gpu_rate[h] = 2 * GB;
@@ -330,14 +337,7 @@ Test(balancer, measure_when_wisdom_ignored) {
 Test(balancer, wisdom_of_one_card_not_for_two) {
     char path[] = "/tmp/hfft-balancer-XXXXXX";
     temp_file(path);
-    hfft__wisdom_problem q;
-    memset(&q, 0, sizeof q);
-    q.prec = 4;
-    q.rank = 2;
-    q.n[0] = 256;
-    q.n[1] = 512;
-    q.inplace = 1;
-    q.budget = 1 << 20;
+    hfft__wisdom_problem q = problem_256x512();
     q.nratio = 2;
     q.ratio[0] = q.ratio[1] = 1.0;
     write_wisdom(path, NULL, &q, 0.0);
