@@ -9,10 +9,12 @@
  * transform carries into the result at the same ratio).  It
  * reports the execute's time against the one-trip bound of the cards it ran
  * on (S / B_h2d + S / B_d2h, both measured with all those cards copying at
- * once) where a GPU is present.
+ * once) where a GPU is present.  With --timeline FILE.png the plan is made with
+ * tracing on (hfft_options.trace) and the last execute's device operations are
+ * drawn (bench/timeline.h), with the CSV beside it.
  *
  *   hfft-huge [--devices LIST] [--budget BYTES] [--reps N] [--schedule plain]
- *             [--mode gpu|auto|cpu] PROBLEM   (RANKd:N0[xN1[xN2]][:f32|f64][:bHOWMANY];
+ *             [--mode gpu|auto|cpu] [--timeline FILE.png] PROBLEM   (RANKd:N0[xN1[xN2]][:f32|f64][:bHOWMANY];
  *                                              a batch repeats the wave in each transform)
  */
 #include <math.h>
@@ -24,6 +26,7 @@
 
 #include "hfft.h"
 #include "ref.h"
+#include "timeline.h"
 #ifdef HFFT_BENCH_HAVE_CUDA
 #include "cuda_baselines.h"
 #endif
@@ -189,9 +192,28 @@ static void run_all(int check, int prec, int rank, const int64_t *n, int64_t how
 
 static void usage(void) {
     fprintf(stderr, "usage: hfft-huge [--devices LIST] [--budget BYTES] [--reps N] "
-                    "[--schedule plain] [--mode gpu|auto|cpu] "
+                    "[--schedule plain] [--mode gpu|auto|cpu] [--timeline FILE.png] "
                     "RANKd:N0[xN1[xN2]][:f32|f64][:bHOWMANY]\n");
     exit(2);
+}
+
+/* The last execute's device operations into path (PNG, and CSV beside it). */
+static int draw(void *p, int prec, const char *problem, const hfft_info *info, const char *path) {
+    int n = prec == 4 ? hfftf_plan_trace(p, NULL, 0) : hfft_plan_trace(p, NULL, 0);
+    hfft_trace_op *ops = n > 0 ? calloc((size_t)n, sizeof *ops) : NULL;
+    if (n > 0 && ops)
+        n = prec == 4 ? hfftf_plan_trace(p, ops, n) : hfft_plan_trace(p, ops, n);
+    char err[256], title[512];
+    snprintf(title, sizeof title, "hfft-huge %s on %s (%d card(s), schedule %d)", problem,
+             info->device_name, info->cards, info->schedule);
+    int st = n < 0 || (n > 0 && !ops) ? -1 : bench_timeline_png(path, title, ops, n, err, sizeof err);
+    if (st)
+        fprintf(stderr, "hfft-huge: --timeline: %s\n",
+                n < 0 ? hfft_last_error_message() : !ops && n > 0 ? "out of memory" : err);
+    else
+        printf("timeline of %d operations in %s\n", n, path);
+    free(ops);
+    return st ? 1 : 0;
 }
 
 int main(int argc, char **argv) {
@@ -201,12 +223,16 @@ int main(int argc, char **argv) {
     int64_t howmany = 1;
     unsigned flags = HFFT_GPU_ONLY;
     int64_t n[3] = {1, 1, 1};
+    const char *timeline = NULL, *argv_problem = "";
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--devices") == 0 && i + 1 < argc) {
             o.devices = argv[++i];
         } else if (strcmp(argv[i], "--budget") == 0 && i + 1 < argc) {
             if (hfft_parse_bytes(argv[++i], &o.device_memory))
                 usage();
+        } else if (strcmp(argv[i], "--timeline") == 0 && i + 1 < argc) {
+            timeline = argv[++i];
+            o.trace = 1;
         } else if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc) {
             reps = atoi(argv[++i]);
             if (reps < 1)
@@ -221,6 +247,7 @@ int main(int argc, char **argv) {
                     : strcmp(argv[i], "cpu") == 0 ? HFFT_CPU_ONLY
                                                   : HFFT_GPU_ONLY;
         } else if (argv[i][0] != '-' && !rank) {
+            argv_problem = argv[i];
             int used = 0;
             if (sscanf(argv[i], "%1dd:%n", &rank, &used) != 1 || rank < 1 || rank > 3)
                 usage();
@@ -347,6 +374,8 @@ int main(int argc, char **argv) {
                rel <= tol ? "" : " (above tolerance)", worst);
         fflush(stdout);
     }
+    if (timeline && !bad)
+        bad = draw(p, prec, argv_problem, &info, timeline);
     if (prec == 4)
         hfftf_destroy_plan(p);
     else

@@ -83,6 +83,10 @@ void hfft__cpu_destroy(hfft__cpu *c);
 /* Runs units [u0, u1) of round h from src to dst on the pool (asynchronously). */
 int hfft__cpu_start(hfft__cpu *c, int h, const void *src, void *dst, int64_t u0, int64_t u1);
 int hfft__cpu_finish(hfft__cpu *c);
+/* Whether a CPU-only plan should cut `lines` lines of n = n0 n1 elements
+   (es bytes each) four-step: where FFTW's plan of a line would run out of
+   cache and the lines are too few to give each thread its own. */
+int hfft__cpu_splits(int64_t n0, int64_t n1, int64_t lines, size_t es, int threads);
 int64_t hfft__cpu_host_bytes(const hfft__cpu *c);
 
 /* ---- host memory (memory.c) ----

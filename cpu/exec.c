@@ -19,9 +19,10 @@
 
 #include "cpu/cpu.h"
 #include "cpu/stream.h"
+#include "cpu/twiddle.h"
 #include "src/core/status.h"
 
-enum { MODE_TILE, MODE_STRIDED, MODE_CONTIG, MODE_PLANE };
+enum { MODE_TILE, MODE_STRIDED, MODE_CONTIG, MODE_PLANE, MODE_TOUT };
 
 #define TILE_BYTES (1u << 20)  /* a tile's buffer: what a core's L2 cache holds */
 #define ROW_MIN 128            /* bytes a tile takes from each row at least: a pair of cache
@@ -36,6 +37,8 @@ enum { MODE_TILE, MODE_STRIDED, MODE_CONTIG, MODE_PLANE };
 #define AHEAD 16               /* rows the gather prefetches ahead: hardware prefetchers stop
                                   at page boundaries, and a tile's rows are pages apart */
 #define MAX_SCRATCH_PLAN (256u << 20)
+#define TOUT_RUN 128           /* bytes of each output column a transposed write covers: the
+                                  rows of a four-step group a job takes */
 
 /* Neighbouring columns of L elements, `pitch` elements between rows, taken B
    at a time into a buffer where column c starts at element c * ld. */
@@ -56,6 +59,8 @@ typedef struct cpu_round {
     hfft__lines *plan_one;    /* one line or row: short blocks */
     int64_t kr, kc;           /* planes: row jobs and column-tile jobs per plane */
     _Atomic int64_t *rows_done; /* planes: row jobs finished, per plane of the batch */
+    hfft__twiddles tw;        /* four-step rounds (r.twn): the twiddle tables */
+    int64_t ld;               /* transposed rows (r.tout): elements between rows in the buffer */
 } cpu_round;
 
 struct hfft__cpu {
@@ -144,7 +149,40 @@ static int plan_lines(hfft__cpu *c, cpu_round *cr, const hfft__lines_desc *proto
     return hfft__lines_plan(&d, &cr->plan_one);
 }
 
-static int plan_round(hfft__cpu *c, cpu_round *cr, int measure, void *in, void *out) {
+/*
+ * Four-step rows written transposed (r.tout): a job takes up to blk rows of
+ * one group, TOUT_RUN bytes of each output column, into the thread's buffer
+ * (rows ld elements apart, ld padded as a tile's columns are), and writes each
+ * output column's run at once.
+ */
+static int plan_tout(hfft__cpu *c, cpu_round *cr, const hfft__lines_desc *proto, void *in) {
+    const hfft__round *r = &cr->r;
+    size_t es = c->es;
+    hfft__lines_desc d = *proto;
+    cr->mode = MODE_TOUT;
+    int64_t blk = (int64_t)(TOUT_RUN / es), cap = (int64_t)(TILE_MAX / ((size_t)r->L * es));
+    blk = blk > cap ? cap : blk;
+    blk = blk > r->tper ? r->tper : blk;
+    cr->blk = blk < 1 ? 1 : blk;
+    cr->ld = padded(r->L, es);
+    size_t need = (size_t)(cr->blk * cr->ld) * es + (size_t)(STEP * cr->blk) * es;
+    if (need > c->buf_bytes)
+        c->buf_bytes = need;
+    d.n[0] = r->L;
+    d.idist = r->dout;
+    d.odist = cr->ld;
+    d.inplace = 0;
+    if (!aligned64(in) || ((size_t)r->dout * es) % 64 != 0)
+        d.fftw_flags |= hfft__fftw_unaligned();
+    d.howmany = cr->blk;
+    int st = hfft__lines_plan(&d, &cr->plan);
+    if (st || cr->blk == 1)
+        return st;
+    d.howmany = 1;
+    return hfft__lines_plan(&d, &cr->plan_one);
+}
+
+static int plan_mode(hfft__cpu *c, cpu_round *cr, int measure, void *in, void *out) {
     const hfft__round *r = &cr->r;
     size_t es = c->es;
     unsigned flags = measure ? hfft__fftw_measure() : hfft__fftw_estimate();
@@ -203,6 +241,8 @@ static int plan_round(hfft__cpu *c, cpu_round *cr, int measure, void *in, void *
         d.idist = d.odist = cols;
         return plan_lines(c, cr, &d, blk, in, out);
     }
+    if (r->tout)
+        return plan_tout(c, cr, &d, in);
     /* Contiguous lines: blocks of whole lines, in place or into dst. */
     cr->mode = MODE_CONTIG;
     int64_t line_bytes = r->L * (int64_t)es;
@@ -215,6 +255,28 @@ static int plan_round(hfft__cpu *c, cpu_round *cr, int measure, void *in, void *
     d.n[0] = r->L;
     d.idist = d.odist = r->dout;
     return plan_lines(c, cr, &d, blk, in, out);
+}
+
+/*
+ * Rounds of n1-point rows and n0-point columns make a long line's transform a
+ * 2D one, each round's units spread over the threads.  FFTW's threaded plan
+ * of one 2^30-point f32 line took 6.46 s on 16 cores, the 2D transform of the
+ * same 8 GiB 0.92-1.29 s (bench/RESULTS.md, fifth session).  Where n1 is tiny the rounds are not batches, and columns
+ * longer than COLUMN_MAX are transformed where they lie, strided: FFTW's plan
+ * stays for those.
+ */
+#define SPLIT_MIN (8u << 20) /* bytes of a line from which the split pays */
+int hfft__cpu_splits(int64_t n0, int64_t n1, int64_t lines, size_t es, int threads) {
+    return lines < threads && (size_t)(n0 * n1) * es >= SPLIT_MIN && n1 >= 16 &&
+           (size_t)n0 * es <= COLUMN_MAX;
+}
+
+/* The round's transforms, and a four-step round's twiddle tables. */
+static int plan_round(hfft__cpu *c, cpu_round *cr, int measure, void *in, void *out) {
+    int st = plan_mode(c, cr, measure, in, out);
+    if (!st && cr->r.twn)
+        st = hfft__twiddles_make(cr->r.twn, c->sign, &cr->tw);
+    return st;
 }
 
 typedef struct alloc_ctx {
@@ -283,6 +345,7 @@ void hfft__cpu_destroy(hfft__cpu *c) {
         hfft__lines_destroy(cr->t.plan);
         hfft__lines_destroy(cr->t.plan_one);
         free(cr->rows_done);
+        hfft__twiddles_free(&cr->tw);
     }
     if (c->buf) {
         for (int t = 0; t < hfft__pool_size(c->pool); t++)
@@ -354,8 +417,8 @@ INLINE void scatter(char *dst, size_t pitch, int64_t L, int64_t w, const char *b
 
 /* Columns [i0, i1) of a region whose column 0 is at src and dst (which may be
    one array), in tiles aligned to multiples of B. */
-INLINE void tiles(const tile *t, const char *src, char *dst, int64_t i0, int64_t i1, char *buf,
-                  int stream, size_t es) {
+INLINE void tiles(const tile *t, const hfft__twiddles *tw, const char *src, char *dst, int64_t i0,
+                  int64_t i1, char *buf, int stream, size_t es) {
     size_t pitch = (size_t)t->pitch * es, ld = (size_t)t->ld * es;
     char *stage = buf + (size_t)t->B * ld;
     for (int64_t a = i0; a < i1;) {
@@ -367,18 +430,78 @@ INLINE void tiles(const tile *t, const char *src, char *dst, int64_t i0, int64_t
         else
             for (int64_t k = 0; k < w; k++)
                 hfft__lines_exec(t->plan_one, buf + (size_t)k * ld, buf + (size_t)k * ld);
+        for (int64_t k = 0; tw && k < w; k++) /* four-step: column a + k's twiddles */
+            hfft__twiddles_rotate(tw, (int)es / 2, buf + (size_t)k * ld, t->L, 1, a + k);
         scatter(d, pitch, t->L, w, buf, ld, es, stage,
                 stream && pitch % HFFT__LINE == 0 && hfft__streamable(d, (size_t)w * es));
         a = e;
     }
 }
 
-static void run_tiles(const hfft__cpu *c, const tile *t, const char *src, char *dst, int64_t i0,
-                      int64_t i1, int thread, int stream) {
+static void run_tiles(const hfft__cpu *c, const tile *t, const hfft__twiddles *tw, const char *src,
+                      char *dst, int64_t i0, int64_t i1, int thread, int stream) {
     if (c->es == 8)
-        tiles(t, src, dst, i0, i1, c->buf[thread], stream, 8);
+        tiles(t, tw, src, dst, i0, i1, c->buf[thread], stream, 8);
     else
-        tiles(t, src, dst, i0, i1, c->buf[thread], stream, 16);
+        tiles(t, tw, src, dst, i0, i1, c->buf[thread], stream, 16);
+}
+
+/* Rows [0, w) of buf (ld elements apart, L long) written transposed: element
+   k of row b to dst + (k pitch + b) elements, STEP output runs at a time
+   through `stage`; with `stream`, each run (w elements) as whole cache lines
+   past the cache. */
+INLINE void transpose_out(char *dst, size_t pitch, int64_t L, int64_t w, const char *buf,
+                          size_t ld, size_t es, char *stage, int stream) {
+    size_t run = (size_t)w * es;
+    for (int64_t k0 = 0; k0 < L; k0 += STEP) {
+        int64_t n = L - k0 < STEP ? L - k0 : STEP;
+        for (int64_t b = 0; b < w; b++) {
+            const char *s = buf + (size_t)b * ld + (size_t)k0 * es;
+            for (int64_t k = 0; k < n; k++)
+                memcpy(stage + (size_t)k * run + (size_t)b * es, s + (size_t)k * es, es);
+        }
+        for (int64_t k = 0; k < n; k++) {
+            char *d = dst + (size_t)(k0 + k) * pitch;
+            if (stream)
+                hfft__stream_copy(d, stage + (size_t)k * run, run);
+            else
+                memcpy(d, stage + (size_t)k * run, run);
+        }
+    }
+    if (stream)
+        hfft__stream_fence();
+}
+
+/* A job of a transposed-rows round: block b0 + j of blk rows, a group's
+   blocks numbered in turn, cut to the range [u0, u1). */
+static void tout_job(const hfft__cpu *c, const cpu_round *cr, int64_t j, int thread) {
+    const hfft__round *r = &cr->r;
+    size_t es = c->es;
+    int64_t per = r->tper, nb = (per + cr->blk - 1) / cr->blk, b = c->b0 + j, g = b / nb;
+    int64_t l0 = g * per + b % nb * cr->blk;
+    int64_t l1 = l0 + cr->blk < (g + 1) * per ? l0 + cr->blk : (g + 1) * per;
+    l0 = l0 > c->u0 ? l0 : c->u0;
+    l1 = l1 < c->u1 ? l1 : c->u1;
+    int64_t w = l1 - l0;
+    char *buf = c->buf[thread];
+    size_t ld = (size_t)cr->ld * es, line = (size_t)r->dout * es;
+    const char *src = c->src + (size_t)l0 * line;
+    if (w == cr->blk)
+        hfft__lines_exec(cr->plan, (char *)src, buf);
+    else
+        for (int64_t k = 0; k < w; k++)
+            hfft__lines_exec(cr->plan_one, (char *)src + k * line, buf + k * ld);
+    for (int64_t k = 0; r->twn && k < w; k++)
+        hfft__twiddles_rotate(&cr->tw, c->prec, buf + k * ld, r->L, 1, (l0 + k) % per);
+    /* row k0 of group g holds X[k0 + per k1] at k1 */
+    char *dst = c->dst + ((size_t)(g * per * r->dout) + (size_t)(l0 - g * per)) * es;
+    size_t pitch = (size_t)per * es;
+    int stream = pitch % HFFT__LINE == 0 && hfft__streamable(dst, (size_t)w * es);
+    char *stage = buf + (size_t)cr->blk * ld;
+    if (es == 8)
+        transpose_out(dst, pitch, r->L, w, buf, ld, 8, stage, stream);
+    else
+        transpose_out(dst, pitch, r->L, w, buf, ld, 16, stage, stream);
 }
 
 /* ---- jobs ---- */
@@ -425,7 +548,7 @@ static void plane_job(const hfft__cpu *c, cpu_round *cr, int64_t j, int thread) 
         sched_yield();
     int64_t i0 = k * cr->t.B, i1 = i0 + cr->t.B < r->n2[1] ? i0 + cr->t.B : r->n2[1];
     char *d = c->dst + (size_t)(c->u0 + p) * plane;
-    run_tiles(c, &cr->t, d, d, i0, i1, thread, cr->stream);
+    run_tiles(c, &cr->t, NULL, d, d, i0, i1, thread, cr->stream);
 }
 
 static void run_job(void *ctx, int64_t j, int thread) {
@@ -437,11 +560,20 @@ static void run_job(void *ctx, int64_t j, int thread) {
         plane_job(c, cr, j, thread);
         return;
     }
+    if (cr->mode == MODE_TOUT) {
+        tout_job(c, cr, j, thread);
+        return;
+    }
     if (cr->mode == MODE_CONTIG) {
         int64_t l0 = c->u0 + j * cr->blk;
         int64_t cnt = c->u1 - l0 < cr->blk ? c->u1 - l0 : cr->blk;
         size_t off = (size_t)(l0 * r->dout) * es;
         run_lines(cr, c->src + off, c->dst + off, cnt, (size_t)r->dout * es);
+        /* four-step rows in transposed order: line l's twiddles, j its index in its group
+           (no group: a single column, whose twiddles are all 1) */
+        for (int64_t k = 0; r->twn && r->tper && k < cnt; k++)
+            hfft__twiddles_rotate(&cr->tw, c->prec, c->dst + off + (size_t)(k * r->dout) * es,
+                                  r->L, 1, (l0 + k) % r->tper);
         return;
     }
     /* Columns: blocks aligned to multiples of blk, cut to the range at its ends. */
@@ -449,11 +581,15 @@ static void run_job(void *ctx, int64_t j, int thread) {
     int64_t i0 = b * cr->blk > c->u0 ? b * cr->blk : c->u0;
     int64_t i1 = (b + 1) * cr->blk < c->u1 ? (b + 1) * cr->blk : c->u1;
     size_t base = (size_t)(o * r->dout) * es;
-    if (cr->mode == MODE_STRIDED)
-        hfft__lines_exec(cr->plan, (char *)c->src + base + (size_t)i0 * es,
-                         c->dst + base + (size_t)i0 * es);
-    else
-        run_tiles(c, &cr->t, c->src + base, c->dst + base, i0, i1, thread, cr->stream);
+    const hfft__twiddles *tw = r->twn ? &cr->tw : NULL;
+    if (cr->mode == MODE_STRIDED) {
+        char *d = c->dst + base + (size_t)i0 * es;
+        hfft__lines_exec(cr->plan, (char *)c->src + base + (size_t)i0 * es, d);
+        if (tw)
+            hfft__twiddles_rotate(tw, c->prec, d, r->L, r->s, i0);
+    } else {
+        run_tiles(c, &cr->t, tw, c->src + base, c->dst + base, i0, i1, thread, cr->stream);
+    }
 }
 
 int hfft__cpu_start(hfft__cpu *c, int h, const void *src, void *dst, int64_t u0, int64_t u1) {
@@ -473,6 +609,10 @@ int hfft__cpu_start(hfft__cpu *c, int h, const void *src, void *dst, int64_t u0,
     } else if (cr->mode == MODE_CONTIG) {
         c->nblk = (u1 - u0 + cr->blk - 1) / cr->blk;
         jobs = c->nblk;
+    } else if (cr->mode == MODE_TOUT) {
+        int64_t per = cr->r.tper, nb = (per + cr->blk - 1) / cr->blk;
+        c->b0 = u0 / per * nb + u0 % per / cr->blk;
+        jobs = (u1 - 1) / per * nb + (u1 - 1) % per / cr->blk - c->b0 + 1;
     } else {
         c->b0 = u0 / cr->blk;
         c->nblk = (u1 + cr->blk - 1) / cr->blk - c->b0;

@@ -9,48 +9,9 @@
 #ifndef HFFT_BUTTERFLY_H
 #define HFFT_BUTTERFLY_H
 
-#include <math.h>
 #include <stdint.h>
 
-#ifdef __CUDACC__
-#define HFFT__HD __host__ __device__ static inline
-#else
-#define HFFT__HD static inline
-#endif
-
-#define HFFT__PI_4 0.78539816339744830961566084581987572
-
-/* exp(sign * 2 pi i k / n) in double, for any 0 <= k and n > 0. */
-HFFT__HD void hfft__twiddle(int64_t k, int64_t n, int sign, double *re, double *im) {
-    k %= n;
-    /* theta = 2 pi k / n = (pi / 4) (octant + rem / n) */
-    uint64_t k8 = 8u * (uint64_t)k;
-    int64_t oct = (int64_t)(k8 / (uint64_t)n);
-    int64_t rem = (int64_t)(k8 - (uint64_t)oct * (uint64_t)n);
-    double c, s;
-    if (oct & 1) {
-        /* Odd octants measure from the octant's far end: psi = pi/4 - phi. */
-        double psi = HFFT__PI_4 * (double)(n - rem) / (double)n;
-        double cp = cos(psi), sp = sin(psi);
-        switch (oct) {
-        case 1: c = sp; s = cp; break;
-        case 3: c = -cp; s = sp; break;
-        case 5: c = -sp; s = -cp; break;
-        default: c = cp; s = -sp; break; /* 7 */
-        }
-    } else {
-        double phi = HFFT__PI_4 * (double)rem / (double)n;
-        double cp = cos(phi), sp = sin(phi);
-        switch (oct) {
-        case 0: c = cp; s = sp; break;
-        case 2: c = -sp; s = cp; break;
-        case 4: c = -cp; s = -sp; break;
-        default: c = sp; s = -cp; break; /* 6 */
-        }
-    }
-    *re = c;
-    *im = sign < 0 ? -s : s;
-}
+#include "src/core/twiddle.h"
 
 /* x times exp(sign 2 pi i k / n), in place (the four-step's twiddles). */
 #define HFFT__DEFINE_ROTATE(R, sfx)                                                        \

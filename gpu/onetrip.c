@@ -10,6 +10,13 @@
  * must follow the slow dimension (a c2r transform's real round; a four-step
  * split's transposed round, the slow dimension being its first round) run
  * after it instead, chunk by chunk, each chunk copied out behind the next.
+ * A 1D line's transposed round runs whole instead: its natural order then
+ * leaves in blocks of output rows, each transposed on the device and copied
+ * out contiguously behind the next (the H100's link copied the chunks'
+ * pitched columns out at 40 GB/s, contiguous blocks at 55 GB/s).  Where no
+ * round runs on the chunks as they land (a 1D line: its first round is the
+ * slow dimension), the array comes in by the slow dimension's blocks of
+ * columns instead, each transformed while the next one is copied in.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +37,10 @@ struct hfft__trip {
     void *tbuf[2];          /* transposed rounds: each chunk transposed, two in turn */
     int64_t d0, row;        /* dimension 0's length; complex elements per index of it */
     int nchunk, nblock;
+    int64_t wk, nk;         /* a 1D line's output: blocks of wk rows of the transposed
+                               round's groups, nk of them (0: by chunks) */
+    int nev;                /* events in in_ev, comp_ev and out_ev */
+    int colin;              /* copied in by blocks of columns (no round on the chunks) */
     int64_t crow;           /* dimension-0 indices per chunk */
     int64_t bstart[HFFT__OUT_BLOCKS + 1]; /* copy-out blocks' columns (hfft__out_blocks) */
     /* per round h != z: a whole chunk and the last chunk (strided rounds: one outer
@@ -56,8 +67,7 @@ void hfft__trip_destroy(hfft__gpu *g) {
         if (t->col[k])
             o->fft_destroy(g->d, t->col[k]);
     hfft__event *ev[3] = {t->in_ev, t->comp_ev, t->out_ev};
-    int n[3] = {t->nchunk, t->nblock > t->nchunk ? t->nblock : t->nchunk,
-                t->nblock > t->nchunk ? t->nblock : t->nchunk};
+    int n[3] = {t->nev, t->nev, t->nev};
     for (int a = 0; a < 3; a++) {
         for (int i = 0; ev[a] && i < n[a]; i++)
             if (ev[a][i])
@@ -175,6 +185,15 @@ static int trip_try(hfft__gpu *g, int64_t budget, int z, int chunks) {
     t->crow = (t->d0 + chunks - 1) / chunks;
     t->nchunk = (int)((t->d0 + t->crow - 1) / t->crow);
     t->nblock = hfft__out_blocks(t->row, g->es, t->bstart);
+    for (int h = 0; h < g->nrounds; h++) {
+        const hfft__round *r = &g->rd[h].r;
+        /* a 1D line: its one group of tper = d0 lines spans every chunk */
+        if (t->after[h] && t->nafter == 1 && r->tout && r->no == t->d0 && r->tper == t->d0)
+            t->wk = t->crow * t->row / t->d0;
+    }
+    if (t->wk)
+        t->nk = (t->row + t->wk - 1) / t->wk;
+    t->colin = t->nafter == g->nrounds - 1 && t->nblock > 1;
     size_t work = 0;
     int st = plan_inner(g, t, &work);
     t->transpose = t->d0 >= TRANSPOSE_MIN_L;
@@ -215,13 +234,14 @@ static int trip_try(hfft__gpu *g, int64_t budget, int z, int chunks) {
         g->work_bytes = work;
         g->nwork = 1;
     }
-    int most = t->nblock > t->nchunk ? t->nblock : t->nchunk;
+    t->nev = t->nblock > t->nchunk ? t->nblock : t->nchunk;
+    t->nev = t->nk > t->nev ? (int)t->nk : t->nev;
     if (!st)
-        st = make_events(g, &t->in_ev, t->nchunk);
+        st = make_events(g, &t->in_ev, t->nev);
     if (!st)
-        st = make_events(g, &t->comp_ev, most);
+        st = make_events(g, &t->comp_ev, t->nev);
     if (!st)
-        st = make_events(g, &t->out_ev, most);
+        st = make_events(g, &t->out_ev, t->nev);
     if (!st)
         st = g->ops->event_create(g->d, &t->phase_ev);
     if (st) {
@@ -340,6 +360,38 @@ static int copy_transposed(hfft__gpu *g, hfft__trip *t, const hfft__round *r, ch
     return 2;
 }
 
+/*
+ * A 1D line's transposed round (lines of L = row elements, one group of d0
+ * lines) whole, then its output rows (element k of every line, for k in a
+ * block of wk) transposed into tbuf in turn and copied out contiguously
+ * behind the next block.
+ */
+static int line_out(hfft__gpu *g, hfft__trip *t, int h, char *dst) {
+    const hfft__dev_ops *o = g->ops;
+    hfft__dev *d = g->d;
+    hfft__stream out = g->st[1], c = g->st[NSTREAM];
+    size_t es = g->es;
+    for (int k = 0; k < t->nchunk; k++) {
+        int64_t a, n;
+        chunk(t, k, &a, &n);
+        TRY(inner_chunk(g, t, h, a, n));
+    }
+    for (int64_t j = 0; j < t->nk; j++) {
+        int64_t b0 = j * t->wk, w = t->row - b0 < t->wk ? t->row - b0 : t->wk;
+        void *tb = t->tbuf[j % 2];
+        if (j >= 2) /* tbuf j % 2 is free once block j - 2 went out */
+            TRY(o->wait(d, c, t->out_ev[j - 2]));
+        TRY(o->transpose(d, g->prec, c, tb, t->d0, (char *)t->arr + (size_t)b0 * es, t->row,
+                         t->d0, w));
+        TRY(o->record(d, t->comp_ev[j], c));
+        TRY(o->wait(d, out, t->comp_ev[j]));
+        size_t bytes = (size_t)(w * t->d0) * es;
+        TRY(hfft__sched_d2h(g, out, dst + (size_t)(b0 * t->d0) * es, bytes, tb, bytes, bytes, 1));
+        TRY(o->record(d, t->out_ev[j], out));
+    }
+    return 0;
+}
+
 int hfft__trip_run(hfft__gpu *g, const char *src, char *dst) {
     hfft__trip *t = g->trip;
     const hfft__dev_ops *o = g->ops;
@@ -351,8 +403,18 @@ int hfft__trip_run(hfft__gpu *g, const char *src, char *dst) {
     const hfft__round *real_out = last->kind == HFFT__C2R ? last : NULL;
 
     double t0 = hfft__now();
+    /* Nothing to do on chunks: copy in by blocks of columns, each block's slow
+       dimension as soon as it landed. */
+    for (int j = 0; j < t->nblock && t->colin; j++) {
+        int64_t c0 = t->bstart[j], w = t->bstart[j + 1] - c0;
+        TRY(hfft__sched_h2d(g, in, (char *)t->arr + (size_t)c0 * es, rowb, src + (size_t)c0 * es,
+                            rowb, (size_t)w * es, (size_t)t->d0));
+        TRY(o->record(d, t->in_ev[j], in));
+        TRY(o->wait(d, c, t->in_ev[j]));
+        TRY(slow_block(g, t, c0, w));
+    }
     /* Copy in by chunks; each chunk's fast dimensions as soon as it landed. */
-    for (int k = 0; k < t->nchunk; k++) {
+    for (int k = 0; k < t->nchunk && !t->colin; k++) {
         int64_t a, n;
         chunk(t, k, &a, &n);
         TRY(copy_chunk(g, t, 0, real_in, (char *)src, a, n));
@@ -378,9 +440,12 @@ int hfft__trip_run(hfft__gpu *g, const char *src, char *dst) {
         /* Rounds that follow the slow dimension: it runs whole, then they run chunk by
            chunk, each chunk copied out behind the next (real rows, a transposed round's
            natural order, or the complex rows). */
-        for (int j = 0; j < t->nblock; j++)
+        for (int j = 0; j < t->nblock && !t->colin; j++)
             TRY(slow_block(g, t, t->bstart[j], t->bstart[j + 1] - t->bstart[j]));
-        for (int k = 0; k < t->nchunk; k++) {
+        for (int h = 0; h < g->nrounds && t->wk; h++)
+            if (t->after[h])
+                TRY(line_out(g, t, h, dst));
+        for (int k = 0; k < t->nchunk && !t->wk; k++) {
             int64_t a, n;
             chunk(t, k, &a, &n);
             const hfft__round *tr = NULL;

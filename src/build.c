@@ -256,7 +256,7 @@ static int make_mid(hfft__plan *p) {
 
 /* Some round has fewer units than the CPU has threads, and they are long. */
 static int few_units(const hfft__plan *p) {
-    if (p->pb.kind != HFFT__C2C)
+    if (p->pb.kind != HFFT__C2C || p->split_line)
         return 0;
     int threads = cpu_threads(p, 0);
     for (int h = 0; h < p->nrounds; h++) {

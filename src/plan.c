@@ -111,8 +111,10 @@ static int plan_general(hfft__plan *p, unsigned flags) {
 
 /*
  * A four-step split of the last dimension: asked for (HFFT_TRANSPOSED_*: 1D
- * complex transforms), or where a line of it would take more than an eighth
- * of the device budget (its rounds then move whole lines in few passes).
+ * complex transforms), where a line of it would take more than an eighth of
+ * the device budget (its rounds then move whole lines in few passes), or, on
+ * the CPU, where FFTW's plan of a few long lines would leave cores idle
+ * (hfft__cpu_splits).
  */
 static int pick_split(hfft__plan *p, unsigned flags, int kind) {
     const hfft__dense *dn = &p->dense;
@@ -121,16 +123,18 @@ static int pick_split(hfft__plan *p, unsigned flags, int kind) {
         if (p->pb.kind != HFFT__C2C || p->pb.rank != 1)
             return hfft__fail(HFFT_ERR_INVALID_ARGUMENT,
                               "HFFT_TRANSPOSED_OUT and _IN apply to 1D complex transforms");
-        if (kind == HFFT_DEVICE_NONE)
-            return hfft__fail(HFFT_ERR_UNSUPPORTED,
-                              "HFFT_TRANSPOSED_OUT and _IN: the CPU engine does not compute the "
-                              "transposed order; use a device (HFFT_DEVICE=cuda or emulated)");
         p->split_line = flags & HFFT_TRANSPOSED_OUT ? HFFT__ORDER_TRANSPOSED_OUT
                                                     : HFFT__ORDER_TRANSPOSED_IN;
     } else if (kind != HFFT_DEVICE_NONE && p->pb.kind == HFFT__C2C &&
                (dn->tmask >> (dn->ndim - 1) & 1u) && hfft__split_n1(last) > 1 &&
                (double)last * (double)p->esize * 8.0 > (double)p->info.device_budget) {
         p->split_line = HFFT__ORDER_NATURAL;
+    } else if (kind == HFFT_DEVICE_NONE && p->pb.kind == HFFT__C2C &&
+               (dn->tmask >> (dn->ndim - 1) & 1u)) {
+        int64_t n1 = hfft__split_n1(last);
+        int threads = p->set.threads > 0 ? p->set.threads : hfft__cores();
+        if (hfft__cpu_splits(last / n1, n1, p->total / last, p->esize, threads))
+            p->split_line = HFFT__ORDER_NATURAL;
     }
     if (p->split_line) {
         p->info.split[1] = hfft__split_n1(last);
@@ -221,7 +225,7 @@ hfft__plan *hfft__plan_create(const hfft__problem *pb, unsigned flags, const hff
     int engine_refused = st == HFFT_ERR_BUDGET || st == HFFT_ERR_UNSUPPORTED ||
                          (!named && (st == HFFT_ERR_DEVICE_MEMORY || st == HFFT_ERR_CUDA ||
                                      st == HFFT_ERR_CUFFT));
-    if (st && engine_refused && !asked_gpu && p->dev && p->split_line <= HFFT__ORDER_NATURAL) {
+    if (st && engine_refused && !asked_gpu && p->dev) {
         char why[sizeof p->info.note], was[sizeof p->info.device_name];
         snprintf(why, sizeof why, "%s", hfft_last_error_message());
         snprintf(was, sizeof was, "%s", p->info.device_name);
@@ -240,7 +244,9 @@ hfft__plan *hfft__plan_create(const hfft__problem *pb, unsigned flags, const hff
             p->info.rounds = 1;
             st = hfft__make_whole(p);
         } else {
-            st = hfft__build(p, &c, 0);
+            st = pick_split(p, flags, HFFT_DEVICE_NONE);
+            if (!st)
+                st = hfft__build(p, &c, 0);
         }
         if (!st)
             snprintf(p->info.note, sizeof p->info.note, "on the CPU, not on %.48s: %.180s", was,

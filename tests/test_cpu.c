@@ -112,6 +112,54 @@ Test(cpu, long_strided_columns) {
     }
 }
 
+/* A few long lines are cut four-step, n = n0 n1 (hfft_info.split): columns
+   with their twiddles, then rows written transposed into natural order,
+   through a host array between the rounds unless the output may serve (out of
+   place with HFFT_DESTROY_INPUT); a power of two, a length with a 1000-point
+   split, double precision, two lines on three threads, and a prime length,
+   which FFTW's plan of the whole line takes instead. */
+Test(cpu, long_lines_four_step) {
+    static const struct {
+        int prec;
+        int rank;
+        int64_t n[2];
+        int threads, split;
+    } cases[] = {
+        {4, 1, {1 << 20}, 0, 1}, {4, 1, {1200000}, 2, 1},   {8, 1, {1 << 20}, 0, 1},
+        {4, 2, {2, 1 << 20}, 3, 1}, {4, 1, {1048573}, 0, 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        for (int mode = 0; mode < 3; mode++) { /* in place, out of place, and destroying */
+            hfft_options o;
+            hfft_options_init(&o);
+            o.device = HFFT_DEVICE_NONE;
+            o.threads = cases[i].threads;
+            tu_case c = {cases[i].prec, cases[i].rank, {cases[i].n[0], cases[i].n[1]},
+                         mode == 0, mode == 1 ? HFFT_BACKWARD : HFFT_FORWARD,
+                         mode == 2 ? HFFT_DESTROY_INPUT : 0u, &o, 0};
+            c.input_may_change = mode == 2;
+            hfft_info info;
+            run_case(&c, &info);
+            int64_t n = cases[i].n[cases[i].rank - 1];
+            if (!cases[i].split) {
+                cr_assert_eq(info.split[0], 0, "case %zu: split a prime line", i);
+                continue;
+            }
+            cr_assert(info.split[1] >= 16 && info.split[0] * info.split[1] == n,
+                      "case %zu: split %lld x %lld of %lld", i, (long long)info.split[0],
+                      (long long)info.split[1], (long long)n);
+            cr_assert_eq(info.rounds, c.rank + 1, "case %zu mode %d: %d rounds", i, mode,
+                         info.rounds);
+            int64_t bytes = tu_total(c.rank, c.n) * (int64_t)tu_esize(c.prec);
+            if (mode == 2)
+                cr_assert_lt(info.host_bytes, bytes, "case %zu: a host array beside the input",
+                             i);
+            else
+                cr_assert_geq(info.host_bytes, bytes,
+                              "case %zu mode %d: no host array between rounds", i, mode);
+        }
+}
+
 /* Forward then backward gives N x. */
 Test(cpu, round_trip) {
     static const struct shape shapes[] = {
