@@ -77,7 +77,9 @@ void hfft__whole_destroy(hfft__whole *w);
  * Owned by one plan; one batch in flight at a time, started and finished by
  * the plan's executing thread. */
 typedef struct hfft__cpu hfft__cpu;
-int hfft__cpu_create(int prec, int sign, int nrounds, const hfft__round *rounds, int measure,
+#define HFFT__CPU_MEASURE 1u   /* FFTW_MEASURE plans (on scratch) */
+#define HFFT__CPU_UNALIGNED 2u /* arrays of any alignment at execute (new-array execute) */
+int hfft__cpu_create(int prec, int sign, int nrounds, const hfft__round *rounds, unsigned flags,
                      hfft__pool *pool, void *in, void *out, hfft__cpu **out_cpu);
 void hfft__cpu_destroy(hfft__cpu *c);
 /* Runs units [u0, u1) of round h from src to dst on the pool (asynchronously). */

@@ -66,6 +66,7 @@ typedef struct cpu_round {
 struct hfft__cpu {
     int prec;
     int sign;
+    int unaligned; /* FFTW plans of the arrays' lines take any alignment (HFFT_UNALIGNED) */
     size_t es;
     int nrounds;
     cpu_round rd[HFFT__MAX_ROUNDS];
@@ -132,7 +133,8 @@ static int plan_tile(hfft__cpu *c, tile *t, int64_t L, int64_t pitch, int64_t ni
 static int plan_lines(hfft__cpu *c, cpu_round *cr, const hfft__lines_desc *proto, int64_t blk,
                       void *in, void *out) {
     hfft__lines_desc d = *proto;
-    int misaligned = !aligned64(in) || !aligned64(out) || ((size_t)d.idist * c->es) % 64 != 0;
+    int misaligned = c->unaligned || !aligned64(in) || !aligned64(out) ||
+                     ((size_t)d.idist * c->es) % 64 != 0;
     size_t span = (size_t)(blk * d.idist) * c->es;
     if (span > MAX_SCRATCH_PLAN) {
         d.fftw_flags = hfft__fftw_estimate() | hfft__fftw_unaligned();
@@ -172,7 +174,7 @@ static int plan_tout(hfft__cpu *c, cpu_round *cr, const hfft__lines_desc *proto,
     d.idist = r->dout;
     d.odist = cr->ld;
     d.inplace = 0;
-    if (!aligned64(in) || ((size_t)r->dout * es) % 64 != 0)
+    if (c->unaligned || !aligned64(in) || ((size_t)r->dout * es) % 64 != 0)
         d.fftw_flags |= hfft__fftw_unaligned();
     d.howmany = cr->blk;
     int st = hfft__lines_plan(&d, &cr->plan);
@@ -295,7 +297,7 @@ static void alloc_buffer(void *ctx, int64_t job, int thread) {
     a->c->buf[thread] = b;
 }
 
-int hfft__cpu_create(int prec, int sign, int nrounds, const hfft__round *rounds, int measure,
+int hfft__cpu_create(int prec, int sign, int nrounds, const hfft__round *rounds, unsigned flags,
                      hfft__pool *pool, void *in, void *out, hfft__cpu **out_cpu) {
     *out_cpu = NULL;
     hfft__cpu *c = calloc(1, sizeof *c);
@@ -306,12 +308,13 @@ int hfft__cpu_create(int prec, int sign, int nrounds, const hfft__round *rounds,
     c->es = 2u * (size_t)prec;
     c->nrounds = nrounds;
     c->pool = pool;
+    c->unaligned = (flags & HFFT__CPU_UNALIGNED) != 0;
     int st = 0;
     for (int h = 0; h < nrounds && !st; h++) {
         cpu_round *cr = &c->rd[h];
         cr->r = rounds[h];
         cr->inplace = h > 0 || in == out;
-        st = plan_round(c, cr, measure, in, out);
+        st = plan_round(c, cr, (flags & HFFT__CPU_MEASURE) != 0, in, out);
     }
     if (!st && c->buf_bytes) {
         int n = hfft__pool_size(pool);

@@ -80,8 +80,10 @@ static int make_cpu(hfft__plan *p, int reserve) {
     if (st)
         return st;
     p->info.threads = threads;
-    return hfft__cpu_create(p->prec, p->sign, p->nrounds, p->rounds, (p->flags & HFFT_MEASURE) != 0,
-                            p->pool, p->in, p->out, &p->cpu);
+    unsigned f = (p->flags & HFFT_MEASURE ? HFFT__CPU_MEASURE : 0u) |
+                 (p->flags & HFFT_UNALIGNED ? HFFT__CPU_UNALIGNED : 0u);
+    return hfft__cpu_create(p->prec, p->sign, p->nrounds, p->rounds, f, p->pool, p->in, p->out,
+                            &p->cpu);
 }
 
 /* FFTW's flags for a whole-problem plan of this plan's problem. */
@@ -309,7 +311,8 @@ int hfft__build(hfft__plan *p, const hfft__choice *c, int split) {
         st = place_arrays(p);
     if (!st)
         st = make_mid(p);
-    if (!st && !any_gpu && (p->flags & HFFT_MEASURE))
+    /* FFTW's plan of the whole problem writes natural order only */
+    if (!st && !any_gpu && (p->flags & HFFT_MEASURE) && p->split_line <= HFFT__ORDER_NATURAL)
         st = try_whole(p);
     p->info.placement = !any_gpu ? 0 : any_cpu ? 2 : 1;
     return st;

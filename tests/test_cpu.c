@@ -160,6 +160,41 @@ Test(cpu, long_lines_four_step) {
         }
 }
 
+/* A four-step plan made with HFFT_UNALIGNED on aligned arrays executes on new
+   arrays one element off alignment (out of place, the input destroyed: the
+   row round then reads the new input). */
+Test(cpu, four_step_unaligned_new_arrays) {
+    for (int prec = 4; prec <= 8; prec += 4) {
+        int64_t n = 1 << 20;
+        size_t es = tu_esize(prec), bytes = (size_t)n * es;
+        char *a = tu_alloc(bytes), *b = tu_alloc(bytes);
+        char *c = tu_alloc(bytes + 64), *d = tu_alloc(bytes + 64);
+        hfft_options o;
+        hfft_options_init(&o);
+        o.device = HFFT_DEVICE_NONE;
+        tplan t = tp_dft(prec, 1, &n, a, b, HFFT_FORWARD, HFFT_UNALIGNED | HFFT_DESTROY_INPUT, &o);
+        cr_assert(t.p, "%s", hfft_last_error_message());
+        hfft_info info;
+        tp_info(t, &info);
+        cr_assert_gt(info.split[0], 0, "not cut four-step");
+        char *in = c + es, *out = d + es;
+        uint64_t seed = tu_seed();
+        hfft_ref_fill(prec, in, n, seed);
+        void *orig = tu_dup(in, bytes);
+        tu_poison(out, bytes);
+        cr_assert_eq(tp_execute_dft(t, in, out), 0, "%s", hfft_last_error_message());
+        double err = hfft_ref_error(prec, 1, &n, orig, out, HFFT_FORWARD, 1);
+        cr_assert(err >= 0 && err < tu_tol(prec), "f%d: error %.3g (seed %llu)", prec * 8, err,
+                  (unsigned long long)seed);
+        tp_destroy(t);
+        tu_free(orig);
+        tu_free(d);
+        tu_free(c);
+        tu_free(b);
+        tu_free(a);
+    }
+}
+
 /* Forward then backward gives N x. */
 Test(cpu, round_trip) {
     static const struct shape shapes[] = {

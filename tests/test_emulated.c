@@ -569,8 +569,9 @@ Test(emulated, long_contiguous_lines) {
 
 /* HFFT_TRANSPOSED_OUT leaves X[k0 + n0 k1] at k0 n1 + k1; a TRANSPOSED_IN plan
    of the other direction takes that back to n times the input: on the
-   emulated device, and on the CPU (device none). */
-static void transposed_order(int device) {
+   emulated device, and on the CPU (device none), whose HFFT_MEASURE must not
+   swap in FFTW's plan of the whole line (natural order). */
+static void transposed_order(int device, unsigned flags) {
     static const int64_t sizes[] = {4096, 2310, 1 << 20};
     for (int prec = 4; prec <= 8; prec += 4)
         for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
@@ -584,9 +585,9 @@ static void transposed_order(int device) {
             o.device = device;
             if (device != HFFT_DEVICE_NONE)
                 o.device_memory = n >= (1 << 20) ? (int64_t)bytes / 4 : (int64_t)bytes * 4;
-            tplan f = tp_dft(prec, 1, &n, x, y, HFFT_FORWARD, HFFT_TRANSPOSED_OUT, &o);
+            tplan f = tp_dft(prec, 1, &n, x, y, HFFT_FORWARD, HFFT_TRANSPOSED_OUT | flags, &o);
             cr_assert(f.p, "%s", hfft_last_error_message());
-            tplan b = tp_dft(prec, 1, &n, y, z, HFFT_BACKWARD, HFFT_TRANSPOSED_IN, &o);
+            tplan b = tp_dft(prec, 1, &n, y, z, HFFT_BACKWARD, HFFT_TRANSPOSED_IN | flags, &o);
             cr_assert(b.p, "%s", hfft_last_error_message());
             hfft_info fi, bi;
             tp_info(f, &fi);
@@ -634,8 +635,11 @@ static void transposed_order(int device) {
         }
 }
 
-Test(emulated, transposed_order) { transposed_order(HFFT_DEVICE_EMULATED); }
-Test(emulated, transposed_order_cpu) { transposed_order(HFFT_DEVICE_NONE); }
+Test(emulated, transposed_order) { transposed_order(HFFT_DEVICE_EMULATED, 0); }
+Test(emulated, transposed_order_cpu) {
+    transposed_order(HFFT_DEVICE_NONE, 0);
+    transposed_order(HFFT_DEVICE_NONE, HFFT_MEASURE);
+}
 
 /* Automatic passes take the budget over two buffers, so that strided passes
    copy rows as wide as it allows: 8192 x 1024 f32 (64 MiB) with a 16 MiB
