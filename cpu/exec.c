@@ -54,6 +54,8 @@ typedef struct cpu_round {
     int inplace;
     int stream;               /* tiles scatter with streaming stores */
     int64_t blk;              /* columns (tile, strided), lines (contig) or plane rows per job */
+    size_t sline, dline;      /* contiguous rounds: bytes between lines on each side (a real
+                                 side's lines are rows of rpitch reals) */
     tile t;                   /* tile rounds, and the columns of planes */
     hfft__lines *plan;        /* lines (contig), a plane's rows, long columns (strided) */
     hfft__lines *plan_one;    /* one line or row: short blocks */
@@ -133,9 +135,12 @@ static int plan_tile(hfft__cpu *c, tile *t, int64_t L, int64_t pitch, int64_t ni
 static int plan_lines(hfft__cpu *c, cpu_round *cr, const hfft__lines_desc *proto, int64_t blk,
                       void *in, void *out) {
     hfft__lines_desc d = *proto;
+    /* a block starts at a multiple of each side's line: aligned where those are */
+    size_t in_es = d.kind == HFFT__R2C ? c->es / 2 : c->es;
+    size_t out_es = d.kind == HFFT__C2R ? c->es / 2 : c->es;
     int misaligned = c->unaligned || !aligned64(in) || !aligned64(out) ||
-                     ((size_t)d.idist * c->es) % 64 != 0;
-    size_t span = (size_t)(blk * d.idist) * c->es;
+                     ((size_t)d.idist * in_es) % 64 != 0 || ((size_t)d.odist * out_es) % 64 != 0;
+    size_t span = (size_t)(blk * d.idist) * in_es;
     if (span > MAX_SCRATCH_PLAN) {
         d.fftw_flags = hfft__fftw_estimate() | hfft__fftw_unaligned();
         d.plan_in = in;
@@ -184,6 +189,47 @@ static int plan_tout(hfft__cpu *c, cpu_round *cr, const hfft__lines_desc *proto,
     return hfft__lines_plan(&d, &cr->plan_one);
 }
 
+/* Lines per job of contiguous lines of line_bytes: about LINES_BYTES, while each
+   thread still gets four jobs. */
+static int64_t contig_block(const hfft__cpu *c, int64_t line_bytes, int64_t lines) {
+    int threads = hfft__pool_size(c->pool);
+    int64_t blk = (int64_t)LINES_BYTES / (line_bytes > 0 ? line_bytes : 1);
+    if (blk < 1)
+        blk = 1;
+    if (blk * threads * 4 > lines)
+        blk = lines / (threads * 4) > 0 ? lines / (threads * 4) : 1;
+    return blk;
+}
+
+/*
+ * A real round (the first of an r2c transform, the last of a c2r one): its
+ * lines are rows of nreal reals (or planes of such rows), rpitch reals apart
+ * on the real side, nreal/2 + 1 complex elements on the other; FFTW's r2c or
+ * c2r plans on blocks of them, as a complex round's lines.
+ */
+static int plan_real(hfft__cpu *c, cpu_round *cr, const hfft__lines_desc *proto, void *in,
+                     void *out) {
+    const hfft__round *r = &cr->r;
+    hfft__lines_desc d = *proto;
+    int64_t rows = hfft__round_rows(r), half = r->nreal / 2 + 1;
+    size_t real_line = (size_t)(rows * r->rpitch) * (c->es / 2);
+    int r2c = r->kind == HFFT__R2C;
+    d.kind = r->kind;
+    d.rank = r->rank;
+    d.n[0] = r->rank == 2 ? r->n2[0] : r->nreal;
+    d.n[1] = r->nreal;
+    d.ipitch = r2c ? r->rpitch : half;
+    d.opitch = r2c ? half : r->rpitch;
+    d.idist = r2c ? rows * r->rpitch : r->dout;
+    d.odist = r2c ? r->dout : rows * r->rpitch;
+    if (r2c)
+        cr->sline = real_line;
+    else
+        cr->dline = real_line;
+    cr->blk = contig_block(c, r->dout * (int64_t)c->es, r->no);
+    return plan_lines(c, cr, &d, cr->blk, in, out);
+}
+
 static int plan_mode(hfft__cpu *c, cpu_round *cr, int measure, void *in, void *out) {
     const hfft__round *r = &cr->r;
     size_t es = c->es;
@@ -221,7 +267,7 @@ static int plan_mode(hfft__cpu *c, cpu_round *cr, int measure, void *in, void *o
         d.plan_out = cr->inplace ? in : out;
         return hfft__lines_plan(&d, &cr->plan);
     }
-    if (r->rank == 2) {
+    if (r->rank == 2 && r->kind == HFFT__C2C) {
         /* Planes: all threads on one or two planes at a time, rows first. */
         cr->mode = MODE_PLANE;
         int64_t rows = r->n2[0], cols = r->n2[1];
@@ -247,12 +293,10 @@ static int plan_mode(hfft__cpu *c, cpu_round *cr, int measure, void *in, void *o
         return plan_tout(c, cr, &d, in);
     /* Contiguous lines: blocks of whole lines, in place or into dst. */
     cr->mode = MODE_CONTIG;
-    int64_t line_bytes = r->L * (int64_t)es;
-    int64_t blk = (int64_t)LINES_BYTES / (line_bytes > 0 ? line_bytes : 1);
-    if (blk < 1)
-        blk = 1;
-    if (blk * threads * 4 > r->no)
-        blk = r->no / (threads * 4) > 0 ? r->no / (threads * 4) : 1;
+    cr->sline = cr->dline = (size_t)r->dout * es;
+    if (r->kind != HFFT__C2C)
+        return plan_real(c, cr, &d, in, out);
+    int64_t blk = contig_block(c, r->L * (int64_t)es, r->no);
     cr->blk = blk;
     d.n[0] = r->L;
     d.idist = d.odist = r->dout;
@@ -313,7 +357,9 @@ int hfft__cpu_create(int prec, int sign, int nrounds, const hfft__round *rounds,
     for (int h = 0; h < nrounds && !st; h++) {
         cpu_round *cr = &c->rd[h];
         cr->r = rounds[h];
-        cr->inplace = h > 0 || in == out;
+        /* later rounds run in place, but a c2r round reads the mid array (or the input)
+           and writes the output */
+        cr->inplace = rounds[h].kind == HFFT__C2R ? in == out : h > 0 || in == out;
         st = plan_round(c, cr, (flags & HFFT__CPU_MEASURE) != 0, in, out);
     }
     if (!st && c->buf_bytes) {
@@ -509,14 +555,16 @@ static void tout_job(const hfft__cpu *c, const cpu_round *cr, int64_t j, int thr
 
 /* ---- jobs ---- */
 
-/* cnt lines of `line` bytes each from src to dst: the block's plan, or one by one. */
-static void run_lines(const cpu_round *cr, const char *src, char *dst, int64_t cnt, size_t line) {
+/* cnt lines from src to dst, sline and dline bytes apart: the block's plan, or one
+   by one. */
+static void run_lines(const cpu_round *cr, const char *src, char *dst, int64_t cnt, size_t sline,
+                      size_t dline) {
     if (cnt == cr->blk) {
         hfft__lines_exec(cr->plan, (char *)src, dst);
         return;
     }
     for (int64_t k = 0; k < cnt; k++)
-        hfft__lines_exec(cr->plan_one, (char *)src + k * line, dst + k * line);
+        hfft__lines_exec(cr->plan_one, (char *)src + k * sline, dst + k * dline);
 }
 
 /*
@@ -543,7 +591,7 @@ static void plane_job(const hfft__cpu *c, cpu_round *cr, int64_t j, int thread) 
         int64_t l0 = k * cr->blk;
         int64_t cnt = r->n2[0] - l0 < cr->blk ? r->n2[0] - l0 : cr->blk;
         size_t line = (size_t)r->n2[1] * es, off = (size_t)(c->u0 + p) * plane + l0 * line;
-        run_lines(cr, c->src + off, c->dst + off, cnt, line);
+        run_lines(cr, c->src + off, c->dst + off, cnt, line, line);
         atomic_fetch_add_explicit(&cr->rows_done[p], 1, memory_order_release);
         return;
     }
@@ -571,7 +619,8 @@ static void run_job(void *ctx, int64_t j, int thread) {
         int64_t l0 = c->u0 + j * cr->blk;
         int64_t cnt = c->u1 - l0 < cr->blk ? c->u1 - l0 : cr->blk;
         size_t off = (size_t)(l0 * r->dout) * es;
-        run_lines(cr, c->src + off, c->dst + off, cnt, (size_t)r->dout * es);
+        run_lines(cr, c->src + (size_t)l0 * cr->sline, c->dst + (size_t)l0 * cr->dline, cnt,
+                  cr->sline, cr->dline);
         /* four-step rows in transposed order: line l's twiddles, j its index in its group
            (no group: a single column, whose twiddles are all 1) */
         for (int64_t k = 0; r->twn && r->tper && k < cnt; k++)

@@ -277,12 +277,11 @@ int hfft__build(hfft__plan *p, const hfft__choice *c, int split) {
     for (int h = 0; h < p->nrounds; h++) {
         int64_t u = hfft__round_units(&p->rounds[h]);
         int64_t cut = p->dev ? (int64_t)(c->ratio[h] * (double)u + 0.5) : 0;
-        if (p->dev && (p->pb.kind != HFFT__C2C || p->split_line))
-            cut = u; /* real-data transforms, four-step splits: the GPU takes every unit */
+        if (p->dev && p->split_line)
+            cut = u; /* four-step splits: the GPU takes every unit */
         p->cut[h] = cut < 0 ? 0 : cut > u ? u : cut;
         /* HFFT_HYBRID means both sides work, however few the units. */
-        if ((p->flags & HFFT_HYBRID) && p->dev && u >= 2 && !c->fixed[h] &&
-            p->pb.kind == HFFT__C2C && !p->split_line) {
+        if ((p->flags & HFFT_HYBRID) && p->dev && u >= 2 && !c->fixed[h] && !p->split_line) {
             if (p->cut[h] == u)
                 p->cut[h] = u - 1;
             if (p->cut[h] == 0)

@@ -79,9 +79,7 @@ static int pick_device(hfft__plan *p, unsigned flags, int *kind_out) {
 static const char *not_dense(const hfft__problem *pb, unsigned flags) {
     if (pb->unpadded)
         return "an in-place real layout other than FFTW's padded one";
-    if (pb->kind != HFFT__C2C && (flags & HFFT_HYBRID))
-        return "a real-data transform, whose rounds the GPU takes whole";
-    if (pb->kind != HFFT__C2C)
+    if (pb->kind != HFFT__C2C && !(flags & (HFFT_GPU_ONLY | HFFT_HYBRID)))
         return "a real-data transform, which FFTW runs whole on the CPU";
     if (pb->split_in || pb->split_out)
         return "split arrays";
@@ -183,7 +181,7 @@ hfft__plan *hfft__plan_create(const hfft__problem *pb, unsigned flags, const hff
         return p; /* nothing to transform */
     }
     int dense = hfft__problem_dense(pb, &p->dense);
-    if (!dense || (pb->kind != HFFT__C2C && (kind == HFFT_DEVICE_NONE || (flags & HFFT_HYBRID)))) {
+    if (!dense || (pb->kind != HFFT__C2C && kind == HFFT_DEVICE_NONE)) {
         if (plan_general(p, flags)) {
             hfft__plan_destroy(p);
             return NULL;

@@ -319,6 +319,35 @@ Test(guru, real_transforms) {
                 }
 }
 
+/* Real data with HFFT_HYBRID on the emulated device: every round's lines or
+   columns shared between the device and the CPU (the real round's rows or
+   planes too), in and out of place, c2r keeping its input where asked and
+   not, both precisions; shapes with odd and prime lengths, planes (3D) and
+   rows (2D). */
+Test(guru, real_hybrid) {
+    static const int64_t shapes[][4] = {{2, 64, 100}, {2, 33, 62}, {3, 8, 12, 30}, {3, 5, 16, 17}};
+    for (int prec = 4; prec <= 8; prec += 4)
+        for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
+            for (int kind = R2C; kind <= C2R; kind++)
+                for (int mode = 0; mode < 3; mode++) { /* in place, out, out preserving */
+                    gcase g = {kind, prec, 0, (int)shapes[i][0], 0};
+                    g.inplace = mode == 0;
+                    g.flags = HFFT_HYBRID | (mode == 2 ? HFFT_PRESERVE_INPUT : 0u);
+                    if (kind == R2C && mode == 2)
+                        continue; /* r2c keeps its input anyway */
+                    dense_dims(kind, g.rank, &shapes[i][1], g.inplace, g.dims);
+                    g.what = kind == R2C ? "r2c hybrid" : "c2r hybrid";
+                    hfft_info info;
+                    run_guru_info(&g, HFFT_DEVICE_EMULATED, 64 << 10, &info);
+                    cr_assert_eq(info.placement, 2, "%s %zu f%d mode %d: placement %d", g.what, i,
+                                 prec * 8, mode, info.placement);
+                    for (int h = 0; h < info.rounds; h++)
+                        cr_assert(info.ratio[h] > 0 && info.ratio[h] < 1,
+                                  "%s %zu f%d: round %d's GPU share %g", g.what, i, prec * 8, h,
+                                  info.ratio[h]);
+                }
+}
+
 Test(guru, batches) {
     for (int prec = 4; prec <= 8; prec += 4) {
         for (int sign = -1; sign <= 1; sign += 2) {
