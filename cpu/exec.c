@@ -10,6 +10,7 @@
  * so that the column pass finds the plane in the shared cache (FFTW's own
  * batched 2D plans measured several times slower, even on planes that fit a
  * core's cache).  MEASURE plans on scratch and never touches user data.
+ * The copies in cache (tiles, transposed rows) are in tiles.c.
  */
 #include <sched.h>
 #include <stdatomic.h>
@@ -17,70 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cpu/cpu.h"
+#include "cpu/exec.h"
 #include "cpu/stream.h"
-#include "cpu/twiddle.h"
 #include "src/core/status.h"
-
-enum { MODE_TILE, MODE_STRIDED, MODE_CONTIG, MODE_PLANE, MODE_TOUT };
-
-#define TILE_BYTES (1u << 20)  /* a tile's buffer: what a core's L2 cache holds */
-#define ROW_MIN 128            /* bytes a tile takes from each row at least: a pair of cache
-                                  lines, as the adjacent-line prefetcher fetches them */
-#define ROW_MAX 1024           /* and at most: wider rows only grow the buffer */
-#define TILE_MAX (4u << 20)    /* never a larger buffer: long columns take fewer at a time */
-#define COLUMN_MAX (4u << 20)  /* longer columns are transformed where they lie */
-#define PLANE_ROWS (512u << 10) /* bytes of a plane's rows per job */
-#define LINES_BYTES (1u << 20) /* bytes of contiguous lines per job */
-#define RUN 1024               /* bytes of each row a job's run of tiles covers */
-#define STEP 8                 /* rows per step of a tile's transposes */
-#define AHEAD 16               /* rows the gather prefetches ahead: hardware prefetchers stop
-                                  at page boundaries, and a tile's rows are pages apart */
-#define MAX_SCRATCH_PLAN (256u << 20)
-#define TOUT_RUN 128           /* bytes of each output column a transposed write covers: the
-                                  rows of a four-step group a job takes */
-
-/* Neighbouring columns of L elements, `pitch` elements between rows, taken B
-   at a time into a buffer where column c starts at element c * ld. */
-typedef struct tile {
-    int64_t L, pitch, B, ld;
-    hfft__lines *plan;     /* B columns */
-    hfft__lines *plan_one; /* one column: tiles cut short by the range */
-} tile;
-
-typedef struct cpu_round {
-    hfft__round r;
-    int mode;
-    int inplace;
-    int stream;               /* tiles scatter with streaming stores */
-    int64_t blk;              /* columns (tile, strided), lines (contig) or plane rows per job */
-    size_t sline, dline;      /* contiguous rounds: bytes between lines on each side (a real
-                                 side's lines are rows of rpitch reals) */
-    tile t;                   /* tile rounds, and the columns of planes */
-    hfft__lines *plan;        /* lines (contig), a plane's rows, long columns (strided) */
-    hfft__lines *plan_one;    /* one line or row: short blocks */
-    int64_t kr, kc;           /* planes: row jobs and column-tile jobs per plane */
-    _Atomic int64_t *rows_done; /* planes: row jobs finished, per plane of the batch */
-    hfft__twiddles tw;        /* four-step rounds (r.twn): the twiddle tables */
-    int64_t ld;               /* transposed rows (r.tout): elements between rows in the buffer */
-} cpu_round;
-
-struct hfft__cpu {
-    int prec;
-    int sign;
-    int unaligned; /* FFTW plans of the arrays' lines take any alignment (HFFT_UNALIGNED) */
-    size_t es;
-    int nrounds;
-    cpu_round rd[HFFT__MAX_ROUNDS];
-    hfft__pool *pool;
-    char **buf;
-    size_t buf_bytes;
-    /* the batch in flight */
-    int h;
-    const char *src;
-    char *dst;
-    int64_t u0, u1, nblk, b0;
-};
 
 static int aligned64(const void *p) { return ((uintptr_t)p & 63u) == 0; }
 
@@ -408,151 +348,6 @@ int64_t hfft__cpu_host_bytes(const hfft__cpu *c) {
     return c && c->buf ? (int64_t)c->buf_bytes * hfft__pool_size(c->pool) : 0;
 }
 
-/* ---- tiles ----
- * A job takes a run of neighbouring tiles.  Each is gathered into the
- * thread's buffer (column k at k * ld bytes), transformed there and scattered
- * back.  The transposes copy elements of es bytes, inlined for es = 8 and 16
- * so that each copy is one or two moves.  (Scattering one tile while
- * gathering the next, through two buffers, measured no faster once the
- * gather prefetched into L2, and slower for long columns.) */
-#define INLINE static inline __attribute__((always_inline))
-
-/* Into the L2 cache (prefetcht1), not L1: a core tracks more outstanding
-   misses there, and rows pages apart are latency-bound (on the 2-core
-   development machine the gather ran 1.7 times faster so). */
-static inline void prefetch(const char *p, size_t bytes) {
-    for (size_t k = 0; k < bytes; k += HFFT__LINE)
-        __builtin_prefetch(p + k, 0, 2);
-    __builtin_prefetch(p + bytes - 1, 0, 2);
-}
-
-/* Columns [0, w) of L rows `pitch` bytes apart into buf, column k at k * ld
-   bytes, STEP rows at a time; prefetches the rows AHEAD further on, which
-   hardware prefetchers would not (they stop at page boundaries). */
-INLINE void gather(const char *src, size_t pitch, int64_t L, int64_t w, char *buf, size_t ld,
-                   size_t es) {
-    size_t seg = (size_t)w * es;
-    for (int64_t l0 = 0; l0 < L; l0 += STEP) {
-        int64_t n = L - l0 < STEP ? L - l0 : STEP;
-        for (int64_t l = l0 + AHEAD; l < l0 + AHEAD + n && l < L; l++)
-            prefetch(src + (size_t)l * pitch, seg);
-        const char *s = src + (size_t)l0 * pitch;
-        char *d = buf + (size_t)l0 * es;
-        for (int64_t k = 0; k < w; k++, s += es, d += ld)
-            for (int64_t l = 0; l < n; l++)
-                memcpy(d + (size_t)l * es, s + (size_t)l * pitch, es);
-    }
-}
-
-/* The reverse; with `stream`, STEP rows at a time through `stage` and out
-   with streaming stores (dst and each row's bytes are then whole lines). */
-INLINE void scatter(char *dst, size_t pitch, int64_t L, int64_t w, const char *buf, size_t ld,
-                    size_t es, char *stage, int stream) {
-    size_t seg = (size_t)w * es;
-    for (int64_t l0 = 0; l0 < L; l0 += STEP) {
-        int64_t n = L - l0 < STEP ? L - l0 : STEP;
-        const char *s = buf + (size_t)l0 * es;
-        char *d = stream ? stage : dst + (size_t)l0 * pitch;
-        size_t dp = stream ? seg : pitch;
-        for (int64_t k = 0; k < w; k++, s += ld, d += es)
-            for (int64_t l = 0; l < n; l++)
-                memcpy(d + (size_t)l * dp, s + (size_t)l * es, es);
-        for (int64_t l = 0; stream && l < n; l++)
-            hfft__stream_copy(dst + (size_t)(l0 + l) * pitch, stage + (size_t)l * seg, seg);
-    }
-    if (stream)
-        hfft__stream_fence();
-}
-
-/* Columns [i0, i1) of a region whose column 0 is at src and dst (which may be
-   one array), in tiles aligned to multiples of B. */
-INLINE void tiles(const tile *t, const hfft__twiddles *tw, const char *src, char *dst, int64_t i0,
-                  int64_t i1, char *buf, int stream, size_t es) {
-    size_t pitch = (size_t)t->pitch * es, ld = (size_t)t->ld * es;
-    char *stage = buf + (size_t)t->B * ld;
-    for (int64_t a = i0; a < i1;) {
-        int64_t e = (a / t->B + 1) * t->B < i1 ? (a / t->B + 1) * t->B : i1, w = e - a;
-        char *d = dst + (size_t)a * es;
-        gather(src + (size_t)a * es, pitch, t->L, w, buf, ld, es);
-        if (w == t->B)
-            hfft__lines_exec(t->plan, buf, buf);
-        else
-            for (int64_t k = 0; k < w; k++)
-                hfft__lines_exec(t->plan_one, buf + (size_t)k * ld, buf + (size_t)k * ld);
-        for (int64_t k = 0; tw && k < w; k++) /* four-step: column a + k's twiddles */
-            hfft__twiddles_rotate(tw, (int)es / 2, buf + (size_t)k * ld, t->L, 1, a + k);
-        scatter(d, pitch, t->L, w, buf, ld, es, stage,
-                stream && pitch % HFFT__LINE == 0 && hfft__streamable(d, (size_t)w * es));
-        a = e;
-    }
-}
-
-static void run_tiles(const hfft__cpu *c, const tile *t, const hfft__twiddles *tw, const char *src,
-                      char *dst, int64_t i0, int64_t i1, int thread, int stream) {
-    if (c->es == 8)
-        tiles(t, tw, src, dst, i0, i1, c->buf[thread], stream, 8);
-    else
-        tiles(t, tw, src, dst, i0, i1, c->buf[thread], stream, 16);
-}
-
-/* Rows [0, w) of buf (ld elements apart, L long) written transposed: element
-   k of row b to dst + (k pitch + b) elements, STEP output runs at a time
-   through `stage`; with `stream`, each run (w elements) as whole cache lines
-   past the cache. */
-INLINE void transpose_out(char *dst, size_t pitch, int64_t L, int64_t w, const char *buf,
-                          size_t ld, size_t es, char *stage, int stream) {
-    size_t run = (size_t)w * es;
-    for (int64_t k0 = 0; k0 < L; k0 += STEP) {
-        int64_t n = L - k0 < STEP ? L - k0 : STEP;
-        for (int64_t b = 0; b < w; b++) {
-            const char *s = buf + (size_t)b * ld + (size_t)k0 * es;
-            for (int64_t k = 0; k < n; k++)
-                memcpy(stage + (size_t)k * run + (size_t)b * es, s + (size_t)k * es, es);
-        }
-        for (int64_t k = 0; k < n; k++) {
-            char *d = dst + (size_t)(k0 + k) * pitch;
-            if (stream)
-                hfft__stream_copy(d, stage + (size_t)k * run, run);
-            else
-                memcpy(d, stage + (size_t)k * run, run);
-        }
-    }
-    if (stream)
-        hfft__stream_fence();
-}
-
-/* A job of a transposed-rows round: block b0 + j of blk rows, a group's
-   blocks numbered in turn, cut to the range [u0, u1). */
-static void tout_job(const hfft__cpu *c, const cpu_round *cr, int64_t j, int thread) {
-    const hfft__round *r = &cr->r;
-    size_t es = c->es;
-    int64_t per = r->tper, nb = (per + cr->blk - 1) / cr->blk, b = c->b0 + j, g = b / nb;
-    int64_t l0 = g * per + b % nb * cr->blk;
-    int64_t l1 = l0 + cr->blk < (g + 1) * per ? l0 + cr->blk : (g + 1) * per;
-    l0 = l0 > c->u0 ? l0 : c->u0;
-    l1 = l1 < c->u1 ? l1 : c->u1;
-    int64_t w = l1 - l0;
-    char *buf = c->buf[thread];
-    size_t ld = (size_t)cr->ld * es, line = (size_t)r->dout * es;
-    const char *src = c->src + (size_t)l0 * line;
-    if (w == cr->blk)
-        hfft__lines_exec(cr->plan, (char *)src, buf);
-    else
-        for (int64_t k = 0; k < w; k++)
-            hfft__lines_exec(cr->plan_one, (char *)src + k * line, buf + k * ld);
-    for (int64_t k = 0; r->twn && k < w; k++)
-        hfft__twiddles_rotate(&cr->tw, c->prec, buf + k * ld, r->L, 1, (l0 + k) % per);
-    /* row k0 of group g holds X[k0 + per k1] at k1 */
-    char *dst = c->dst + ((size_t)(g * per * r->dout) + (size_t)(l0 - g * per)) * es;
-    size_t pitch = (size_t)per * es;
-    int stream = pitch % HFFT__LINE == 0 && hfft__streamable(dst, (size_t)w * es);
-    char *stage = buf + (size_t)cr->blk * ld;
-    if (es == 8)
-        transpose_out(dst, pitch, r->L, w, buf, ld, 8, stage, stream);
-    else
-        transpose_out(dst, pitch, r->L, w, buf, ld, 16, stage, stream);
-}
-
 /* ---- jobs ---- */
 
 /* cnt lines from src to dst, sline and dline bytes apart: the block's plan, or one
@@ -599,7 +394,7 @@ static void plane_job(const hfft__cpu *c, cpu_round *cr, int64_t j, int thread) 
         sched_yield();
     int64_t i0 = k * cr->t.B, i1 = i0 + cr->t.B < r->n2[1] ? i0 + cr->t.B : r->n2[1];
     char *d = c->dst + (size_t)(c->u0 + p) * plane;
-    run_tiles(c, &cr->t, NULL, d, d, i0, i1, thread, cr->stream);
+    hfft__cpu_tiles(c, &cr->t, NULL, d, d, i0, i1, thread, cr->stream);
 }
 
 static void run_job(void *ctx, int64_t j, int thread) {
@@ -612,7 +407,7 @@ static void run_job(void *ctx, int64_t j, int thread) {
         return;
     }
     if (cr->mode == MODE_TOUT) {
-        tout_job(c, cr, j, thread);
+        hfft__cpu_tout_job(c, cr, j, thread);
         return;
     }
     if (cr->mode == MODE_CONTIG) {
@@ -640,7 +435,7 @@ static void run_job(void *ctx, int64_t j, int thread) {
         if (tw)
             hfft__twiddles_rotate(tw, c->prec, d, r->L, r->s, i0);
     } else {
-        run_tiles(c, &cr->t, tw, c->src + base, c->dst + base, i0, i1, thread, cr->stream);
+        hfft__cpu_tiles(c, &cr->t, tw, c->src + base, c->dst + base, i0, i1, thread, cr->stream);
     }
 }
 

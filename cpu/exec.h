@@ -1,0 +1,83 @@
+/*
+ * exec.h: the CPU executor's insides, private to cpu/: a round's mode and
+ * plans, the executor's state, and the tile and transposed-row kernels that
+ * tiles.c holds and exec.c's jobs call.
+ */
+#ifndef HFFT_CPU_EXEC_H
+#define HFFT_CPU_EXEC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cpu/cpu.h"
+#include "cpu/twiddle.h"
+
+enum { MODE_TILE, MODE_STRIDED, MODE_CONTIG, MODE_PLANE, MODE_TOUT };
+
+#define TILE_BYTES (1u << 20)  /* a tile's buffer: what a core's L2 cache holds */
+#define ROW_MIN 128            /* bytes a tile takes from each row at least: a pair of cache
+                                  lines, as the adjacent-line prefetcher fetches them */
+#define ROW_MAX 1024           /* and at most: wider rows only grow the buffer */
+#define TILE_MAX (4u << 20)    /* never a larger buffer: long columns take fewer at a time */
+#define COLUMN_MAX (4u << 20)  /* longer columns are transformed where they lie */
+#define PLANE_ROWS (512u << 10) /* bytes of a plane's rows per job */
+#define LINES_BYTES (1u << 20) /* bytes of contiguous lines per job */
+#define RUN 1024               /* bytes of each row a job's run of tiles covers */
+#define STEP 8                 /* rows per step of a tile's transposes */
+#define AHEAD 16               /* rows the gather prefetches ahead: hardware prefetchers stop
+                                  at page boundaries, and a tile's rows are pages apart */
+#define MAX_SCRATCH_PLAN (256u << 20)
+#define TOUT_RUN 128           /* bytes of each output column a transposed write covers: the
+                                  rows of a four-step group a job takes */
+
+/* Neighbouring columns of L elements, `pitch` elements between rows, taken B
+   at a time into a buffer where column c starts at element c * ld. */
+typedef struct tile {
+    int64_t L, pitch, B, ld;
+    hfft__lines *plan;     /* B columns */
+    hfft__lines *plan_one; /* one column: tiles cut short by the range */
+} tile;
+
+typedef struct cpu_round {
+    hfft__round r;
+    int mode;
+    int inplace;
+    int stream;               /* tiles scatter with streaming stores */
+    int64_t blk;              /* columns (tile, strided), lines (contig) or plane rows per job */
+    size_t sline, dline;      /* contiguous rounds: bytes between lines on each side (a real
+                                 side's lines are rows of rpitch reals) */
+    tile t;                   /* tile rounds, and the columns of planes */
+    hfft__lines *plan;        /* lines (contig), a plane's rows, long columns (strided) */
+    hfft__lines *plan_one;    /* one line or row: short blocks */
+    int64_t kr, kc;           /* planes: row jobs and column-tile jobs per plane */
+    _Atomic int64_t *rows_done; /* planes: row jobs finished, per plane of the batch */
+    hfft__twiddles tw;        /* four-step rounds (r.twn): the twiddle tables */
+    int64_t ld;               /* transposed rows (r.tout): elements between rows in the buffer */
+} cpu_round;
+
+struct hfft__cpu {
+    int prec;
+    int sign;
+    int unaligned; /* FFTW plans of the arrays' lines take any alignment (HFFT_UNALIGNED) */
+    size_t es;
+    int nrounds;
+    cpu_round rd[HFFT__MAX_ROUNDS];
+    hfft__pool *pool;
+    char **buf;
+    size_t buf_bytes;
+    /* the batch in flight */
+    int h;
+    const char *src;
+    char *dst;
+    int64_t u0, u1, nblk, b0;
+};
+
+/* Columns [i0, i1) of tile round t (its column 0 at src and dst, which may be one
+   array) through thread's buffer; with tw, each column's four-step twiddles;
+   with stream, scattered with streaming stores where the rows allow (tiles.c). */
+void hfft__cpu_tiles(const hfft__cpu *c, const tile *t, const hfft__twiddles *tw, const char *src,
+                     char *dst, int64_t i0, int64_t i1, int thread, int stream);
+/* Job j of a transposed-rows round (r.tout) of the batch in flight (tiles.c). */
+void hfft__cpu_tout_job(const hfft__cpu *c, const cpu_round *cr, int64_t j, int thread);
+
+#endif
