@@ -79,8 +79,11 @@ void hfft__whole_destroy(hfft__whole *w);
 typedef struct hfft__cpu hfft__cpu;
 #define HFFT__CPU_MEASURE 1u   /* FFTW_MEASURE plans (on scratch) */
 #define HFFT__CPU_UNALIGNED 2u /* arrays of any alignment at execute (new-array execute) */
-int hfft__cpu_create(int prec, int sign, int nrounds, const hfft__round *rounds, unsigned flags,
-                     hfft__pool *pool, void *in, void *out, hfft__cpu **out_cpu);
+/* inplace[h]: round h reads and writes one array (its src and dst at execute);
+   in and out: the arrays planned for (their alignment). */
+int hfft__cpu_create(int prec, int sign, int nrounds, const hfft__round *rounds,
+                     const int *inplace, unsigned flags, hfft__pool *pool, void *in, void *out,
+                     hfft__cpu **out_cpu);
 void hfft__cpu_destroy(hfft__cpu *c);
 /* Runs units [u0, u1) of round h from src to dst on the pool (asynchronously). */
 int hfft__cpu_start(hfft__cpu *c, int h, const void *src, void *dst, int64_t u0, int64_t u1);

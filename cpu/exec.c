@@ -281,8 +281,9 @@ static void alloc_buffer(void *ctx, int64_t job, int thread) {
     a->c->buf[thread] = b;
 }
 
-int hfft__cpu_create(int prec, int sign, int nrounds, const hfft__round *rounds, unsigned flags,
-                     hfft__pool *pool, void *in, void *out, hfft__cpu **out_cpu) {
+int hfft__cpu_create(int prec, int sign, int nrounds, const hfft__round *rounds,
+                     const int *inplace, unsigned flags, hfft__pool *pool, void *in, void *out,
+                     hfft__cpu **out_cpu) {
     *out_cpu = NULL;
     hfft__cpu *c = calloc(1, sizeof *c);
     if (!c)
@@ -297,9 +298,7 @@ int hfft__cpu_create(int prec, int sign, int nrounds, const hfft__round *rounds,
     for (int h = 0; h < nrounds && !st; h++) {
         cpu_round *cr = &c->rd[h];
         cr->r = rounds[h];
-        /* later rounds run in place, but a c2r round reads the mid array (or the input)
-           and writes the output */
-        cr->inplace = rounds[h].kind == HFFT__C2R ? in == out : h > 0 || in == out;
+        cr->inplace = inplace[h];
         st = plan_round(c, cr, (flags & HFFT__CPU_MEASURE) != 0, in, out);
     }
     if (!st && c->buf_bytes) {

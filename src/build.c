@@ -49,6 +49,29 @@ static int cpu_threads(const hfft__plan *p, int reserve) {
 }
 
 
+/* The array between rounds is the input itself (make_mid allocates none): a
+   c2r transform's complex rounds where its input may be overwritten, a
+   four-step split out of place with HFFT_DESTROY_INPUT. */
+static int mid_is_input(const hfft__plan *p) {
+    if (p->pb.kind == HFFT__C2R)
+        return p->pb.inplace || !(p->flags & HFFT_PRESERVE_INPUT);
+    return !p->pb.inplace && (p->flags & HFFT_DESTROY_INPUT);
+}
+
+/* Round h reads and writes one array, as it will run (the engines plan their
+   transforms in place or out of place by it). */
+static int round_inplace(const hfft__plan *p, int h) {
+    int ss, ds;
+    hfft__round_sides(p, h, &ss, &ds);
+    if (mid_is_input(p)) {
+        ss = ss == SIDE_MID ? SIDE_IN : ss;
+        ds = ds == SIDE_MID ? SIDE_IN : ds;
+    }
+    if (ss == ds)
+        return 1;
+    return ss != SIDE_MID && ds != SIDE_MID && p->pb.inplace; /* the input and the output */
+}
+
 static int make_gpu(hfft__plan *p, const hfft__choice *c) {
     hfft__gpu_req req;
     memset(&req, 0, sizeof req);
@@ -62,11 +85,8 @@ static int make_gpu(hfft__plan *p, const hfft__choice *c) {
     req.pass_bytes = c->pass_bytes;
     req.slots = c->slots;
     req.inplace = p->in == p->out;
-    for (int h = 0; h < p->nrounds; h++) {
-        int ss, ds;
-        hfft__round_sides(p, h, &ss, &ds);
-        req.round_inplace[h] = ss == ds || (ss != SIDE_MID && ds != SIDE_MID && req.inplace);
-    }
+    for (int h = 0; h < p->nrounds; h++)
+        req.round_inplace[h] = round_inplace(p, h);
     hfft__card cards[HFFT_MAX_CARDS];
     for (int k = 0; k < p->ncard; k++)
         cards[k] = p->trace[k] ? (hfft__card){&hfft__trace_ops, hfft__trace_dev(p->trace[k])}
@@ -82,8 +102,11 @@ static int make_cpu(hfft__plan *p, int reserve) {
     p->info.threads = threads;
     unsigned f = (p->flags & HFFT_MEASURE ? HFFT__CPU_MEASURE : 0u) |
                  (p->flags & HFFT_UNALIGNED ? HFFT__CPU_UNALIGNED : 0u);
-    return hfft__cpu_create(p->prec, p->sign, p->nrounds, p->rounds, f, p->pool, p->in, p->out,
-                            &p->cpu);
+    int inplace[HFFT__MAX_ROUNDS];
+    for (int h = 0; h < p->nrounds; h++)
+        inplace[h] = round_inplace(p, h);
+    return hfft__cpu_create(p->prec, p->sign, p->nrounds, p->rounds, inplace, f, p->pool, p->in,
+                            p->out, &p->cpu);
 }
 
 /* FFTW's flags for a whole-problem plan of this plan's problem. */
@@ -277,11 +300,16 @@ int hfft__build(hfft__plan *p, const hfft__choice *c, int split) {
     for (int h = 0; h < p->nrounds; h++) {
         int64_t u = hfft__round_units(&p->rounds[h]);
         int64_t cut = p->dev ? (int64_t)(c->ratio[h] * (double)u + 0.5) : 0;
-        if (p->dev && p->split_line)
-            cut = u; /* four-step splits: the GPU takes every unit */
+        /* four-step splits, and a c2r round that reads an input it must keep (FFTW's
+           c2r would overwrite the CPU's share, and cannot keep a multi-dimensional
+           one): the GPU takes every unit */
+        int whole = p->split_line || (h == 0 && p->rounds[h].kind == HFFT__C2R &&
+                                      !p->pb.inplace && (p->flags & HFFT_PRESERVE_INPUT));
+        if (p->dev && whole)
+            cut = u;
         p->cut[h] = cut < 0 ? 0 : cut > u ? u : cut;
         /* HFFT_HYBRID means both sides work, however few the units. */
-        if ((p->flags & HFFT_HYBRID) && p->dev && u >= 2 && !c->fixed[h] && !p->split_line) {
+        if ((p->flags & HFFT_HYBRID) && p->dev && u >= 2 && !c->fixed[h] && !whole) {
             if (p->cut[h] == u)
                 p->cut[h] = u - 1;
             if (p->cut[h] == 0)

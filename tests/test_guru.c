@@ -346,6 +346,23 @@ Test(guru, real_hybrid) {
                                   "%s %zu f%d: round %d's GPU share %g", g.what, i, prec * 8, h,
                                   info.ratio[h]);
                 }
+    for (int prec = 4; prec <= 8; prec += 4) {
+        /* one round of c2r lines or planes out of place, its input kept: the GPU takes
+           it whole (FFTW's c2r would overwrite the CPU's share), the input unchanged */
+        gcase a = {C2R, prec, 0, 1, 1, {{1000, 1, 1}}, {{3, 501, 1000}},
+                   .flags = HFFT_HYBRID | HFFT_PRESERVE_INPUT, .what = "c2r lines, kept"};
+        run_guru(&a, HFFT_DEVICE_EMULATED, 1 << 20);
+        gcase b = {C2R, prec, 0, 2, 1, {{33, 32, 62}, {62, 1, 1}}, {{2, 33 * 32, 33 * 62}},
+                   .flags = HFFT_HYBRID | HFFT_PRESERVE_INPUT, .what = "c2r planes, kept"};
+        run_guru(&b, HFFT_DEVICE_EMULATED, 1 << 20);
+    }
+    /* c2r out of place whose complex round runs in the input (not kept): the CPU's
+       columns longer than 4 MiB (transformed where they lie) and the GPU's long
+       columns both planned in place */
+    int64_t n[2] = {300000, 2};
+    gcase c = {C2R, 8, 0, 2, 0, .flags = HFFT_HYBRID, .what = "c2r, long columns in the input"};
+    dense_dims(C2R, 2, n, 0, c.dims);
+    run_guru(&c, HFFT_DEVICE_EMULATED, 256 << 20);
 }
 
 Test(guru, batches) {

@@ -560,8 +560,8 @@ static void cpu_range(int prec, hfft__round r, int64_t u0, int64_t u1, int threa
     hfft__pool *pool;
     cr_assert_eq(hfft__pool_create(threads, 0, &pool), 0);
     hfft__cpu *c;
-    cr_assert_eq(hfft__cpu_create(prec, HFFT_FORWARD, 1, &r, 0, pool, a.src, a.dst, &c), 0, "%s",
-                 hfft_last_error_message());
+    cr_assert_eq(hfft__cpu_create(prec, HFFT_FORWARD, 1, &r, &inplace, 0, pool, a.src, a.dst, &c),
+                 0, "%s", hfft_last_error_message());
     cr_assert_eq(hfft__cpu_start(c, 0, a.src, a.dst, u0, u1), 0);
     cr_assert_eq(hfft__cpu_finish(c), 0);
     hfft__cpu_destroy(c);
