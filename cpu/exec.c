@@ -102,7 +102,8 @@ static int plan_lines(hfft__cpu *c, cpu_round *cr, const hfft__lines_desc *proto
  * (rows ld elements apart, ld padded as a tile's columns are), and writes each
  * output column's run at once.
  */
-static int plan_tout(hfft__cpu *c, cpu_round *cr, const hfft__lines_desc *proto, void *in) {
+static int plan_tout(hfft__cpu *c, cpu_round *cr, const hfft__lines_desc *proto, void *in,
+                     void *out) {
     const hfft__round *r = &cr->r;
     size_t es = c->es;
     hfft__lines_desc d = *proto;
@@ -118,15 +119,8 @@ static int plan_tout(hfft__cpu *c, cpu_round *cr, const hfft__lines_desc *proto,
     d.n[0] = r->L;
     d.idist = r->dout;
     d.odist = cr->ld;
-    d.inplace = 0;
-    if (c->unaligned || !aligned64(in) || ((size_t)r->dout * es) % 64 != 0)
-        d.fftw_flags |= hfft__fftw_unaligned();
-    d.howmany = cr->blk;
-    int st = hfft__lines_plan(&d, &cr->plan);
-    if (st || cr->blk == 1)
-        return st;
-    d.howmany = 1;
-    return hfft__lines_plan(&d, &cr->plan_one);
+    d.inplace = 0; /* into the thread's buffer */
+    return plan_lines(c, cr, &d, cr->blk, in, out);
 }
 
 /* Lines per job of contiguous lines of line_bytes: about LINES_BYTES, while each
@@ -230,7 +224,7 @@ static int plan_mode(hfft__cpu *c, cpu_round *cr, int measure, void *in, void *o
         return plan_lines(c, cr, &d, blk, in, out);
     }
     if (r->tout)
-        return plan_tout(c, cr, &d, in);
+        return plan_tout(c, cr, &d, in, out);
     /* Contiguous lines: blocks of whole lines, in place or into dst. */
     cr->mode = MODE_CONTIG;
     cr->sline = cr->dline = (size_t)r->dout * es;

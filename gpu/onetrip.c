@@ -67,9 +67,8 @@ void hfft__trip_destroy(hfft__gpu *g) {
         if (t->col[k])
             o->fft_destroy(g->d, t->col[k]);
     hfft__event *ev[3] = {t->in_ev, t->comp_ev, t->out_ev};
-    int n[3] = {t->nev, t->nev, t->nev};
     for (int a = 0; a < 3; a++) {
-        for (int i = 0; ev[a] && i < n[a]; i++)
+        for (int i = 0; ev[a] && i < t->nev; i++)
             if (ev[a][i])
                 o->event_destroy(g->d, ev[a][i]);
         free(ev[a]);

@@ -48,6 +48,7 @@ static int cpu_threads(const hfft__plan *p, int reserve) {
     return t > 0 ? t : 1;
 }
 
+int hfft__cpu_only_threads(const hfft__plan *p) { return cpu_threads(p, 0); }
 
 /* The array between rounds is the input itself (make_mid allocates none): a
    c2r transform's complex rounds where its input may be overwritten, a
@@ -264,10 +265,7 @@ static int make_mid(hfft__plan *p) {
     int c2r = p->pb.kind == HFFT__C2R && p->nrounds > 1;
     if ((!mids && !c2r) || (p->gpu && hfft__cards_one_trip(p->gpu)) || p->mid)
         return 0;
-    /* the input may serve: c2r unless it must be kept; a four-step split where it may
-       be overwritten and is not the output */
-    if (c2r ? p->pb.inplace || !(p->flags & HFFT_PRESERVE_INPUT)
-            : !p->pb.inplace && (p->flags & HFFT_DESTROY_INPUT))
+    if (mid_is_input(p))
         return 0;
     size_t bytes = (size_t)(p->pb.hi[c2r ? 0 : 1]);
     p->mid = hfft__malloc(bytes);

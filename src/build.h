@@ -25,5 +25,7 @@ int hfft__choose_pinning(hfft__plan *p);
 void hfft__release_engines(hfft__plan *p);
 /* Threads that stage copies for the GPU (a core left for the feeding thread). */
 int hfft__staging_threads(const hfft__plan *p);
+/* The threads of a plan on the CPU alone (settings, else one per core). */
+int hfft__cpu_only_threads(const hfft__plan *p);
 
 #endif

@@ -130,8 +130,8 @@ static int pick_split(hfft__plan *p, unsigned flags, int kind) {
     } else if (kind == HFFT_DEVICE_NONE && p->pb.kind == HFFT__C2C &&
                (dn->tmask >> (dn->ndim - 1) & 1u)) {
         int64_t n1 = hfft__split_n1(last);
-        int threads = p->set.threads > 0 ? p->set.threads : hfft__cores();
-        if (hfft__cpu_splits(last / n1, n1, p->total / last, p->esize, threads))
+        if (hfft__cpu_splits(last / n1, n1, p->total / last, p->esize,
+                             hfft__cpu_only_threads(p)))
             p->split_line = HFFT__ORDER_NATURAL;
     }
     if (p->split_line) {
