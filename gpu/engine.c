@@ -101,7 +101,7 @@ static size_t pick_capacity(const hfft__gpu_req *req, int64_t budget, size_t es,
        line is its own pass), where the budget allows. */
     for (int h = 0; h < req->nrounds && req->pass_bytes <= 0; h++) {
         const hfft__round *r = &req->rounds[h];
-        size_t line = (size_t)r->dout * es;
+        size_t line = ((size_t)r->dout * es + 255) & ~(size_t)255; /* kept by the rounding below */
         if (!hfft__round_strided(r) && cap < line)
             cap = line;
     }

@@ -527,6 +527,32 @@ Test(emulated, prime_line_longer_than_budget) {
     small_budget_case(4, 3, z, 4096, 0, "8191");
 }
 
+/* A few prime lines of a few MiB whose bytes are not a multiple of 256: the pass
+   grows to hold one line (it was rounded down below it, and the plan refused). */
+Test(emulated, few_prime_lines_fill_a_pass) {
+    const int64_t n = 262147, howmany = 4; /* 4 x 4 MiB + 48 bytes */
+    size_t bytes = (size_t)(n * howmany) * 16;
+    double *x = tu_alloc(bytes), *y = tu_alloc(bytes);
+    uint64_t seed = tu_seed();
+    hfft_ref_fill(8, x, n * howmany, seed);
+    tu_poison(y, bytes);
+    hfft_options o;
+    hfft_options_init(&o);
+    o.device = HFFT_DEVICE_EMULATED;
+    o.device_memory = (int64_t)256 << 20;
+    hfft_plan p = hfft_plan_many_dft64(1, &n, howmany, (hfft_complex *)x, NULL, 1, n,
+                                       (hfft_complex *)y, NULL, 1, n, HFFT_FORWARD,
+                                       HFFT_GPU_ONLY, &o);
+    cr_assert_not_null(p, "%s", hfft_last_error_message());
+    cr_assert_eq(hfft_execute(p), 0, "%s", hfft_last_error_message());
+    double err = hfft_ref_error_many(8, 0, 1, &n, howmany, x, y, HFFT_FORWARD, 1);
+    cr_assert(err >= 0 && err < tu_tol(8), "error %.3g (seed %llu)", err,
+              (unsigned long long)seed);
+    hfft_destroy_plan(p);
+    tu_free(x);
+    tu_free(y);
+}
+
 /*
  * Contiguous lines longer than the device takes (a 1D transform, or the rows
  * of a 2D array) are cut four-step, n = n0 n1: streaming through a host array
