@@ -13,6 +13,7 @@
 
 #include "gpu/cufft_text.h"
 #include "gpu/kernels.h"
+#include "gpu/split.h"
 #include "src/core/device.h"
 #include "src/core/fault.h"
 #include "src/core/problem.h"
@@ -34,7 +35,10 @@ struct hfft__dev {
 typedef struct cuda_plan {
     cufftHandle h;
     int prec, kind, sign;
+    hfft__split *split; /* lines cut in card (gpu/split.h) instead of h */
 } cuda_plan;
+
+extern const hfft__dev_ops hfft__cuda_ops;
 
 static int cuda_fail(cudaError_t e, const char *call) {
     int st = e == cudaErrorMemoryAllocation ? HFFT_ERR_DEVICE_MEMORY
@@ -365,6 +369,17 @@ static int cuda_fft_plan(hfft__dev *d, int prec, int kind, int rank, const int64
     cp->prec = prec;
     cp->kind = kind;
     cp->sign = sign;
+    int64_t n0 = hfft__split_factor(prec, kind, rank, n, stride, dist);
+    if (n0) {
+        int st = hfft__split_plan(&hfft__cuda_ops, d, prec, n[0], n0, stride, dist, batch, sign,
+                                  &cp->split, work_bytes);
+        if (st) {
+            free(cp);
+            return st;
+        }
+        *plan = cp;
+        return 0;
+    }
     long long nn[2] = {n[0], rank == 2 ? n[1] : 1};
     long long in[2] = {nn[0], nn[1]}, on[2] = {nn[0], nn[1]};
     long long idist = dist, odist = dist;
@@ -399,6 +414,8 @@ static int cuda_fft_exec(hfft__dev *d, hfft__fftplan plan, hfft__stream s, void 
                          void *work) {
     ON(d);
     cuda_plan *cp = plan;
+    if (cp->split)
+        return hfft__split_exec(cp->split, s, data, work);
     if (hfft__fault_hit("fft_exec"))
         return hfft__fail(HFFT_ERR_CUFFT, "cufftExecC2C failed: injected fault");
     CF(cufftSetStream(cp->h, (cudaStream_t)s));
@@ -423,7 +440,10 @@ static int cuda_fft_exec(hfft__dev *d, hfft__fftplan plan, hfft__stream s, void 
 static void cuda_fft_destroy(hfft__dev *d, hfft__fftplan plan) {
     on(d);
     cuda_plan *cp = plan;
-    cufftDestroy(cp->h);
+    if (cp->split)
+        hfft__split_destroy(cp->split);
+    else
+        cufftDestroy(cp->h);
     free(cp);
 }
 
@@ -453,7 +473,17 @@ static int cuda_radixr(hfft__dev *d, int prec, hfft__stream s, void *const *blk,
 static int cuda_transpose(hfft__dev *d, int prec, hfft__stream s, void *dst, int64_t dpitch,
                           const void *src, int64_t spitch, int64_t rows, int64_t cols) {
     ON(d);
-    return launch_status(hfft__cuda_transpose(prec, s, dst, dpitch, src, spitch, rows, cols),
+    return launch_status(
+        hfft__cuda_transpose(prec, s, dst, dpitch, 0, src, spitch, 0, rows, cols, 1, 0, 0),
+        "hfft transpose kernel");
+}
+
+static int cuda_transposes(hfft__dev *d, int prec, hfft__stream s, void *dst, const void *src,
+                           const hfft__transposes *t) {
+    ON(d);
+    return launch_status(hfft__cuda_transpose(prec, s, dst, t->dpitch, t->ddist, src, t->spitch,
+                                              t->sdist, t->rows, t->cols, t->batch, t->twn,
+                                              t->sign),
                          "hfft transpose kernel");
 }
 
@@ -536,6 +566,7 @@ const hfft__dev_ops hfft__cuda_ops = {
     .radix2 = cuda_radix2,
     .radixr = cuda_radixr,
     .transpose = cuda_transpose,
+    .transposes = cuda_transposes,
     .twiddle = cuda_twiddle,
     .host_alloc = cuda_host_alloc,
     .host_free = cuda_host_free,

@@ -17,6 +17,7 @@
 #include <strings.h>
 
 #include "gpu/emulated.h"
+#include "gpu/split.h"
 #include "src/core/device.h"
 #include "src/core/fault.h"
 #include "src/core/status.h"
@@ -403,15 +404,44 @@ static int emu_peer(hfft__dev *d, hfft__stream s, hfft__dev *to, void *dst, size
     return st ? st : push_copy(d, s, dst, dpitch, src, spitch, width, height);
 }
 
+static int lines_plan(int prec, int kind, int rank, const int64_t *n, int64_t stride,
+                      int64_t dist, int64_t batch, int sign, hfft__lines **out);
+
+/* FFTW's lines, or lines cut as the CUDA backend cuts them (gpu/split.h). */
+typedef struct emu_plan {
+    hfft__lines *lines;
+    hfft__split *split;
+} emu_plan;
+
+extern const hfft__dev_ops hfft__emulated_ops;
+
 static int emu_fft_plan(hfft__dev *d, int prec, int kind, int rank, const int64_t *n,
                         int64_t stride, int64_t dist, int64_t batch, int sign,
                         hfft__fftplan *plan, size_t *work_bytes) {
-    (void)d;
     *plan = NULL;
     *work_bytes = 0;
     int st = fault("fft_plan");
     if (st)
         return st;
+    emu_plan *ep = calloc(1, sizeof *ep);
+    if (!ep)
+        return hfft__fail(HFFT_ERR_HOST_MEMORY, "emulated FFT plan: out of memory");
+    int64_t n0 = hfft__split_factor(prec, kind, rank, n, stride, dist);
+    if (n0)
+        st = hfft__split_plan(&hfft__emulated_ops, d, prec, n[0], n0, stride, dist, batch, sign,
+                              &ep->split, work_bytes);
+    else
+        st = lines_plan(prec, kind, rank, n, stride, dist, batch, sign, &ep->lines);
+    if (st) {
+        free(ep);
+        return st;
+    }
+    *plan = ep;
+    return 0;
+}
+
+static int lines_plan(int prec, int kind, int rank, const int64_t *n, int64_t stride,
+                      int64_t dist, int64_t batch, int sign, hfft__lines **out) {
     hfft__lines_desc ld;
     memset(&ld, 0, sizeof ld);
     ld.prec = prec;
@@ -435,21 +465,26 @@ static int emu_fft_plan(hfft__dev *d, int prec, int kind, int rank, const int64_
     }
     ld.inplace = 1;
     ld.fftw_flags = hfft__fftw_estimate() | hfft__fftw_unaligned();
-    return hfft__lines_plan(&ld, (hfft__lines **)plan);
+    return hfft__lines_plan(&ld, out);
 }
 
 static int emu_fft_exec(hfft__dev *d, hfft__fftplan plan, hfft__stream s, void *data, void *work) {
-    (void)work;
+    emu_plan *ep = plan;
+    if (ep->split)
+        return hfft__split_exec(ep->split, s, data, work);
     int st = fault("fft_exec");
     if (!st)
         st = check(d, data, 0, 1, 1, "an FFT");
-    emu_op op = {.kind = OP_FFT, .plan = plan, .dst = data};
+    emu_op op = {.kind = OP_FFT, .plan = ep->lines, .dst = data};
     return st ? st : push(d, s, &op);
 }
 
 static void emu_fft_destroy(hfft__dev *d, hfft__fftplan plan) {
     (void)d;
-    hfft__lines_destroy(plan);
+    emu_plan *ep = plan;
+    hfft__split_destroy(ep->split);
+    hfft__lines_destroy(ep->lines);
+    free(ep);
 }
 
 static int emu_radix2(hfft__dev *d, int prec, hfft__stream s, void *a, void *b, int64_t rows,
@@ -490,20 +525,30 @@ static int emu_twiddle(hfft__dev *d, int prec, hfft__stream s, void *data, int64
     return st ? st : push(d, s, &op);
 }
 
-static int emu_transpose(hfft__dev *d, int prec, hfft__stream s, void *dst, int64_t dpitch,
-                         const void *src, int64_t spitch, int64_t rows, int64_t cols) {
+static int emu_transposes(hfft__dev *d, int prec, hfft__stream s, void *dst, const void *src,
+                          const hfft__transposes *t) {
     int st = fault("kernel");
     size_t es = 2u * (size_t)prec;
+    if (t->rows <= 0 || t->cols <= 0 || t->batch <= 0)
+        return st;
+    /* the farthest element either side touches, one batch member's span past the last */
+    size_t sspan = (size_t)((t->batch - 1) * t->sdist + (t->rows - 1) * t->spitch + t->cols);
+    size_t dspan = (size_t)((t->batch - 1) * t->ddist + (t->cols - 1) * t->dpitch + t->rows);
     if (!st)
-        st = check(d, src, (size_t)spitch * es, (size_t)cols * es, (size_t)rows,
-                   "a transpose's source");
+        st = check(d, src, 0, sspan * es, 1, "a transpose's source");
     if (!st)
-        st = check(d, dst, (size_t)dpitch * es, (size_t)rows * es, (size_t)cols,
-                   "a transpose's destination");
-    emu_op op = {.kind = OP_TRANSPOSE, .prec = prec, .dst = dst, .dpitch = (size_t)dpitch,
-                 .src = src, .spitch = (size_t)spitch, .width = (size_t)rows,
-                 .height = (size_t)cols};
+        st = check(d, dst, 0, dspan * es, 1, "a transpose's destination");
+    emu_op op = {.kind = OP_TRANSPOSE, .prec = prec, .sign = t->sign, .dst = dst, .src = src,
+                 .dpitch = (size_t)t->dpitch, .spitch = (size_t)t->spitch,
+                 .width = (size_t)t->rows, .height = (size_t)t->cols, .batch = t->batch,
+                 .sdist = t->sdist, .ddist = t->ddist, .n = t->twn};
     return st ? st : push(d, s, &op);
+}
+
+static int emu_transpose(hfft__dev *d, int prec, hfft__stream s, void *dst, int64_t dpitch,
+                         const void *src, int64_t spitch, int64_t rows, int64_t cols) {
+    hfft__transposes t = {rows, cols, spitch, dpitch, 0, 0, 1, 0, 0};
+    return emu_transposes(d, prec, s, dst, src, &t);
 }
 
 /*
@@ -549,6 +594,7 @@ const hfft__dev_ops hfft__emulated_ops = {
     .radix2 = emu_radix2,
     .radixr = emu_radixr,
     .transpose = emu_transpose,
+    .transposes = emu_transposes,
     .twiddle = emu_twiddle,
     .host_alloc = hfft__emu_host_alloc,
     .host_free = hfft__emu_host_free,

@@ -39,6 +39,7 @@ typedef struct emu_op {
     size_t dpitch, spitch, width, height; /* copies; transposes: pitches, rows, cols */
     int64_t rows, cols, n, k0;            /* kernels */
     int64_t pitch, period, c0;            /* twiddles */
+    int64_t batch, sdist, ddist;          /* transposes: members and their distances */
     void *blk[HFFT__RADIXR_MAX];
     hfft__lines *plan;
     void (*fn)(void *);

@@ -60,12 +60,22 @@ static void twiddle(const emu_op *op) {
     }
 }
 
+/* Batched transposes, each element times exp(sign 2 pi i r c / op->n) where op->n > 0. */
 static void transpose(const emu_op *op) {
     size_t es = 2u * (size_t)op->prec;
-    for (size_t r = 0; r < op->width; r++)
-        for (size_t c = 0; c < op->height; c++)
-            memcpy((char *)op->dst + (c * op->dpitch + r) * es,
-                   (const char *)op->src + (r * op->spitch + c) * es, es);
+    for (int64_t b = 0; b < op->batch; b++) {
+        const char *src = (const char *)op->src + (size_t)(b * op->sdist) * es;
+        char *dst = (char *)op->dst + (size_t)(b * op->ddist) * es;
+        for (size_t r = 0; r < op->width; r++)
+            for (size_t c = 0; c < op->height; c++) {
+                char *to = dst + (c * op->dpitch + r) * es;
+                memcpy(to, src + (r * op->spitch + c) * es, es);
+                if (op->n > 0 && op->prec == 4)
+                    hfft__rotate_f((float *)(void *)to, (int64_t)(r * c), op->n, op->sign);
+                else if (op->n > 0)
+                    hfft__rotate_d((double *)(void *)to, (int64_t)(r * c), op->n, op->sign);
+            }
+    }
 }
 
 void hfft__emu_execute(const emu_op *op) {

@@ -59,30 +59,52 @@ __global__ void radixr_kernel(Tiles t, int r, int64_t rows, int64_t width, int64
  * 32 x 32 tiles through shared memory (padded against bank conflicts), so that
  * both the reads and the writes are coalesced; complex elements move whole.
  * (Streaming loads and stores were measured here too: no different at the
- * engine's row widths, bench/RESULTS.md.)
+ * engine's row widths, bench/RESULTS.md.)  blockIdx.z walks the batch; where
+ * twn > 0 each element leaves times exp(sign 2 pi i (row col) / twn), its
+ * source row and column.
  */
 constexpr int kTile = 32, kRows = 8;
 
+__device__ inline void rot(float2 &v, int64_t k, int64_t n, int s) {
+    float x[2] = {v.x, v.y};
+    hfft__rotate_f(x, k, n, s);
+    v = make_float2(x[0], x[1]);
+}
+__device__ inline void rot(double2 &v, int64_t k, int64_t n, int s) {
+    double x[2] = {v.x, v.y};
+    hfft__rotate_d(x, k, n, s);
+    v = make_double2(x[0], x[1]);
+}
+
 template <typename V>
-__global__ void transpose_kernel(V *dst, int64_t dpitch, const V *src, int64_t spitch,
-                                 int64_t rows, int64_t cols) {
+__global__ void transpose_kernel(V *dst, int64_t dpitch, int64_t ddist, const V *src,
+                                 int64_t spitch, int64_t sdist, int64_t rows, int64_t cols,
+                                 int64_t batch, int64_t twn, int sign) {
     __shared__ V tile[kTile][kTile + 1];
-    for (int64_t by = blockIdx.y; by * kTile < rows; by += gridDim.y) {
-        for (int64_t bx = blockIdx.x; bx * kTile < cols; bx += gridDim.x) {
-            int64_t c = bx * kTile + threadIdx.x;
-            for (int k = threadIdx.y; k < kTile; k += kRows) {
-                int64_t r = by * kTile + k;
-                if (r < rows && c < cols)
-                    tile[k][threadIdx.x] = src[r * spitch + c];
+    for (int64_t b = blockIdx.z; b < batch; b += gridDim.z) {
+        const V *sb = src + b * sdist;
+        V *db = dst + b * ddist;
+        for (int64_t by = blockIdx.y; by * kTile < rows; by += gridDim.y) {
+            for (int64_t bx = blockIdx.x; bx * kTile < cols; bx += gridDim.x) {
+                int64_t c = bx * kTile + threadIdx.x;
+                for (int k = threadIdx.y; k < kTile; k += kRows) {
+                    int64_t r = by * kTile + k;
+                    if (r < rows && c < cols)
+                        tile[k][threadIdx.x] = sb[r * spitch + c];
+                }
+                __syncthreads();
+                int64_t r = by * kTile + threadIdx.x;
+                for (int k = threadIdx.y; k < kTile; k += kRows) {
+                    int64_t cc = bx * kTile + k;
+                    if (r < rows && cc < cols) {
+                        V v = tile[threadIdx.x][k];
+                        if (twn > 0)
+                            rot(v, r * cc, twn, sign);
+                        db[cc * dpitch + r] = v;
+                    }
+                }
+                __syncthreads();
             }
-            __syncthreads();
-            int64_t r = by * kTile + threadIdx.x;
-            for (int k = threadIdx.y; k < kTile; k += kRows) {
-                int64_t cc = bx * kTile + k;
-                if (r < rows && cc < cols)
-                    dst[cc * dpitch + r] = tile[threadIdx.x][k];
-            }
-            __syncthreads();
         }
     }
 }
@@ -144,21 +166,24 @@ extern "C" int hfft__cuda_radixr(int prec, void *stream, void *const *blk, int r
 }
 
 extern "C" int hfft__cuda_transpose(int prec, void *stream, void *dst, int64_t dpitch,
-                                    const void *src, int64_t spitch, int64_t rows, int64_t cols) {
-    if (rows <= 0 || cols <= 0)
+                                    int64_t ddist, const void *src, int64_t spitch, int64_t sdist,
+                                    int64_t rows, int64_t cols, int64_t batch, int64_t twn,
+                                    int sign) {
+    if (rows <= 0 || cols <= 0 || batch <= 0)
         return 0;
     int64_t gx = (cols + kTile - 1) / kTile, gy = (rows + kTile - 1) / kTile;
-    dim3 grid((unsigned)(gx < 65535 ? gx : 65535), (unsigned)(gy < 65535 ? gy : 65535));
+    dim3 grid((unsigned)(gx < 65535 ? gx : 65535), (unsigned)(gy < 65535 ? gy : 65535),
+              (unsigned)(batch < 65535 ? batch : 65535));
     dim3 block(kTile, kRows);
     cudaStream_t s = static_cast<cudaStream_t>(stream);
     if (prec == 4)
-        transpose_kernel<float2><<<grid, block, 0, s>>>(static_cast<float2 *>(dst), dpitch,
-                                                        static_cast<const float2 *>(src), spitch,
-                                                        rows, cols);
+        transpose_kernel<float2><<<grid, block, 0, s>>>(
+            static_cast<float2 *>(dst), dpitch, ddist, static_cast<const float2 *>(src), spitch,
+            sdist, rows, cols, batch, twn, sign);
     else
-        transpose_kernel<double2><<<grid, block, 0, s>>>(static_cast<double2 *>(dst), dpitch,
-                                                         static_cast<const double2 *>(src), spitch,
-                                                         rows, cols);
+        transpose_kernel<double2><<<grid, block, 0, s>>>(
+            static_cast<double2 *>(dst), dpitch, ddist, static_cast<const double2 *>(src), spitch,
+            sdist, rows, cols, batch, twn, sign);
     return static_cast<int>(cudaGetLastError());
 }
 

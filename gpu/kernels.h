@@ -22,9 +22,12 @@ int hfft__cuda_radixr(int prec, void *stream, void *const *blk, int r, int64_t r
 int hfft__cuda_twiddle(int prec, void *stream, void *data, int64_t rows, int64_t cols,
                        int64_t pitch, int64_t n, int64_t r0, int64_t period, int64_t c0, int sign);
 
-/* dst[j * dpitch + i] = src[i * spitch + j], i < rows, j < cols, complex elements. */
-int hfft__cuda_transpose(int prec, void *stream, void *dst, int64_t dpitch, const void *src,
-                         int64_t spitch, int64_t rows, int64_t cols);
+/* dst[b * ddist + j * dpitch + i] = src[b * sdist + i * spitch + j] (times
+   exp(sign 2 pi i (i j) / twn) where twn > 0), i < rows, j < cols, b < batch, complex
+   elements. */
+int hfft__cuda_transpose(int prec, void *stream, void *dst, int64_t dpitch, int64_t ddist,
+                         const void *src, int64_t spitch, int64_t sdist, int64_t rows,
+                         int64_t cols, int64_t batch, int64_t twn, int sign);
 
 #ifdef __cplusplus
 }

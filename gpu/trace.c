@@ -192,6 +192,10 @@ static int tr_transpose(hfft__dev *d, int prec, hfft__stream s, void *dst, int64
     TIMED(s, HFFT_TRACE_COMPUTE, "transpose", 0,
           T(d)->in->transpose(T(d)->d, prec, s, dst, dpitch, src, spitch, rows, cols));
 }
+static int tr_transposes(hfft__dev *d, int prec, hfft__stream s, void *dst, const void *src,
+                         const hfft__transposes *t) {
+    TIMED(s, HFFT_TRACE_COMPUTE, "transpose", 0, T(d)->in->transposes(T(d)->d, prec, s, dst, src, t));
+}
 static int tr_twiddle(hfft__dev *d, int prec, hfft__stream s, void *data, int64_t rows,
                       int64_t cols, int64_t pitch, int64_t n, int64_t r0, int64_t period,
                       int64_t c0, int sign) {
@@ -323,6 +327,7 @@ const hfft__dev_ops hfft__trace_ops = {
     .radix2 = tr_radix2,
     .radixr = tr_radixr,
     .transpose = tr_transpose,
+    .transposes = tr_transposes,
     .twiddle = tr_twiddle,
     .host_alloc = tr_host_alloc,
     .host_free = tr_host_free,

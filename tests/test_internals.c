@@ -379,6 +379,83 @@ Test(internals, emulated_device_copies_and_kernels) {
     ops->close(d);
 }
 
+/*
+ * Double-precision lines the backends cut in card (gpu/split.h), on the emulated
+ * device and, where one is usable, a CUDA GPU: contiguous lines with a pitch,
+ * side-by-side lines, a last chunk shorter than the others, a cut cut again; each
+ * against the long-double reference, at FFTW's accuracy.  Shorter, prime and
+ * single-precision lines stay whole (no scratch asked).
+ */
+static void split_lines_on(const hfft__dev_ops *ops, hfft__dev *d) {
+    static const struct {
+        int64_t n, stride, dist, batch;
+        int sign;
+    } cases[] = {{4096, 1, 4096, 601, HFFT_FORWARD},   {12480, 1, 12481, 5, HFFT_BACKWARD},
+                 {2048, 7, 1, 5, HFFT_FORWARD},        {1 << 20, 1, 1 << 20, 2, HFFT_FORWARD},
+                 {3 * 1024, 1030, 1, 1000, HFFT_BACKWARD}};
+    hfft__stream s;
+    cr_assert_eq(ops->stream_create(d, &s), 0);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        int64_t n = cases[i].n, S = cases[i].stride, D = cases[i].dist, B = cases[i].batch;
+        size_t span = (size_t)((B - 1) * D + (n - 1) * S + 1) * 16;
+        double *host = tu_alloc(span), *in = tu_alloc((size_t)(n * B) * 16),
+               *out = tu_alloc((size_t)(n * B) * 16);
+        void *buf, *area = NULL;
+        cr_assert_eq(ops->alloc(d, &buf, span), 0);
+        tu_poison(host, span);
+        hfft_ref_fill(8, in, n * B, tu_seed());
+        for (int64_t b = 0; b < B; b++)
+            for (int64_t j = 0; j < n; j++)
+                memcpy(host + 2 * (b * D + j * S), in + 2 * (b * n + j), 16);
+        hfft__fftplan plan;
+        size_t work = 0;
+        cr_assert_eq(ops->fft_plan(d, 8, HFFT__C2C, 1, &n, S, D, B, cases[i].sign, &plan, &work),
+                     0, "%s case %zu: %s", ops->name, i, hfft_last_error_message());
+        cr_assert_gt(work, 0, "%s case %zu: not cut (no scratch)", ops->name, i);
+        cr_assert_eq(ops->alloc(d, &area, work), 0);
+        cr_assert_eq(ops->h2d(d, s, buf, span, host, span, span, 1), 0);
+        cr_assert_eq(ops->fft_exec(d, plan, s, buf, area), 0, "%s", hfft_last_error_message());
+        cr_assert_eq(ops->d2h(d, s, host, span, buf, span, span, 1), 0);
+        cr_assert_eq(ops->sync(d, s), 0, "%s", hfft_last_error_message());
+        for (int64_t b = 0; b < B; b++)
+            for (int64_t j = 0; j < n; j++)
+                memcpy(out + 2 * (b * n + j), host + 2 * (b * D + j * S), 16);
+        double err = hfft_ref_error_many(8, 0, 1, &n, B, in, out, cases[i].sign, 2);
+        cr_assert(err >= 0 && err < 4e-16, "%s case %zu (n %lld): error %.3g", ops->name, i,
+                  (long long)n, err);
+        ops->fft_destroy(d, plan);
+        ops->free(d, area);
+        ops->free(d, buf);
+        tu_free(host);
+        tu_free(in);
+        tu_free(out);
+    }
+    static const int64_t whole[][2] = {{8, 1000}, {8, 1031}, {8, 2 * 4099}, {4, 4096}};
+    for (size_t i = 0; i < sizeof whole / sizeof whole[0]; i++) {
+        hfft__fftplan plan;
+        size_t work = 1;
+        cr_assert_eq(ops->fft_plan(d, (int)whole[i][0], HFFT__C2C, 1, &whole[i][1], 1,
+                                   whole[i][1], 3, HFFT_FORWARD, &plan, &work),
+                     0);
+        cr_assert(ops->kind == HFFT_DEVICE_CUDA || work == 0, "f%d %lld: cut",
+                  (int)whole[i][0] * 8, (long long)whole[i][1]);
+        ops->fft_destroy(d, plan);
+    }
+    ops->stream_destroy(d, s);
+}
+
+Test(internals, split_lines) {
+    for (int k = 0; k < 2; k++) {
+        const hfft__dev_ops *ops = hfft__device_ops(k ? HFFT_DEVICE_CUDA : HFFT_DEVICE_EMULATED);
+        hfft__dev *d;
+        if (!ops || ops->open((int64_t)512 << 20, &d) != 0)
+            continue; /* no usable CUDA GPU here */
+        split_lines_on(ops, d);
+        cr_assert_eq(ops->used(d), 0);
+        ops->close(d);
+    }
+}
+
 /* The emulated device runs queued work when the host synchronizes, in a random
    order that keeps each stream's order and every event wait.  A copy out on
    one stream of what a copy in on another wrote: with the wait it always reads

@@ -21,6 +21,14 @@ typedef void *hfft__stream;
 typedef void *hfft__event;
 typedef void *hfft__fftplan;
 
+/* Batched transposes, each element times an optional twiddle: for b < batch, i < rows,
+   j < cols, dst[b ddist + j dpitch + i] = src[b sdist + i spitch + j] exp(sign 2 pi i
+   i j / twn) (twn 0: none); pitches and distances in complex elements. */
+typedef struct hfft__transposes {
+    int64_t rows, cols, spitch, dpitch, sdist, ddist, batch, twn;
+    int sign;
+} hfft__transposes;
+
 typedef struct hfft__dev_ops {
     const char *name;
     int kind; /* enum hfft_device_kind */
@@ -90,6 +98,9 @@ typedef struct hfft__dev_ops {
        elements, pitches in elements. */
     int (*transpose)(hfft__dev *d, int prec, hfft__stream s, void *dst, int64_t dpitch,
                      const void *src, int64_t spitch, int64_t rows, int64_t cols);
+    /* The same, batched and with twiddles (hfft__transposes). */
+    int (*transposes)(hfft__dev *d, int prec, hfft__stream s, void *dst, const void *src,
+                      const hfft__transposes *t);
     /* The four-step twiddles: element (r, c) of a rows x cols tile (row pitch `pitch`
        elements) times exp(sign 2 pi i k / n), k = ((r0 + r) mod period) (c0 + c), a
        product below n. */

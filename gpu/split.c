@@ -1,0 +1,123 @@
+/*
+ * split.c: double-precision lines cut in card (see split.h).
+ */
+#include "gpu/split.h"
+
+#include <stdlib.h>
+
+#include "src/core/problem.h"
+#include "src/core/status.h"
+
+#define SPLIT_MIN 1024               /* shorter lines: cuFFT's are within FFTW's accuracy */
+#define SPLIT_LINE ((size_t)16 << 20) /* longer lines would need scratch beside their size */
+#define SPLIT_BLOCK ((size_t)16 << 20) /* one scratch block: a chunk of lines */
+#define SPLIT_FACTOR_MIN 16
+
+struct hfft__split {
+    const hfft__dev_ops *o;
+    hfft__dev *d;
+    int prec, sign;
+    int64_t n, n0, n1, stride, dist, batch;
+    int64_t chunk, tail;        /* lines per chunk; the last chunk's (chunk where even) */
+    hfft__fftplan sub[2][2];    /* [whole chunk, tail][n0 lines, n1 lines] */
+    size_t block;               /* bytes of one scratch block */
+};
+
+int64_t hfft__split_factor(int prec, int kind, int rank, const int64_t *n, int64_t stride,
+                           int64_t dist) {
+    if (prec != 8 || kind != HFFT__C2C || rank != 1 || n[0] < SPLIT_MIN ||
+        (size_t)n[0] * 16u > SPLIT_LINE || (stride != 1 && dist != 1))
+        return 0;
+    int64_t f = 1;
+    for (int64_t q = 2; q * q <= n[0]; q++)
+        if (n[0] % q == 0)
+            f = q;
+    return f >= SPLIT_FACTOR_MIN ? f : 0;
+}
+
+void hfft__split_destroy(hfft__split *p) {
+    if (!p)
+        return;
+    for (int i = 0; i < 2; i++)
+        for (int j = 0; j < 2; j++)
+            if (p->sub[i][j])
+                p->o->fft_destroy(p->d, p->sub[i][j]);
+    free(p);
+}
+
+/* The two sub-plans of a chunk of m lines; the larger work area in *work. */
+static int plan_chunk(hfft__split *p, int which, int64_t m, size_t *work) {
+    const int64_t len[2] = {p->n0, p->n1};
+    for (int j = 0; j < 2; j++) {
+        size_t w = 0;
+        HFFT__TRY(p->o->fft_plan(p->d, p->prec, HFFT__C2C, 1, &len[j], 1, len[j],
+                                 m * len[1 - j], p->sign, &p->sub[which][j], &w));
+        if (w > *work)
+            *work = w;
+    }
+    return 0;
+}
+
+int hfft__split_plan(const hfft__dev_ops *o, hfft__dev *d, int prec, int64_t n, int64_t n0,
+                     int64_t stride, int64_t dist, int64_t batch, int sign, hfft__split **out,
+                     size_t *work) {
+    *out = NULL;
+    *work = 0;
+    hfft__split *p = calloc(1, sizeof *p);
+    if (!p)
+        return hfft__fail(HFFT_ERR_HOST_MEMORY, "split lines: out of memory");
+    size_t line = (size_t)n * 2u * (size_t)prec;
+    int64_t most = (int64_t)(SPLIT_BLOCK / line);
+    most = most < 1 ? 1 : most;
+    int64_t chunks = (batch + most - 1) / most;
+    *p = (hfft__split){.o = o, .d = d, .prec = prec, .sign = sign, .n = n, .n0 = n0,
+                       .n1 = n / n0, .stride = stride, .dist = dist, .batch = batch};
+    p->chunk = (batch + chunks - 1) / chunks;
+    p->tail = batch - (chunks - 1) * p->chunk;
+    p->block = (size_t)p->chunk * line;
+    size_t sub = 0;
+    int st = plan_chunk(p, 0, p->chunk, &sub);
+    if (!st && p->tail != p->chunk)
+        st = plan_chunk(p, 1, p->tail, &sub);
+    if (st) {
+        hfft__split_destroy(p);
+        return st;
+    }
+    *work = 2 * p->block + sub;
+    *out = p;
+    return 0;
+}
+
+int hfft__split_exec(const hfft__split *p, hfft__stream s, void *data, void *work) {
+    const hfft__dev_ops *o = p->o;
+    size_t es = 2u * (size_t)p->prec;
+    int64_t n = p->n, n0 = p->n0, n1 = p->n1, S = p->stride, D = p->dist;
+    char *t1 = work, *t2 = t1 + p->block, *sub = t2 + p->block;
+    /* t1: line b's element j0 n1 + j1 at b n + j1 n0 + j0; t2: k0 n1 + j1 at b n + k0 n1 + j1 */
+    hfft__transposes mid = {.rows = n1, .cols = n0, .spitch = n0, .dpitch = n1, .sdist = n,
+                            .ddist = n, .twn = n, .sign = p->sign};
+    for (int64_t b0 = 0; b0 < p->batch; b0 += p->chunk) {
+        int64_t m = p->batch - b0 < p->chunk ? p->batch - b0 : p->chunk;
+        char *a = (char *)data + (size_t)(b0 * D) * es;
+        hfft__transposes in, back;
+        if (S == 1) { /* per line: n0 x n1 in, n1 x n0 (its natural order) out */
+            in = (hfft__transposes){.rows = n0, .cols = n1, .spitch = n1, .dpitch = n0,
+                                    .sdist = D, .ddist = n, .batch = m};
+            back = (hfft__transposes){.rows = n0, .cols = n1, .spitch = n1, .dpitch = n0,
+                                      .sdist = n, .ddist = D, .batch = m};
+        } else { /* lines side by side: per j1, rows j0 x the lines; per k0, the lines x k1 */
+            in = (hfft__transposes){.rows = n0, .cols = m, .spitch = n1 * S, .dpitch = n,
+                                    .sdist = S, .ddist = n0, .batch = n1};
+            back = (hfft__transposes){.rows = m, .cols = n1, .spitch = n, .dpitch = n0 * S,
+                                      .sdist = n1, .ddist = S, .batch = n0};
+        }
+        mid.batch = m;
+        int which = m == p->chunk ? 0 : 1;
+        HFFT__TRY(o->transposes(p->d, p->prec, s, t1, a, &in));
+        HFFT__TRY(o->fft_exec(p->d, p->sub[which][0], s, t1, sub));
+        HFFT__TRY(o->transposes(p->d, p->prec, s, t2, t1, &mid));
+        HFFT__TRY(o->fft_exec(p->d, p->sub[which][1], s, t2, sub));
+        HFFT__TRY(o->transposes(p->d, p->prec, s, a, t2, &back));
+    }
+    return 0;
+}

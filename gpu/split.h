@@ -1,0 +1,41 @@
+/*
+ * split.h: double-precision lines cut in card.  cuFFT's own double transforms
+ * lose accuracy at some lengths (relative RMS against a long-double reference
+ * on an H100: 4096 points 4.99e-16, 12480 points 5.07e-16, 65536 points
+ * 4.09e-16, where FFTW has 2.38, 2.91 and 2.91e-16; bench/RESULTS.md), and a
+ * 2D or 3D transform adds its dimensions' errors.  A batch of such lines runs
+ * four-step, n = n0 n1 with n0 the largest factor up to sqrt(n): a batched
+ * transpose into a scratch block, the backend's n0-point lines, a transpose
+ * that multiplies by the twiddles exp(sign 2 pi i j1 k0 / n) from exact
+ * integer phases, the n1-point lines, and a transpose back in the natural
+ * order.  The lines go through two scratch blocks at the head of the plan's
+ * work area, a chunk of lines at a time.  A backend calls it from its
+ * fft_plan with its own device table; the sub-lengths are planned through
+ * that table again, so that long ones are cut again.
+ */
+#ifndef HFFT_GPU_SPLIT_H
+#define HFFT_GPU_SPLIT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "src/core/device.h"
+
+typedef struct hfft__split hfft__split;
+
+/* n0 where a backend's plan of these lines is cut, 0 where it runs whole:
+   double-precision complex lines of rank 1, from 1024 points to 16 MiB a line,
+   contiguous (stride 1) or side by side (dist 1), with a factor from 16 to sqrt(n). */
+int64_t hfft__split_factor(int prec, int kind, int rank, const int64_t *n, int64_t stride,
+                           int64_t dist);
+
+/* Plans `batch` lines of n = n0 n1 points (stride, dist as for fft_plan) through
+   the device table o; reports the work bytes (the scratch and the sub-plans'). */
+int hfft__split_plan(const hfft__dev_ops *o, hfft__dev *d, int prec, int64_t n, int64_t n0,
+                     int64_t stride, int64_t dist, int64_t batch, int sign, hfft__split **out,
+                     size_t *work);
+/* In place, on stream s, with the work area the plan asked for. */
+int hfft__split_exec(const hfft__split *p, hfft__stream s, void *data, void *work);
+void hfft__split_destroy(hfft__split *p);
+
+#endif
