@@ -78,4 +78,57 @@ HFFT__DEFINE_RADIX2(double, d)
 HFFT__DEFINE_RADIXR(float, f)
 HFFT__DEFINE_RADIXR(double, d)
 
+/*
+ * A real transform of even length N through a complex one of M = N / 2 points
+ * (z_j = x_2j + i x_2j+1), on FFTW's padded rows of M + 1 complex elements.
+ * Forward, after the complex transform Z, the pair (k, M - k), k <= M / 2:
+ *   X_k = E_k + W_N^k O_k,  E_k = (Z_k + conj Z_{M-k}) / 2,
+ *   O_k = (Z_k - conj Z_{M-k}) / 2i,  X_{M-k} = conj(E_k - W_N^k O_k),
+ * with Z_M = Z_0 (k = 0 also gives X_M, in the padding).  Backward, before the
+ * complex transform, the Hermitian half X becomes
+ *   Z'_k = S + i V,  Z'_{M-k} = conj S + i conj V,
+ *   S = X_k + conj X_{M-k},  V = W_N^{-k} (X_k - conj X_{M-k}),
+ * so that the transform of Z' holds N x as FFTW's c2r gives it (which ignores
+ * the imaginary parts of X_0 and X_M).  W_N = exp(-2 pi i / N); in double.
+ */
+#define HFFT__DEFINE_REAL_PAIR(R, sfx)                                                     \
+    HFFT__HD void hfft__real_pair_##sfx(R *row, int64_t k, int64_t M, int forward) {       \
+        int64_t q = M - k;                                                                 \
+        if (k == 0) {                                                                      \
+            double a = (double)row[0], b = forward ? (double)row[1] : (double)row[2 * M];  \
+            row[0] = (R)(a + b);                                                           \
+            row[1] = (R)(forward ? 0.0 : a - b);                                           \
+            if (forward) {                                                                 \
+                row[2 * M] = (R)(a - b);                                                   \
+                row[2 * M + 1] = (R)0.0;                                                   \
+            }                                                                              \
+            return;                                                                        \
+        }                                                                                  \
+        double wr, wi;                                                                     \
+        hfft__twiddle(k, 2 * M, forward ? -1 : 1, &wr, &wi);                               \
+        double xr = (double)row[2 * k], xi = (double)row[2 * k + 1];                       \
+        double cr = (double)row[2 * q], ci = -(double)row[2 * q + 1];                      \
+        double sr = xr + cr, si = xi + ci, dr = xr - cr, di = xi - ci;                     \
+        double ar, ai, br, bi;                                                             \
+        if (forward) { /* E = s / 2, O = d / 2i = (di, -dr) / 2, t = W O */                \
+            double tr = 0.5 * (wr * di + wi * dr), ti = 0.5 * (wi * di - wr * dr);         \
+            ar = 0.5 * sr + tr;                                                            \
+            ai = 0.5 * si + ti;                                                            \
+            br = 0.5 * sr - tr;                                                            \
+            bi = -(0.5 * si - ti);                                                         \
+        } else { /* V = W^-k d */                                                          \
+            double vr = wr * dr - wi * di, vi = wr * di + wi * dr;                         \
+            ar = sr - vi;                                                                  \
+            ai = si + vr;                                                                  \
+            br = sr + vi;                                                                  \
+            bi = vr - si;                                                                  \
+        }                                                                                  \
+        row[2 * k] = (R)ar;                                                                \
+        row[2 * k + 1] = (R)ai;                                                            \
+        row[2 * q] = (R)br;                                                                \
+        row[2 * q + 1] = (R)bi;                                                            \
+    }
+HFFT__DEFINE_REAL_PAIR(float, f)
+HFFT__DEFINE_REAL_PAIR(double, d)
+
 #endif /* HFFT_BUTTERFLY_H */

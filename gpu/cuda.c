@@ -369,9 +369,8 @@ static int cuda_fft_plan(hfft__dev *d, int prec, int kind, int rank, const int64
     cp->prec = prec;
     cp->kind = kind;
     cp->sign = sign;
-    int64_t n0 = hfft__split_factor(prec, kind, rank, n, stride, dist);
-    if (n0) {
-        int st = hfft__split_plan(&hfft__cuda_ops, d, prec, n[0], n0, stride, dist, batch, sign,
+    if (hfft__split_factor(prec, kind, rank, n, stride, dist)) {
+        int st = hfft__split_plan(&hfft__cuda_ops, d, prec, kind, rank, n, stride, dist, batch, sign,
                                   &cp->split, work_bytes);
         if (st) {
             free(cp);
@@ -487,6 +486,13 @@ static int cuda_transposes(hfft__dev *d, int prec, hfft__stream s, void *dst, co
                          "hfft transpose kernel");
 }
 
+static int cuda_real_pairs(hfft__dev *d, int prec, hfft__stream s, void *data, int64_t M,
+                           int64_t dist, int64_t batch, int forward) {
+    ON(d);
+    return launch_status(hfft__cuda_real_pairs(prec, s, data, M, dist, batch, forward),
+                         "hfft real pairs kernel");
+}
+
 static int cuda_twiddle(hfft__dev *d, int prec, hfft__stream s, void *data, int64_t rows,
                         int64_t cols, int64_t pitch, int64_t n, int64_t r0, int64_t period,
                         int64_t c0, int sign) {
@@ -567,6 +573,7 @@ const hfft__dev_ops hfft__cuda_ops = {
     .radixr = cuda_radixr,
     .transpose = cuda_transpose,
     .transposes = cuda_transposes,
+    .real_pairs = cuda_real_pairs,
     .twiddle = cuda_twiddle,
     .host_alloc = cuda_host_alloc,
     .host_free = cuda_host_free,

@@ -426,9 +426,8 @@ static int emu_fft_plan(hfft__dev *d, int prec, int kind, int rank, const int64_
     emu_plan *ep = calloc(1, sizeof *ep);
     if (!ep)
         return hfft__fail(HFFT_ERR_HOST_MEMORY, "emulated FFT plan: out of memory");
-    int64_t n0 = hfft__split_factor(prec, kind, rank, n, stride, dist);
-    if (n0)
-        st = hfft__split_plan(&hfft__emulated_ops, d, prec, n[0], n0, stride, dist, batch, sign,
+    if (hfft__split_factor(prec, kind, rank, n, stride, dist))
+        st = hfft__split_plan(&hfft__emulated_ops, d, prec, kind, rank, n, stride, dist, batch, sign,
                               &ep->split, work_bytes);
     else
         st = lines_plan(prec, kind, rank, n, stride, dist, batch, sign, &ep->lines);
@@ -545,6 +544,17 @@ static int emu_transposes(hfft__dev *d, int prec, hfft__stream s, void *dst, con
     return st ? st : push(d, s, &op);
 }
 
+static int emu_real_pairs(hfft__dev *d, int prec, hfft__stream s, void *data, int64_t M,
+                          int64_t dist, int64_t batch, int forward) {
+    int st = fault("kernel");
+    if (!st && batch > 0)
+        st = check(d, data, (size_t)dist * 2u * (size_t)prec, (size_t)(M + 1) * 2u * (size_t)prec,
+                   (size_t)batch, "a real pairs kernel");
+    emu_op op = {.kind = OP_REAL_PAIRS, .prec = prec, .sign = forward, .dst = data, .n = M,
+                 .pitch = dist, .batch = batch};
+    return st ? st : push(d, s, &op);
+}
+
 static int emu_transpose(hfft__dev *d, int prec, hfft__stream s, void *dst, int64_t dpitch,
                          const void *src, int64_t spitch, int64_t rows, int64_t cols) {
     hfft__transposes t = {rows, cols, spitch, dpitch, 0, 0, 1, 0, 0};
@@ -595,6 +605,7 @@ const hfft__dev_ops hfft__emulated_ops = {
     .radixr = emu_radixr,
     .transpose = emu_transpose,
     .transposes = emu_transposes,
+    .real_pairs = emu_real_pairs,
     .twiddle = emu_twiddle,
     .host_alloc = hfft__emu_host_alloc,
     .host_free = hfft__emu_host_free,

@@ -21,6 +21,7 @@ enum {
     OP_RADIX2,
     OP_RADIXR,
     OP_TRANSPOSE,
+    OP_REAL_PAIRS,
     OP_TWIDDLE,
     OP_RECORD,
     OP_WAIT,

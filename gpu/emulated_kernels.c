@@ -78,6 +78,18 @@ static void transpose(const emu_op *op) {
     }
 }
 
+/* hfft__real_pair on op->batch rows of op->n + 1 complex elements, op->pitch apart;
+   op->sign 1: forward. */
+static void real_pairs(const emu_op *op) {
+    for (int64_t b = 0; b < op->batch; b++)
+        for (int64_t k = 0; k <= op->n / 2; k++) {
+            if (op->prec == 4)
+                hfft__real_pair_f((float *)op->dst + 2 * b * op->pitch, k, op->n, op->sign);
+            else
+                hfft__real_pair_d((double *)op->dst + 2 * b * op->pitch, k, op->n, op->sign);
+        }
+}
+
 void hfft__emu_execute(const emu_op *op) {
     switch (op->kind) {
     case OP_COPY: copy2d(op->dst, op->dpitch, op->src, op->spitch, op->width, op->height); break;
@@ -85,6 +97,7 @@ void hfft__emu_execute(const emu_op *op) {
     case OP_RADIX2: radix2(op); break;
     case OP_RADIXR: radixr(op); break;
     case OP_TRANSPOSE: transpose(op); break;
+    case OP_REAL_PAIRS: real_pairs(op); break;
     case OP_TWIDDLE: twiddle(op); break;
     case OP_RECORD:
         op->ev->done = op->seq;

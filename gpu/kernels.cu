@@ -122,6 +122,18 @@ __global__ void twiddle_kernel(R *data, int64_t rows, int64_t cols, int64_t pitc
     }
 }
 
+__device__ inline void pair(float *row, int64_t k, int64_t M, int f) { hfft__real_pair_f(row, k, M, f); }
+__device__ inline void pair(double *row, int64_t k, int64_t M, int f) { hfft__real_pair_d(row, k, M, f); }
+
+/* One thread per pair (k, M - k) of a row, blockIdx.y walks the rows. */
+template <typename R>
+__global__ void real_pairs_kernel(R *data, int64_t M, int64_t dist, int64_t batch, int forward) {
+    for (int64_t b = blockIdx.y; b < batch; b += gridDim.y)
+        for (int64_t k = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; k <= M / 2;
+             k += (int64_t)gridDim.x * blockDim.x)
+            pair(data + 2 * b * dist, k, M, forward);
+}
+
 dim3 grid_for(int64_t rows, int64_t width) {
     int64_t gx = (width + kThreads - 1) / kThreads;
     if (gx > 1024)
@@ -200,5 +212,20 @@ extern "C" int hfft__cuda_twiddle(int prec, void *stream, void *data, int64_t ro
     else
         twiddle_kernel<double><<<g, kThreads, 0, s>>>(static_cast<double *>(data), rows, cols,
                                                       pitch, n, r0, period, c0, sign);
+    return static_cast<int>(cudaGetLastError());
+}
+
+extern "C" int hfft__cuda_real_pairs(int prec, void *stream, void *data, int64_t M, int64_t dist,
+                                     int64_t batch, int forward) {
+    if (M <= 0 || batch <= 0)
+        return 0;
+    dim3 g = grid_for(batch, M / 2 + 1);
+    cudaStream_t s = static_cast<cudaStream_t>(stream);
+    if (prec == 4)
+        real_pairs_kernel<float><<<g, kThreads, 0, s>>>(static_cast<float *>(data), M, dist,
+                                                        batch, forward);
+    else
+        real_pairs_kernel<double><<<g, kThreads, 0, s>>>(static_cast<double *>(data), M, dist,
+                                                         batch, forward);
     return static_cast<int>(cudaGetLastError());
 }

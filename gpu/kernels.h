@@ -22,6 +22,10 @@ int hfft__cuda_radixr(int prec, void *stream, void *const *blk, int r, int64_t r
 int hfft__cuda_twiddle(int prec, void *stream, void *data, int64_t rows, int64_t cols,
                        int64_t pitch, int64_t n, int64_t r0, int64_t period, int64_t c0, int sign);
 
+/* hfft__real_pair on `batch` padded rows of M + 1 complex elements, `dist` apart. */
+int hfft__cuda_real_pairs(int prec, void *stream, void *data, int64_t M, int64_t dist,
+                          int64_t batch, int forward);
+
 /* dst[b * ddist + j * dpitch + i] = src[b * sdist + i * spitch + j] (times
    exp(sign 2 pi i (i j) / twn) where twn > 0), i < rows, j < cols, b < batch, complex
    elements. */

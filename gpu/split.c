@@ -16,23 +16,36 @@
 struct hfft__split {
     const hfft__dev_ops *o;
     hfft__dev *d;
-    int prec, sign;
+    int prec, sign, kind, rank; /* real rows, planes: sub[0] their parts (plan_parts) */
     int64_t n, n0, n1, stride, dist, batch;
     int64_t chunk, tail;        /* lines per chunk; the last chunk's (chunk where even) */
     hfft__fftplan sub[2][2];    /* [whole chunk, tail][n0 lines, n1 lines] */
     size_t block;               /* bytes of one scratch block */
 };
 
-int64_t hfft__split_factor(int prec, int kind, int rank, const int64_t *n, int64_t stride,
-                           int64_t dist) {
-    if (prec != 8 || kind != HFFT__C2C || rank != 1 || n[0] < SPLIT_MIN ||
-        (size_t)n[0] * 16u > SPLIT_LINE || (stride != 1 && dist != 1))
+/* Complex lines of rank 1 (see split.h). */
+static int64_t line_factor(int prec, int64_t n, int64_t stride, int64_t dist) {
+    if (prec != 8 || n < SPLIT_MIN || (size_t)n * 16u > SPLIT_LINE || (stride != 1 && dist != 1))
         return 0;
     int64_t f = 1;
-    for (int64_t q = 2; q * q <= n[0]; q++)
-        if (n[0] % q == 0)
+    for (int64_t q = 2; q * q <= n; q++)
+        if (n % q == 0)
             f = q;
     return f >= SPLIT_FACTOR_MIN ? f : 0;
+}
+
+int64_t hfft__split_factor(int prec, int kind, int rank, const int64_t *n, int64_t stride,
+                           int64_t dist) {
+    int64_t last = rank == 2 ? n[1] : n[0], half = last / 2;
+    if (rank == 2) { /* dense planes whose rows or columns are cut */
+        int64_t w = kind == HFFT__C2C ? last : half + 1;
+        if (stride != 1 || dist != n[0] * w)
+            return 0;
+        return hfft__split_factor(prec, kind, 1, &last, 1, w) || line_factor(prec, n[0], w, 1);
+    }
+    if (kind != HFFT__C2C) /* real rows: their complex half cut */
+        return last % 2 == 0 ? line_factor(prec, half, 1, dist) : 0;
+    return line_factor(prec, last, stride, dist);
 }
 
 void hfft__split_destroy(hfft__split *p) {
@@ -58,19 +71,52 @@ static int plan_chunk(hfft__split *p, int which, int64_t m, size_t *work) {
     return 0;
 }
 
-int hfft__split_plan(const hfft__dev_ops *o, hfft__dev *d, int prec, int64_t n, int64_t n0,
-                     int64_t stride, int64_t dist, int64_t batch, int sign, hfft__split **out,
-                     size_t *work) {
+/* Real rows: the complex transform of their halves; planes: their rows, then
+   their columns one plane at a time; each planned through the table again. */
+static int plan_parts(hfft__split *p, const int64_t *n, size_t *work) {
+    int st;
+    size_t w = 0;
+    if (p->rank == 1) {
+        int64_t m = p->n / 2;
+        st = p->o->fft_plan(p->d, p->prec, HFFT__C2C, 1, &m, 1, p->dist, p->batch,
+                            p->kind == HFFT__R2C ? -1 : 1, &p->sub[0][0], work);
+    } else {
+        int64_t wide = p->kind == HFFT__C2C ? n[1] : n[1] / 2 + 1;
+        st = p->o->fft_plan(p->d, p->prec, p->kind, 1, &n[1], 1, wide, p->batch * n[0], p->sign,
+                            &p->sub[0][0], work);
+        if (!st)
+            st = p->o->fft_plan(p->d, p->prec, HFFT__C2C, 1, &n[0], wide, 1, wide, p->sign,
+                                &p->sub[0][1], &w);
+        *work = w > *work ? w : *work;
+    }
+    if (st)
+        hfft__split_destroy(p);
+    return st;
+}
+
+int hfft__split_plan(const hfft__dev_ops *o, hfft__dev *d, int prec, int kind, int rank,
+                     const int64_t *nn, int64_t stride, int64_t dist, int64_t batch, int sign,
+                     hfft__split **out, size_t *work) {
     *out = NULL;
     *work = 0;
     hfft__split *p = calloc(1, sizeof *p);
     if (!p)
         return hfft__fail(HFFT_ERR_HOST_MEMORY, "split lines: out of memory");
+    int64_t n = nn[rank - 1];
+    if (kind != HFFT__C2C || rank == 2) {
+        *p = (hfft__split){.o = o, .d = d, .prec = prec, .sign = sign, .kind = kind,
+                           .rank = rank, .n = n, .dist = dist, .batch = batch};
+        int st = plan_parts(p, nn, work);
+        if (!st)
+            *out = p;
+        return st;
+    }
+    int64_t n0 = line_factor(prec, n, stride, dist);
     size_t line = (size_t)n * 2u * (size_t)prec;
     int64_t most = (int64_t)(SPLIT_BLOCK / line);
     most = most < 1 ? 1 : most;
     int64_t chunks = (batch + most - 1) / most;
-    *p = (hfft__split){.o = o, .d = d, .prec = prec, .sign = sign, .n = n, .n0 = n0,
+    *p = (hfft__split){.o = o, .d = d, .prec = prec, .sign = sign, .rank = 1, .n = n, .n0 = n0,
                        .n1 = n / n0, .stride = stride, .dist = dist, .batch = batch};
     p->chunk = (batch + chunks - 1) / chunks;
     p->tail = batch - (chunks - 1) * p->chunk;
@@ -88,8 +134,32 @@ int hfft__split_plan(const hfft__dev_ops *o, hfft__dev *d, int prec, int64_t n, 
     return 0;
 }
 
+/* A plane's columns, one plane at a time (after the rows; C2R before them). */
+static int plane_columns(const hfft__split *p, hfft__stream s, void *data, void *work) {
+    size_t es = 2u * (size_t)p->prec;
+    for (int64_t b = 0; b < p->batch; b++)
+        HFFT__TRY(p->o->fft_exec(p->d, p->sub[0][1], s, (char *)data + (size_t)(b * p->dist) * es,
+                                 work));
+    return 0;
+}
+
 int hfft__split_exec(const hfft__split *p, hfft__stream s, void *data, void *work) {
     const hfft__dev_ops *o = p->o;
+    if (p->rank == 2) {
+        if (p->kind == HFFT__C2R)
+            HFFT__TRY(plane_columns(p, s, data, work));
+        HFFT__TRY(o->fft_exec(p->d, p->sub[0][0], s, data, work));
+        return p->kind == HFFT__C2R ? 0 : plane_columns(p, s, data, work);
+    }
+    if (p->kind != HFFT__C2C) {
+        int64_t m = p->n / 2;
+        if (p->kind == HFFT__C2R)
+            HFFT__TRY(o->real_pairs(p->d, p->prec, s, data, m, p->dist, p->batch, 0));
+        HFFT__TRY(o->fft_exec(p->d, p->sub[0][0], s, data, work));
+        if (p->kind == HFFT__R2C)
+            HFFT__TRY(o->real_pairs(p->d, p->prec, s, data, m, p->dist, p->batch, 1));
+        return 0;
+    }
     size_t es = 2u * (size_t)p->prec;
     int64_t n = p->n, n0 = p->n0, n1 = p->n1, S = p->stride, D = p->dist;
     char *t1 = work, *t2 = t1 + p->block, *sub = t2 + p->block;

@@ -9,7 +9,11 @@
  * that multiplies by the twiddles exp(sign 2 pi i j1 k0 / n) from exact
  * integer phases, the n1-point lines, and a transpose back in the natural
  * order.  The lines go through two scratch blocks at the head of the plan's
- * work area, a chunk of lines at a time.  A backend calls it from its
+ * work area, a chunk of lines at a time.  Real rows (cuFFT's D2Z and Z2D lose
+ * the same accuracy: 2D 4096^2 r64 6.17e-16) run as the complex transform of
+ * their halves, cut, with the real pairs (gpu/butterfly.h) after or before it;
+ * planes (cuFFT's 2D plans of a 3D transform's fast dimensions: 3D 128 x 256 x
+ * 4096 r64 6.05e-16) as their rows, then each plane's columns.  A backend calls it from its
  * fft_plan with its own device table; the sub-lengths are planned through
  * that table again, so that long ones are cut again.
  */
@@ -23,17 +27,21 @@
 
 typedef struct hfft__split hfft__split;
 
-/* n0 where a backend's plan of these lines is cut, 0 where it runs whole:
+/* Nonzero (n0, where lines are cut) where a backend's plan takes this module:
    double-precision complex lines of rank 1, from 1024 points to 16 MiB a line,
-   contiguous (stride 1) or side by side (dist 1), with a factor from 16 to sqrt(n). */
+   contiguous (stride 1) or side by side (dist 1), with a factor from 16 to sqrt(n);
+   real rows (FFTW's padded layout, rank 1, even n) whose complex half is cut; dense
+   planes (rank 2) whose rows or columns are. */
 int64_t hfft__split_factor(int prec, int kind, int rank, const int64_t *n, int64_t stride,
                            int64_t dist);
 
-/* Plans `batch` lines of n = n0 n1 points (stride, dist as for fft_plan) through
-   the device table o; reports the work bytes (the scratch and the sub-plans'). */
-int hfft__split_plan(const hfft__dev_ops *o, hfft__dev *d, int prec, int64_t n, int64_t n0,
-                     int64_t stride, int64_t dist, int64_t batch, int sign, hfft__split **out,
-                     size_t *work);
+/* Plans `batch` transforms as fft_plan takes them (kind, rank, n, stride, dist)
+   through the device table o: complex lines n = n0 n1 cut; real rows as the complex
+   transform of n / 2 points and hfft__real_pair; planes as their rows, then each
+   plane's columns.  Reports the work bytes (the scratch and the sub-plans'). */
+int hfft__split_plan(const hfft__dev_ops *o, hfft__dev *d, int prec, int kind, int rank,
+                     const int64_t *n, int64_t stride, int64_t dist, int64_t batch, int sign,
+                     hfft__split **out, size_t *work);
 /* In place, on stream s, with the work area the plan asked for. */
 int hfft__split_exec(const hfft__split *p, hfft__stream s, void *data, void *work);
 void hfft__split_destroy(hfft__split *p);

@@ -196,6 +196,11 @@ static int tr_transposes(hfft__dev *d, int prec, hfft__stream s, void *dst, cons
                          const hfft__transposes *t) {
     TIMED(s, HFFT_TRACE_COMPUTE, "transpose", 0, T(d)->in->transposes(T(d)->d, prec, s, dst, src, t));
 }
+static int tr_real_pairs(hfft__dev *d, int prec, hfft__stream s, void *data, int64_t M,
+                         int64_t dist, int64_t batch, int forward) {
+    TIMED(s, HFFT_TRACE_COMPUTE, "real pairs", 0,
+          T(d)->in->real_pairs(T(d)->d, prec, s, data, M, dist, batch, forward));
+}
 static int tr_twiddle(hfft__dev *d, int prec, hfft__stream s, void *data, int64_t rows,
                       int64_t cols, int64_t pitch, int64_t n, int64_t r0, int64_t period,
                       int64_t c0, int sign) {
@@ -328,6 +333,7 @@ const hfft__dev_ops hfft__trace_ops = {
     .radixr = tr_radixr,
     .transpose = tr_transpose,
     .transposes = tr_transposes,
+    .real_pairs = tr_real_pairs,
     .twiddle = tr_twiddle,
     .host_alloc = tr_host_alloc,
     .host_free = tr_host_free,

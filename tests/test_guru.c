@@ -542,7 +542,8 @@ Test(guru, bad_input) {
  * a complex round the complex side both ways; one trip, each side once.
  */
 Test(guru, real_rounds) {
-    static const int64_t shapes[][4] = {{2, 64, 40}, {2, 33, 18}, {3, 12, 10, 14}, {3, 6, 5, 9}};
+    static const int64_t shapes[][4] = {{2, 64, 40}, {2, 33, 18}, {3, 12, 10, 14}, {3, 6, 5, 9},
+                                        {2, 12, 4096}};
     for (int prec = 4; prec <= 8; prec += 4)
         for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
             for (int kind = R2C; kind <= C2R; kind++)
@@ -592,7 +593,7 @@ Test(guru, real_rounds_cuda) {
     if (!p)
         cr_skip_test("no usable CUDA GPU: %s", hfft_last_error_message());
     hfftf_destroy_plan(p);
-    static const int64_t shapes[][4] = {{2, 640, 400}, {2, 257, 18}, {3, 48, 40, 56}};
+    static const int64_t shapes[][4] = {{2, 640, 400}, {2, 257, 18}, {3, 48, 40, 56}, {2, 24, 4096}};
     for (int prec = 4; prec <= 8; prec += 4)
         for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
             for (int kind = R2C; kind <= C2R; kind++)

@@ -430,6 +430,95 @@ static void split_lines_on(const hfft__dev_ops *ops, hfft__dev *d) {
         tu_free(in);
         tu_free(out);
     }
+    /* Dense planes (rank 2) whose rows or columns are cut, against the reference. */
+    static const int64_t planes[][3] = {{48, 2048, 3}, {1024, 40, 2}};
+    for (size_t i = 0; i < sizeof planes / sizeof planes[0]; i++) {
+        int64_t dims[2] = {planes[i][0], planes[i][1]}, B = planes[i][2], e = dims[0] * dims[1];
+        size_t bytes = (size_t)(e * B) * 16;
+        double *in = tu_alloc(bytes), *out = tu_alloc(bytes);
+        void *buf, *area = NULL;
+        hfft__fftplan plan;
+        size_t work = 0;
+        hfft_ref_fill(8, in, e * B, tu_seed());
+        cr_assert_eq(ops->alloc(d, &buf, bytes), 0);
+        cr_assert_eq(ops->fft_plan(d, 8, HFFT__C2C, 2, dims, 1, e, B, HFFT_BACKWARD, &plan, &work),
+                     0, "%s planes %zu: %s", ops->name, i, hfft_last_error_message());
+        cr_assert(ops->kind == HFFT_DEVICE_CUDA || work > 0, "planes %zu: not cut", i);
+        cr_assert_eq(ops->alloc(d, &area, work ? work : 1), 0);
+        cr_assert_eq(ops->h2d(d, s, buf, bytes, in, bytes, bytes, 1), 0);
+        cr_assert_eq(ops->fft_exec(d, plan, s, buf, area), 0, "%s", hfft_last_error_message());
+        cr_assert_eq(ops->d2h(d, s, out, bytes, buf, bytes, bytes, 1), 0);
+        cr_assert_eq(ops->sync(d, s), 0, "%s", hfft_last_error_message());
+        double err = hfft_ref_error_many(8, 0, 2, dims, B, in, out, HFFT_BACKWARD, 2);
+        cr_assert(err >= 0 && err < 4.5e-16, "%s planes %zu: error %.3g", ops->name, i, err);
+        ops->fft_destroy(d, plan);
+        ops->free(d, area);
+        ops->free(d, buf);
+        tu_free(in);
+        tu_free(out);
+    }
+    /* Real rows in FFTW's padded layout, alone (rank 1, a row pitch P) or in dense planes
+       of n0 rows: forward against the reference, then back to N x (rows alone with the
+       imaginary parts of X_0 and X_M spoiled: c2r ignores them). */
+    static const int64_t real[][5] = {
+        {1, 1, 4096, 2049, 300}, {1, 1, 2 * 12480, 12481 + 7, 3}, {2, 24, 4096, 2049, 2}};
+    for (size_t i = 0; i < sizeof real / sizeof real[0]; i++) {
+        int rank = (int)real[i][0];
+        int64_t n0 = real[i][1], n = real[i][2], P = real[i][3], B = real[i][4], m = n / 2;
+        int64_t rows = n0 * B, dims[2] = {n0, n};
+        size_t span = (size_t)(rows * P) * 16;
+        double *host = tu_alloc(span), *x = tu_alloc((size_t)(n * rows) * 8),
+               *X = tu_alloc((size_t)((m + 1) * rows) * 16);
+        void *buf, *area[2] = {NULL, NULL};
+        hfft__fftplan plan[2];
+        size_t work[2] = {0, 0};
+        cr_assert_eq(ops->alloc(d, &buf, span), 0);
+        tu_poison(host, span);
+        hfft_ref_fill(8, x, n * rows / 2, tu_seed());
+        for (int64_t r = 0; r < rows; r++)
+            memcpy(host + 2 * r * P, x + r * n, (size_t)n * 8);
+        for (int k = 0; k < 2; k++) {
+            cr_assert_eq(ops->fft_plan(d, 8, k ? HFFT__C2R : HFFT__R2C, rank, &dims[2 - rank], 1,
+                                       P * n0, B, k ? HFFT_BACKWARD : HFFT_FORWARD, &plan[k],
+                                       &work[k]),
+                         0, "%s real %zu: %s", ops->name, i, hfft_last_error_message());
+            cr_assert_gt(work[k], 0, "%s real %zu: not cut", ops->name, i);
+            cr_assert_eq(ops->alloc(d, &area[k], work[k]), 0);
+        }
+        cr_assert_eq(ops->h2d(d, s, buf, span, host, span, span, 1), 0);
+        cr_assert_eq(ops->fft_exec(d, plan[0], s, buf, area[0]), 0);
+        cr_assert_eq(ops->d2h(d, s, host, span, buf, span, span, 1), 0);
+        cr_assert_eq(ops->sync(d, s), 0, "%s", hfft_last_error_message());
+        for (int64_t r = 0; r < rows; r++)
+            memcpy(X + 2 * r * (m + 1), host + 2 * r * P, (size_t)(m + 1) * 16);
+        double err = hfft_ref_error_many(8, 1, rank, &dims[2 - rank], B, x, X, HFFT_FORWARD, 2);
+        cr_assert(err >= 0 && err < 4.5e-16, "%s r2c %zu: error %.3g", ops->name, i, err);
+        for (int64_t r = 0; r < rows && rank == 1; r++) { /* planes: columns stay Hermitian */
+            host[2 * r * P + 1] = 0.25 * (double)(r + 1);
+            host[2 * (r * P + m) + 1] = -0.5;
+        }
+        cr_assert_eq(ops->h2d(d, s, buf, span, host, span, span, 1), 0);
+        cr_assert_eq(ops->fft_exec(d, plan[1], s, buf, area[1]), 0);
+        cr_assert_eq(ops->d2h(d, s, host, span, buf, span, span, 1), 0);
+        cr_assert_eq(ops->sync(d, s), 0, "%s", hfft_last_error_message());
+        long double num = 0, den = 0, N = (long double)n * (long double)n0;
+        for (int64_t r = 0; r < rows; r++)
+            for (int64_t j = 0; j < n; j++) {
+                long double want = N * x[r * n + j], got = host[2 * r * P + j];
+                num += (got - want) * (got - want);
+                den += want * want;
+            }
+        cr_assert(sqrtl(num / den) < 6e-16, "%s c2r %zu: round trip error %.3Lg", ops->name, i,
+                  sqrtl(num / den));
+        for (int k = 0; k < 2; k++) {
+            ops->fft_destroy(d, plan[k]);
+            ops->free(d, area[k]);
+        }
+        ops->free(d, buf);
+        tu_free(host);
+        tu_free(x);
+        tu_free(X);
+    }
     static const int64_t whole[][2] = {{8, 1000}, {8, 1031}, {8, 2 * 4099}, {4, 4096}};
     for (size_t i = 0; i < sizeof whole / sizeof whole[0]; i++) {
         hfft__fftplan plan;

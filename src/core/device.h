@@ -107,6 +107,11 @@ typedef struct hfft__dev_ops {
     int (*twiddle)(hfft__dev *d, int prec, hfft__stream s, void *data, int64_t rows,
                    int64_t cols, int64_t pitch, int64_t n, int64_t r0, int64_t period,
                    int64_t c0, int sign);
+    /* A real transform of 2M points through a complex one of M (gpu/butterfly.h,
+       hfft__real_pair): on `batch` padded rows of M + 1 complex elements, `dist`
+       apart, forward after the complex transform, backward before it. */
+    int (*real_pairs)(hfft__dev *d, int prec, hfft__stream s, void *data, int64_t M,
+                      int64_t dist, int64_t batch, int forward);
     /* Radix-r DIT combination of r tiles (see gpu/butterfly.h). */
     int (*radixr)(hfft__dev *d, int prec, hfft__stream s, void *const *blk, int r, int64_t rows,
                   int64_t width, int64_t L, int64_t k0, int sign);
