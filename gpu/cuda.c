@@ -369,15 +369,14 @@ static int cuda_fft_plan(hfft__dev *d, int prec, int kind, int rank, const int64
     cp->prec = prec;
     cp->kind = kind;
     cp->sign = sign;
-    if (hfft__split_factor(prec, kind, rank, n, stride, dist)) {
-        int st = hfft__split_plan(&hfft__cuda_ops, d, prec, kind, rank, n, stride, dist, batch, sign,
-                                  &cp->split, work_bytes);
-        if (st) {
+    int st = hfft__split_plan(&hfft__cuda_ops, d, prec, kind, rank, n, stride, dist, batch, sign,
+                              &cp->split, work_bytes);
+    if (st || cp->split) {
+        if (st)
             free(cp);
-            return st;
-        }
-        *plan = cp;
-        return 0;
+        else
+            *plan = cp;
+        return st;
     }
     long long nn[2] = {n[0], rank == 2 ? n[1] : 1};
     long long in[2] = {nn[0], nn[1]}, on[2] = {nn[0], nn[1]};

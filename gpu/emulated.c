@@ -426,10 +426,9 @@ static int emu_fft_plan(hfft__dev *d, int prec, int kind, int rank, const int64_
     emu_plan *ep = calloc(1, sizeof *ep);
     if (!ep)
         return hfft__fail(HFFT_ERR_HOST_MEMORY, "emulated FFT plan: out of memory");
-    if (hfft__split_factor(prec, kind, rank, n, stride, dist))
-        st = hfft__split_plan(&hfft__emulated_ops, d, prec, kind, rank, n, stride, dist, batch, sign,
-                              &ep->split, work_bytes);
-    else
+    st = hfft__split_plan(&hfft__emulated_ops, d, prec, kind, rank, n, stride, dist, batch, sign,
+                          &ep->split, work_bytes);
+    if (!st && !ep->split)
         st = lines_plan(prec, kind, rank, n, stride, dist, batch, sign, &ep->lines);
     if (st) {
         free(ep);

@@ -34,14 +34,15 @@ static int64_t line_factor(int prec, int64_t n, int64_t stride, int64_t dist) {
     return f >= SPLIT_FACTOR_MIN ? f : 0;
 }
 
-int64_t hfft__split_factor(int prec, int kind, int rank, const int64_t *n, int64_t stride,
-                           int64_t dist) {
+/* Nonzero where the module takes these transforms; complex lines: their n0. */
+static int64_t takes(int prec, int kind, int rank, const int64_t *n, int64_t stride,
+                     int64_t dist) {
     int64_t last = rank == 2 ? n[1] : n[0], half = last / 2;
     if (rank == 2) { /* dense planes whose rows or columns are cut */
         int64_t w = kind == HFFT__C2C ? last : half + 1;
         if (stride != 1 || dist != n[0] * w)
             return 0;
-        return hfft__split_factor(prec, kind, 1, &last, 1, w) || line_factor(prec, n[0], w, 1);
+        return takes(prec, kind, 1, &last, 1, w) || line_factor(prec, n[0], w, 1);
     }
     if (kind != HFFT__C2C) /* real rows: their complex half cut */
         return last % 2 == 0 ? line_factor(prec, half, 1, dist) : 0;
@@ -99,6 +100,9 @@ int hfft__split_plan(const hfft__dev_ops *o, hfft__dev *d, int prec, int kind, i
                      hfft__split **out, size_t *work) {
     *out = NULL;
     *work = 0;
+    int64_t n0 = takes(prec, kind, rank, nn, stride, dist);
+    if (!n0)
+        return 0;
     hfft__split *p = calloc(1, sizeof *p);
     if (!p)
         return hfft__fail(HFFT_ERR_HOST_MEMORY, "split lines: out of memory");
@@ -111,7 +115,6 @@ int hfft__split_plan(const hfft__dev_ops *o, hfft__dev *d, int prec, int kind, i
             *out = p;
         return st;
     }
-    int64_t n0 = line_factor(prec, n, stride, dist);
     size_t line = (size_t)n * 2u * (size_t)prec;
     int64_t most = (int64_t)(SPLIT_BLOCK / line);
     most = most < 1 ? 1 : most;

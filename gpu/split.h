@@ -27,18 +27,15 @@
 
 typedef struct hfft__split hfft__split;
 
-/* Nonzero (n0, where lines are cut) where a backend's plan takes this module:
-   double-precision complex lines of rank 1, from 1024 points to 16 MiB a line,
-   contiguous (stride 1) or side by side (dist 1), with a factor from 16 to sqrt(n);
-   real rows (FFTW's padded layout, rank 1, even n) whose complex half is cut; dense
-   planes (rank 2) whose rows or columns are. */
-int64_t hfft__split_factor(int prec, int kind, int rank, const int64_t *n, int64_t stride,
-                           int64_t dist);
-
 /* Plans `batch` transforms as fft_plan takes them (kind, rank, n, stride, dist)
-   through the device table o: complex lines n = n0 n1 cut; real rows as the complex
-   transform of n / 2 points and hfft__real_pair; planes as their rows, then each
-   plane's columns.  Reports the work bytes (the scratch and the sub-plans'). */
+   through the device table o, where this module takes them: double-precision
+   complex lines of rank 1, from 1024 points to 16 MiB a line, contiguous (stride 1)
+   or side by side (dist 1), with a factor n0 from 16 to sqrt(n), cut n0 x n / n0;
+   real rows (FFTW's padded layout, rank 1, even n) whose complex half is cut, as
+   that transform and hfft__real_pair; dense planes (rank 2) whose rows or columns
+   are cut, as their rows, then each plane's columns.  Elsewhere *out stays NULL
+   and the backend plans the transforms whole.  Reports the work bytes (the scratch
+   and the sub-plans'). */
 int hfft__split_plan(const hfft__dev_ops *o, hfft__dev *d, int prec, int kind, int rank,
                      const int64_t *n, int64_t stride, int64_t dist, int64_t batch, int sign,
                      hfft__split **out, size_t *work);
