@@ -11,6 +11,7 @@
 
 #include "cpu/cpu.h"
 #include "cpu/fftw_bind.h" /* FFTW through a private table, never by name */
+#include "src/core/chirp.h"
 #include "src/core/status.h"
 
 #ifdef HFFT_SINGLE
@@ -31,6 +32,8 @@ void hfft__fftw_threads_once(void);
 struct hfft__whole {
     int prec, kind, split_in, split_out;
     void *plan;
+    hfft__lines *lines; /* double 1D lines of a length with a large prime factor: Bluestein
+                           (src/core/chirp.h) through lines.c, on FFTW's threads */
 };
 
 static unsigned fftw_flags(unsigned f) {
@@ -39,6 +42,8 @@ static unsigned fftw_flags(unsigned f) {
            (f & HFFT__WHOLE_DESTROY ? FFTW_DESTROY_INPUT : 0u) |
            (f & HFFT__WHOLE_UNALIGNED ? FFTW_UNALIGNED : 0u);
 }
+
+void XI(whole_destroy)(hfft__whole *w);
 
 int XI(whole_plan)(const hfft__problem *pb, void *const in[2], void *const out[2],
                    unsigned flags, int nthreads, hfft__whole **res) {
@@ -92,13 +97,30 @@ int XI(whole_plan)(const hfft__problem *pb, void *const in[2], void *const out[2
         pthread_mutex_unlock(&hfft__fftw_mutex);
         return hfft__fail(HFFT_ERR_HOST_MEMORY, "FFTW plan: out of memory");
     }
-    *w = (hfft__whole){PREC, pb->kind, pb->split_in, pb->split_out, p};
+    *w = (hfft__whole){PREC, pb->kind, pb->split_in, pb->split_out, p, NULL};
+    if (PREC == 8 && r == 1 && hr <= 1 && !pb->split_in && !pb->split_out &&
+        hfft__chirp_wants(d[0].n)) {
+        hfft__lines_desc ld = {.prec = 8, .rank = 1, .sign = pb->sign, .kind = pb->kind,
+                               .n = {d[0].n, 1, 1}, .is = d[0].is, .os = d[0].os,
+                               .howmany = hr ? h[0].n : 1, .idist = hr ? h[0].is : 0,
+                               .odist = hr ? h[0].os : 0, .inplace = in[0] == out[0],
+                               .fftw_flags = ff, .nthreads = nthreads};
+        int st = hfft__lines_plan(&ld, &w->lines);
+        if (st) {
+            XI(whole_destroy)(w);
+            return st;
+        }
+    }
     *res = w;
     return 0;
 }
 
 /* FFTW's new-array execute functions, one per kind of arrays. */
 void XI(whole_exec)(hfft__whole *w, int sign, void *const in[2], void *const out[2]) {
+    if (w->lines) {
+        hfft__lines_exec(w->lines, in[0], out[0]);
+        return;
+    }
     FFTW(plan) p = w->plan;
     R *ri = in[0], *ii = in[1], *ro = out[0], *io = out[1];
     switch (w->kind) {
@@ -126,6 +148,7 @@ void XI(whole_exec)(hfft__whole *w, int sign, void *const in[2], void *const out
 }
 
 void XI(whole_destroy)(hfft__whole *w) {
+    hfft__lines_destroy(w->lines);
     pthread_mutex_lock(&hfft__fftw_mutex);
     FFTW(destroy_plan)((FFTW(plan))w->plan);
     pthread_mutex_unlock(&hfft__fftw_mutex);

@@ -10,6 +10,7 @@
 
 #include "cpu/cpu.h"
 #include "cpu/fftw_bind.h" /* FFTW through a private table, never by name */
+#include "src/core/chirp.h"
 #include "src/core/status.h"
 
 #ifdef HFFT_SINGLE
@@ -29,8 +30,197 @@ void hfft__fftw_threads_once(void);
 
 struct hfft__lines {
     int prec, kind;
-    void *plan;
+    void *plan;             /* FFTW's plan of the lines (Bluestein's fallback) */
+    struct chirp *chirp;    /* double lines of a length with a large prime factor */
 };
+
+#ifndef HFFT_SINGLE
+/*
+ * Bluestein's algorithm (src/core/chirp.h) on FFTW's M-point transforms, a line
+ * at a time through a scratch of M points.  Executes run on several pool
+ * threads at once: each takes a scratch from the plan's free list, or
+ * allocates one; where none can be had, the lines run through FFTW's own plan.
+ */
+#define CHIRP_THREADED (1 << 16) /* M from which the M-point plans take FFTW's threads */
+
+typedef struct chirp {
+    int kind, sign;
+    int64_t n, M, howmany, is, os, idist, odist;
+    double *w;              /* 2 n: the chirp */
+    double *B;              /* 2 M: its transform over M */
+    fftw_plan fwd, bwd;     /* M points in place */
+    pthread_mutex_t lock;
+    double **spare;         /* idle scratches */
+    int nspare, cap;
+} chirp;
+
+static void chirp_destroy(chirp *c) {
+    if (!c)
+        return;
+    pthread_mutex_lock(&hfft__fftw_mutex);
+    if (c->fwd)
+        fftw_destroy_plan(c->fwd);
+    if (c->bwd)
+        fftw_destroy_plan(c->bwd);
+    pthread_mutex_unlock(&hfft__fftw_mutex);
+    for (int i = 0; i < c->nspare; i++)
+        fftw_free(c->spare[i]);
+    free(c->spare);
+    free(c->w);
+    free(c->B);
+    pthread_mutex_destroy(&c->lock);
+    free(c);
+}
+
+/* The M-point plans, on scratch, under the FFTW lock the caller holds. */
+static int chirp_plans(chirp *c, unsigned flags) {
+    double *a = fftw_malloc((size_t)c->M * 2u * sizeof(double));
+    if (!a)
+        return hfft__fail(HFFT_ERR_HOST_MEMORY, "Bluestein's scratch of %lld points",
+                          (long long)c->M);
+    fftw_iodim64 dim = {.n = c->M, .is = 1, .os = 1};
+    c->fwd = fftw_plan_guru64_dft(1, &dim, 0, NULL, (fftw_complex *)a, (fftw_complex *)a,
+                                  FFTW_FORWARD, flags & ~FFTW_UNALIGNED);
+    c->bwd = fftw_plan_guru64_dft(1, &dim, 0, NULL, (fftw_complex *)a, (fftw_complex *)a,
+                                  FFTW_BACKWARD, flags & ~FFTW_UNALIGNED);
+    fftw_free(a);
+    if (!c->fwd || !c->bwd)
+        return hfft__fail(HFFT_ERR_FFTW, "fftw_plan_guru64_dft failed (Bluestein's %lld points)",
+                          (long long)c->M);
+    return 0;
+}
+
+static int chirp_plan(const hfft__lines_desc *d, chirp **out) {
+    *out = NULL;
+    chirp *c = calloc(1, sizeof *c);
+    if (!c)
+        return hfft__fail(HFFT_ERR_HOST_MEMORY, "Bluestein's plan: out of memory");
+    *c = (chirp){.kind = d->kind, .sign = d->sign, .n = d->n[0],
+                 .M = hfft__chirp_length(d->n[0]), .howmany = d->howmany, .is = d->is,
+                 .os = d->os, .idist = d->idist, .odist = d->odist};
+    pthread_mutex_init(&c->lock, NULL);
+    /* real kinds: the complex transform of the real line, forward or backward */
+    if (c->kind != HFFT__C2C)
+        c->sign = c->kind == HFFT__R2C ? FFTW_FORWARD : FFTW_BACKWARD;
+    c->w = malloc((size_t)c->n * 2u * sizeof(double));
+    c->B = malloc((size_t)c->M * 2u * sizeof(double));
+    int st = c->w && c->B ? 0
+                          : hfft__fail(HFFT_ERR_HOST_MEMORY, "Bluestein's tables of %lld points",
+                                       (long long)c->M);
+    for (int64_t j = 0; !st && j < c->n; j++)
+        hfft__chirp(j, c->n, c->sign, &c->w[2 * j], &c->w[2 * j + 1]);
+    if (!st)
+        st = hfft__chirp_table(c->n, c->sign, c->B);
+    if (!st) {
+        pthread_mutex_lock(&hfft__fftw_mutex);
+        int nthreads = fftw_planner_nthreads();
+        /* FFTW's threads only where the M-point transforms are long enough to share */
+        fftw_plan_with_nthreads(d->nthreads > 1 && c->M >= CHIRP_THREADED ? d->nthreads : 1);
+        st = chirp_plans(c, d->fftw_flags);
+        fftw_plan_with_nthreads(nthreads);
+        pthread_mutex_unlock(&hfft__fftw_mutex);
+    }
+    if (st) {
+        chirp_destroy(c);
+        return st;
+    }
+    *out = c;
+    return 0;
+}
+
+static double *chirp_take(chirp *c) {
+    double *a = NULL;
+    pthread_mutex_lock(&c->lock);
+    if (c->nspare)
+        a = c->spare[--c->nspare];
+    pthread_mutex_unlock(&c->lock);
+    return a ? a : fftw_malloc((size_t)c->M * 2u * sizeof(double));
+}
+
+static void chirp_give(chirp *c, double *a) {
+    pthread_mutex_lock(&c->lock);
+    if (c->nspare == c->cap) {
+        int cap = c->cap ? 2 * c->cap : 8;
+        double **s = realloc(c->spare, (size_t)cap * sizeof *s);
+        if (s) {
+            c->spare = s;
+            c->cap = cap;
+        }
+    }
+    if (c->nspare < c->cap) {
+        c->spare[c->nspare++] = a;
+        a = NULL;
+    }
+    pthread_mutex_unlock(&c->lock);
+    fftw_free(a);
+}
+
+/* One line: in and out at the line's first element of each side. */
+static void chirp_line(const chirp *c, double *a, const double *in, double *out) {
+    const double *w = c->w, *B = c->B;
+    int64_t n = c->n, M = c->M, is = c->is, os = c->os;
+    if (c->kind == HFFT__C2R) { /* the Hermitian line whole; FFTW ignores Im X_0 (X_n/2) */
+        for (int64_t k = 0; k <= n / 2; k++) {
+            a[2 * k] = in[2 * k * is];
+            a[2 * k + 1] = in[2 * k * is + 1];
+        }
+        for (int64_t k = 1; k < (n + 1) / 2; k++) {
+            a[2 * (n - k)] = a[2 * k];
+            a[2 * (n - k) + 1] = -a[2 * k + 1];
+        }
+    }
+    for (int64_t j = 0; j < n; j++) {
+        double xr, xi;
+        if (c->kind == HFFT__C2R) {
+            xr = a[2 * j];
+            xi = a[2 * j + 1];
+        } else if (c->kind == HFFT__R2C) {
+            xr = in[j * is];
+            xi = 0;
+        } else {
+            xr = in[2 * j * is];
+            xi = in[2 * j * is + 1];
+        }
+        a[2 * j] = xr * w[2 * j] - xi * w[2 * j + 1];
+        a[2 * j + 1] = xr * w[2 * j + 1] + xi * w[2 * j];
+    }
+    for (int64_t j = 2 * n; j < 2 * M; j++)
+        a[j] = 0;
+    fftw_execute_dft(c->fwd, (fftw_complex *)a, (fftw_complex *)a);
+    for (int64_t k = 0; k < M; k++) {
+        double ar = a[2 * k], ai = a[2 * k + 1];
+        a[2 * k] = ar * B[2 * k] - ai * B[2 * k + 1];
+        a[2 * k + 1] = ar * B[2 * k + 1] + ai * B[2 * k];
+    }
+    fftw_execute_dft(c->bwd, (fftw_complex *)a, (fftw_complex *)a);
+    int64_t last = c->kind == HFFT__R2C ? n / 2 + 1 : n;
+    for (int64_t k = 0; k < last; k++) {
+        double yr = a[2 * k] * w[2 * k] - a[2 * k + 1] * w[2 * k + 1];
+        if (c->kind == HFFT__C2R) {
+            out[k * os] = yr;
+            continue;
+        }
+        out[2 * k * os] = yr;
+        out[2 * k * os + 1] = a[2 * k] * w[2 * k + 1] + a[2 * k + 1] * w[2 * k];
+    }
+}
+
+/* 0 where no scratch could be had (the caller runs FFTW's plan). */
+static int chirp_exec(chirp *c, void *in, void *out) {
+    double *a = chirp_take(c);
+    if (!a)
+        return 0;
+    /* element sizes in doubles: a real side's elements are one, a complex side's two */
+    size_t ie = c->kind == HFFT__R2C ? 1 : 2, oe = c->kind == HFFT__C2R ? 1 : 2;
+    for (int64_t b = 0; b < c->howmany; b++)
+        chirp_line(c, a, (const double *)in + (size_t)(b * c->idist) * ie,
+                   (double *)out + (size_t)(b * c->odist) * oe);
+    chirp_give(c, a);
+    return 1;
+}
+#endif
+
+void XI(lines_destroy)(hfft__lines *l);
 
 int XI(lines_plan)(const hfft__lines_desc *d, hfft__lines **out) {
     *out = NULL;
@@ -110,11 +300,25 @@ int XI(lines_plan)(const hfft__lines_desc *d, hfft__lines **out) {
     l->prec = PREC;
     l->kind = d->kind;
     l->plan = p;
+    l->chirp = NULL;
+#ifndef HFFT_SINGLE
+    if (rank == 1 && hfft__chirp_wants(d->n[0])) {
+        int st = chirp_plan(d, &l->chirp);
+        if (st) {
+            XI(lines_destroy)(l);
+            return st;
+        }
+    }
+#endif
     *out = l;
     return 0;
 }
 
 void XI(lines_exec)(hfft__lines *l, void *in, void *out) {
+#ifndef HFFT_SINGLE
+    if (l->chirp && chirp_exec(l->chirp, in, out))
+        return;
+#endif
     if (l->kind == HFFT__R2C)
         FFTW(execute_dft_r2c)((FFTW(plan))l->plan, in, out);
     else if (l->kind == HFFT__C2R)
@@ -124,6 +328,9 @@ void XI(lines_exec)(hfft__lines *l, void *in, void *out) {
 }
 
 void XI(lines_destroy)(hfft__lines *l) {
+#ifndef HFFT_SINGLE
+    chirp_destroy(l->chirp);
+#endif
     pthread_mutex_lock(&hfft__fftw_mutex);
     FFTW(destroy_plan)((FFTW(plan))l->plan);
     pthread_mutex_unlock(&hfft__fftw_mutex);

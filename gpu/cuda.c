@@ -492,6 +492,12 @@ static int cuda_real_pairs(hfft__dev *d, int prec, hfft__stream s, void *data, i
                          "hfft real pairs kernel");
 }
 
+static int cuda_chirp(hfft__dev *d, int prec, hfft__stream s, void *lines, void *buf,
+                      const void *table, const hfft__chirps *c) {
+    ON(d);
+    return launch_status(hfft__cuda_chirp(prec, s, lines, buf, table, c), "hfft chirp kernel");
+}
+
 static int cuda_twiddle(hfft__dev *d, int prec, hfft__stream s, void *data, int64_t rows,
                         int64_t cols, int64_t pitch, int64_t n, int64_t r0, int64_t period,
                         int64_t c0, int sign) {
@@ -573,6 +579,7 @@ const hfft__dev_ops hfft__cuda_ops = {
     .transpose = cuda_transpose,
     .transposes = cuda_transposes,
     .real_pairs = cuda_real_pairs,
+    .chirp = cuda_chirp,
     .twiddle = cuda_twiddle,
     .host_alloc = cuda_host_alloc,
     .host_free = cuda_host_free,

@@ -554,6 +554,24 @@ static int emu_real_pairs(hfft__dev *d, int prec, hfft__stream s, void *data, in
     return st ? st : push(d, s, &op);
 }
 
+static int emu_chirp(hfft__dev *d, int prec, hfft__stream s, void *lines, void *buf,
+                     const void *table, const hfft__chirps *c) {
+    int st = fault("kernel");
+    size_t es = 2u * (size_t)prec;
+    if (c->n <= 0 || c->batch <= 0)
+        return st;
+    size_t lspan = (size_t)((c->batch - 1) * c->dist + (c->n - 1) * c->stride + 1);
+    if (!st)
+        st = check(d, buf, 0, (size_t)(c->batch * c->M) * es, 1, "a chirp kernel's buffer");
+    if (!st && c->step != HFFT__CHIRP_MUL)
+        st = check(d, lines, 0, lspan * es, 1, "a chirp kernel's lines");
+    if (!st && c->step == HFFT__CHIRP_MUL)
+        st = check(d, table, 0, (size_t)c->M * es, 1, "a chirp kernel's table");
+    emu_op op = {.kind = OP_CHIRP, .prec = prec, .dst = lines, .blk = {buf}, .src = table,
+                 .chirp = *c};
+    return st ? st : push(d, s, &op);
+}
+
 static int emu_transpose(hfft__dev *d, int prec, hfft__stream s, void *dst, int64_t dpitch,
                          const void *src, int64_t spitch, int64_t rows, int64_t cols) {
     hfft__transposes t = {rows, cols, spitch, dpitch, 0, 0, 1, 0, 0};
@@ -605,6 +623,7 @@ const hfft__dev_ops hfft__emulated_ops = {
     .transpose = emu_transpose,
     .transposes = emu_transposes,
     .real_pairs = emu_real_pairs,
+    .chirp = emu_chirp,
     .twiddle = emu_twiddle,
     .host_alloc = hfft__emu_host_alloc,
     .host_free = hfft__emu_host_free,

@@ -23,6 +23,7 @@ enum {
     OP_TRANSPOSE,
     OP_REAL_PAIRS,
     OP_TWIDDLE,
+    OP_CHIRP,
     OP_RECORD,
     OP_WAIT,
     OP_HOST
@@ -41,6 +42,8 @@ typedef struct emu_op {
     int64_t rows, cols, n, k0;            /* kernels */
     int64_t pitch, period, c0;            /* twiddles */
     int64_t batch, sdist, ddist;          /* transposes: members and their distances */
+    hfft__chirps chirp;                   /* Bluestein's steps: dst the lines, blk[0] the
+                                             buffer, src the table */
     void *blk[HFFT__RADIXR_MAX];
     hfft__lines *plan;
     void (*fn)(void *);

@@ -9,6 +9,7 @@
 
 #include "gpu/butterfly.h"
 #include "gpu/kernels.h"
+#include "src/core/chirp.h"
 
 namespace {
 
@@ -134,6 +135,40 @@ __global__ void real_pairs_kernel(R *data, int64_t M, int64_t dist, int64_t batc
             pair(data + 2 * b * dist, k, M, forward);
 }
 
+/* One of Bluestein's steps, one thread per point of a line, blockIdx.y walking the
+   lines; the chirp from its exact integer phase, the products in double. */
+template <typename R>
+__global__ void chirp_kernel(R *lines, R *buf, const R *table, hfft__chirps c) {
+    int64_t len = c.step == HFFT__CHIRP_OUT ? c.n : c.M;
+    for (int64_t b = blockIdx.y; b < c.batch; b += gridDim.y)
+        for (int64_t k = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; k < len;
+             k += (int64_t)gridDim.x * blockDim.x) {
+            R *x = buf + 2 * (b * c.M + k);
+            double wr, wi, fr, fi;
+            if (c.step == HFFT__CHIRP_MUL) {
+                wr = (double)table[2 * k];
+                wi = (double)table[2 * k + 1];
+                fr = (double)x[0];
+                fi = (double)x[1];
+                x[0] = (R)(fr * wr - fi * wi);
+                x[1] = (R)(fr * wi + fi * wr);
+                continue;
+            }
+            if (k >= c.n) { /* the padding */
+                x[0] = x[1] = (R)0;
+                continue;
+            }
+            R *y = lines + 2 * (b * c.dist + k * c.stride);
+            hfft__chirp(k, c.n, c.sign, &wr, &wi);
+            const R *from = c.step == HFFT__CHIRP_IN ? y : x;
+            R *to = c.step == HFFT__CHIRP_OUT ? y : x;
+            fr = (double)from[0];
+            fi = (double)from[1];
+            to[0] = (R)(fr * wr - fi * wi);
+            to[1] = (R)(fr * wi + fi * wr);
+        }
+}
+
 dim3 grid_for(int64_t rows, int64_t width) {
     int64_t gx = (width + kThreads - 1) / kThreads;
     if (gx > 1024)
@@ -227,5 +262,23 @@ extern "C" int hfft__cuda_real_pairs(int prec, void *stream, void *data, int64_t
     else
         real_pairs_kernel<double><<<g, kThreads, 0, s>>>(static_cast<double *>(data), M, dist,
                                                          batch, forward);
+    return static_cast<int>(cudaGetLastError());
+}
+
+extern "C" int hfft__cuda_chirp(int prec, void *stream, void *lines, void *buf, const void *table,
+                                const hfft__chirps *c) {
+    int64_t len = c->step == HFFT__CHIRP_OUT ? c->n : c->M;
+    if (len <= 0 || c->batch <= 0)
+        return 0;
+    dim3 g = grid_for(c->batch, len);
+    cudaStream_t s = static_cast<cudaStream_t>(stream);
+    if (prec == 4)
+        chirp_kernel<float><<<g, kThreads, 0, s>>>(static_cast<float *>(lines),
+                                                   static_cast<float *>(buf),
+                                                   static_cast<const float *>(table), *c);
+    else
+        chirp_kernel<double><<<g, kThreads, 0, s>>>(static_cast<double *>(lines),
+                                                    static_cast<double *>(buf),
+                                                    static_cast<const double *>(table), *c);
     return static_cast<int>(cudaGetLastError());
 }

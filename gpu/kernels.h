@@ -7,6 +7,8 @@
 
 #include <stdint.h>
 
+#include "src/core/device.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -32,6 +34,10 @@ int hfft__cuda_real_pairs(int prec, void *stream, void *data, int64_t M, int64_t
 int hfft__cuda_transpose(int prec, void *stream, void *dst, int64_t dpitch, int64_t ddist,
                          const void *src, int64_t spitch, int64_t sdist, int64_t rows,
                          int64_t cols, int64_t batch, int64_t twn, int sign);
+
+/* One of Bluestein's steps on `lines` and `buf` (hfft__chirps in src/core/device.h). */
+int hfft__cuda_chirp(int prec, void *stream, void *lines, void *buf, const void *table,
+                     const hfft__chirps *c);
 
 #ifdef __cplusplus
 }

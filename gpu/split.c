@@ -5,13 +5,16 @@
 
 #include <stdlib.h>
 
+#include "src/core/chirp.h"
 #include "src/core/problem.h"
 #include "src/core/status.h"
 
 #define SPLIT_MIN 1024               /* shorter lines: cuFFT's are within FFTW's accuracy */
-#define SPLIT_LINE ((size_t)16 << 20) /* longer lines would need scratch beside their size */
+#define SPLIT_LINE ((size_t)64 << 20) /* longer lines would need scratch beside their size */
 #define SPLIT_BLOCK ((size_t)16 << 20) /* one scratch block: a chunk of lines */
 #define SPLIT_FACTOR_MIN 16
+#define BLUE (-1)                    /* takes(): lines through Bluestein */
+#define BLUE_SHARE 4                 /* Bluestein's work at most a quarter of the budget left */
 
 struct hfft__split {
     const hfft__dev_ops *o;
@@ -19,8 +22,12 @@ struct hfft__split {
     int prec, sign, kind, rank; /* real rows, planes: sub[0] their parts (plan_parts) */
     int64_t n, n0, n1, stride, dist, batch;
     int64_t chunk, tail;        /* lines per chunk; the last chunk's (chunk where even) */
-    hfft__fftplan sub[2][2];    /* [whole chunk, tail][n0 lines, n1 lines] */
+    hfft__fftplan sub[2][2];    /* [whole chunk, tail][n0 lines, n1 lines]; Bluestein:
+                                   [..][forward, backward M-point lines] */
     size_t block;               /* bytes of one scratch block */
+    int64_t M;                  /* Bluestein: its M (0: a four-step cut) */
+    void *table;                /* Bluestein: B (src/core/chirp.h), pinned host memory */
+    size_t tbytes;
 };
 
 /* Complex lines of rank 1 (see split.h). */
@@ -34,7 +41,13 @@ static int64_t line_factor(int prec, int64_t n, int64_t stride, int64_t dist) {
     return f >= SPLIT_FACTOR_MIN ? f : 0;
 }
 
-/* Nonzero where the module takes these transforms; complex lines: their n0. */
+/* Complex lines of rank 1: their n0, BLUE (a large prime factor), or 0. */
+static int64_t line_way(int prec, int64_t n, int64_t stride, int64_t dist) {
+    int64_t f = line_factor(prec, n, stride, dist);
+    return f ? f : prec == 8 && hfft__chirp_wants(n) ? BLUE : 0;
+}
+
+/* Nonzero where the module takes these transforms; complex lines: line_way's. */
 static int64_t takes(int prec, int kind, int rank, const int64_t *n, int64_t stride,
                      int64_t dist) {
     int64_t last = rank == 2 ? n[1] : n[0], half = last / 2;
@@ -42,11 +55,11 @@ static int64_t takes(int prec, int kind, int rank, const int64_t *n, int64_t str
         int64_t w = kind == HFFT__C2C ? last : half + 1;
         if (stride != 1 || dist != n[0] * w)
             return 0;
-        return takes(prec, kind, 1, &last, 1, w) || line_factor(prec, n[0], w, 1);
+        return takes(prec, kind, 1, &last, 1, w) || line_way(prec, n[0], w, 1);
     }
     if (kind != HFFT__C2C) /* real rows: their complex half cut */
-        return last % 2 == 0 ? line_factor(prec, half, 1, dist) : 0;
-    return line_factor(prec, last, stride, dist);
+        return last % 2 == 0 ? line_way(prec, half, 1, dist) : 0;
+    return line_way(prec, last, stride, dist);
 }
 
 void hfft__split_destroy(hfft__split *p) {
@@ -56,6 +69,8 @@ void hfft__split_destroy(hfft__split *p) {
         for (int j = 0; j < 2; j++)
             if (p->sub[i][j])
                 p->o->fft_destroy(p->d, p->sub[i][j]);
+    if (p->table)
+        p->o->host_free(p->d, p->table);
     free(p);
 }
 
@@ -64,8 +79,12 @@ static int plan_chunk(hfft__split *p, int which, int64_t m, size_t *work) {
     const int64_t len[2] = {p->n0, p->n1};
     for (int j = 0; j < 2; j++) {
         size_t w = 0;
-        HFFT__TRY(p->o->fft_plan(p->d, p->prec, HFFT__C2C, 1, &len[j], 1, len[j],
-                                 m * len[1 - j], p->sign, &p->sub[which][j], &w));
+        if (p->M) /* Bluestein: m lines of M points, forward then backward */
+            HFFT__TRY(p->o->fft_plan(p->d, p->prec, HFFT__C2C, 1, &p->M, 1, p->M, m,
+                                     j ? 1 : -1, &p->sub[which][j], &w));
+        else
+            HFFT__TRY(p->o->fft_plan(p->d, p->prec, HFFT__C2C, 1, &len[j], 1, len[j],
+                                     m * len[1 - j], p->sign, &p->sub[which][j], &w));
         if (w > *work)
             *work = w;
     }
@@ -115,25 +134,69 @@ int hfft__split_plan(const hfft__dev_ops *o, hfft__dev *d, int prec, int kind, i
             *out = p;
         return st;
     }
-    size_t line = (size_t)n * 2u * (size_t)prec;
+    int64_t M = n0 == BLUE ? hfft__chirp_length(n) : 0;
+    size_t line = (size_t)(M ? M : n) * 2u * (size_t)prec;
+    if (M) {
+        /* Bluestein where its table and a line's buffer leave room on the card; elsewhere
+           the backend's own transform */
+        int64_t left = o->budget(d) - o->used(d);
+        if ((int64_t)(2 * line) > left / BLUE_SHARE) {
+            free(p);
+            return 0;
+        }
+    }
     int64_t most = (int64_t)(SPLIT_BLOCK / line);
     most = most < 1 ? 1 : most;
     int64_t chunks = (batch + most - 1) / most;
-    *p = (hfft__split){.o = o, .d = d, .prec = prec, .sign = sign, .rank = 1, .n = n, .n0 = n0,
-                       .n1 = n / n0, .stride = stride, .dist = dist, .batch = batch};
+    *p = (hfft__split){.o = o, .d = d, .prec = prec, .sign = sign, .rank = 1, .n = n,
+                       .n0 = M ? 0 : n0, .n1 = M ? 0 : n / n0, .stride = stride, .dist = dist,
+                       .batch = batch, .M = M};
     p->chunk = (batch + chunks - 1) / chunks;
     p->tail = batch - (chunks - 1) * p->chunk;
     p->block = (size_t)p->chunk * line;
     size_t sub = 0;
-    int st = plan_chunk(p, 0, p->chunk, &sub);
+    int st = 0;
+    if (M) {
+        p->tbytes = line;
+        st = o->host_alloc(d, &p->table, p->tbytes);
+        if (!st)
+            st = hfft__chirp_table(n, sign, p->table);
+    }
+    if (!st)
+        st = plan_chunk(p, 0, p->chunk, &sub);
     if (!st && p->tail != p->chunk)
         st = plan_chunk(p, 1, p->tail, &sub);
     if (st) {
         hfft__split_destroy(p);
         return st;
     }
-    *work = 2 * p->block + sub;
+    *work = M ? p->tbytes + p->block + sub : 2 * p->block + sub;
     *out = p;
+    return 0;
+}
+
+/* Bluestein's lines (src/core/chirp.h): B to the card, then per chunk the chirped
+   lines into the buffer, its M-point transform, the product with B, the backward
+   transform, and the chirped points back into the lines. */
+static int blue_exec(const hfft__split *p, hfft__stream s, void *data, void *work) {
+    const hfft__dev_ops *o = p->o;
+    size_t es = 2u * (size_t)p->prec;
+    char *tab = work, *buf = tab + p->tbytes, *sub = buf + p->block;
+    HFFT__TRY(o->h2d(p->d, s, tab, p->tbytes, p->table, p->tbytes, p->tbytes, 1));
+    for (int64_t b0 = 0; b0 < p->batch; b0 += p->chunk) {
+        int64_t m = p->batch - b0 < p->chunk ? p->batch - b0 : p->chunk;
+        int which = m == p->chunk ? 0 : 1;
+        char *a = (char *)data + (size_t)(b0 * p->dist) * es;
+        hfft__chirps c = {.n = p->n, .M = p->M, .stride = p->stride, .dist = p->dist,
+                          .batch = m, .sign = p->sign, .step = HFFT__CHIRP_IN};
+        HFFT__TRY(o->chirp(p->d, p->prec, s, a, buf, NULL, &c));
+        HFFT__TRY(o->fft_exec(p->d, p->sub[which][0], s, buf, sub));
+        c.step = HFFT__CHIRP_MUL;
+        HFFT__TRY(o->chirp(p->d, p->prec, s, NULL, buf, tab, &c));
+        HFFT__TRY(o->fft_exec(p->d, p->sub[which][1], s, buf, sub));
+        c.step = HFFT__CHIRP_OUT;
+        HFFT__TRY(o->chirp(p->d, p->prec, s, a, buf, NULL, &c));
+    }
     return 0;
 }
 
@@ -163,6 +226,8 @@ int hfft__split_exec(const hfft__split *p, hfft__stream s, void *data, void *wor
             HFFT__TRY(o->real_pairs(p->d, p->prec, s, data, m, p->dist, p->batch, 1));
         return 0;
     }
+    if (p->M)
+        return blue_exec(p, s, data, work);
     size_t es = 2u * (size_t)p->prec;
     int64_t n = p->n, n0 = p->n0, n1 = p->n1, S = p->stride, D = p->dist;
     char *t1 = work, *t2 = t1 + p->block, *sub = t2 + p->block;

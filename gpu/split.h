@@ -13,7 +13,13 @@
  * the same accuracy: 2D 4096^2 r64 6.17e-16) run as the complex transform of
  * their halves, cut, with the real pairs (gpu/butterfly.h) after or before it;
  * planes (cuFFT's 2D plans of a 3D transform's fast dimensions: 3D 128 x 256 x
- * 4096 r64 6.05e-16) as their rows, then each plane's columns.  A backend calls it from its
+ * 4096 r64 6.05e-16) as their rows, then each plane's columns.  Lines whose
+ * length has a prime factor above 127 (cuFFT: 6.8e-16 at 4099 points, 9.7e-16
+ * at 1000003) run Bluestein (src/core/chirp.h): the chirp op into a buffer of M
+ * points, the backend's M-point lines forward, the product with B (copied from
+ * pinned host memory into the work area at each execute), the lines backward,
+ * and the chirp op back; where B and a line's buffer would take more than a
+ * quarter of the budget left, the backend transforms the lines whole.  A backend calls it from its
  * fft_plan with its own device table; the sub-lengths are planned through
  * that table again, so that long ones are cut again.
  */
@@ -29,8 +35,10 @@ typedef struct hfft__split hfft__split;
 
 /* Plans `batch` transforms as fft_plan takes them (kind, rank, n, stride, dist)
    through the device table o, where this module takes them: double-precision
-   complex lines of rank 1, from 1024 points to 16 MiB a line, contiguous (stride 1)
+   complex lines of rank 1, from 1024 points to 64 MiB a line, contiguous (stride 1)
    or side by side (dist 1), with a factor n0 from 16 to sqrt(n), cut n0 x n / n0;
+   other complex lines (any stride and dist) of a length with a prime factor above
+   127, through Bluestein;
    real rows (FFTW's padded layout, rank 1, even n) whose complex half is cut, as
    that transform and hfft__real_pair; dense planes (rank 2) whose rows or columns
    are cut, as their rows, then each plane's columns.  Elsewhere *out stays NULL

@@ -201,6 +201,11 @@ static int tr_real_pairs(hfft__dev *d, int prec, hfft__stream s, void *data, int
     TIMED(s, HFFT_TRACE_COMPUTE, "real pairs", 0,
           T(d)->in->real_pairs(T(d)->d, prec, s, data, M, dist, batch, forward));
 }
+static int tr_chirp(hfft__dev *d, int prec, hfft__stream s, void *lines, void *buf,
+                    const void *table, const hfft__chirps *c) {
+    TIMED(s, HFFT_TRACE_COMPUTE, "chirp", 0,
+          T(d)->in->chirp(T(d)->d, prec, s, lines, buf, table, c));
+}
 static int tr_twiddle(hfft__dev *d, int prec, hfft__stream s, void *data, int64_t rows,
                       int64_t cols, int64_t pitch, int64_t n, int64_t r0, int64_t period,
                       int64_t c0, int sign) {
@@ -334,6 +339,7 @@ const hfft__dev_ops hfft__trace_ops = {
     .transpose = tr_transpose,
     .transposes = tr_transposes,
     .real_pairs = tr_real_pairs,
+    .chirp = tr_chirp,
     .twiddle = tr_twiddle,
     .host_alloc = tr_host_alloc,
     .host_free = tr_host_free,

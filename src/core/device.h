@@ -29,6 +29,17 @@ typedef struct hfft__transposes {
     int sign;
 } hfft__transposes;
 
+/* Bluestein's steps (src/core/chirp.h) on `batch` lines of n points (`stride` elements
+   apart in a line, `dist` between lines) and a buffer of `batch` lines of M points:
+   HFFT__CHIRP_IN  buf = the lines times the chirp w_j of `sign`, zero-padded to M;
+   HFFT__CHIRP_MUL buf = buf times `table` (M points, the same for every line);
+   HFFT__CHIRP_OUT the lines = the first n points of buf times the chirp. */
+enum { HFFT__CHIRP_IN, HFFT__CHIRP_MUL, HFFT__CHIRP_OUT };
+typedef struct hfft__chirps {
+    int64_t n, M, stride, dist, batch;
+    int sign, step;
+} hfft__chirps;
+
 typedef struct hfft__dev_ops {
     const char *name;
     int kind; /* enum hfft_device_kind */
@@ -112,6 +123,9 @@ typedef struct hfft__dev_ops {
        apart, forward after the complex transform, backward before it. */
     int (*real_pairs)(hfft__dev *d, int prec, hfft__stream s, void *data, int64_t M,
                       int64_t dist, int64_t batch, int forward);
+    /* One of Bluestein's steps (hfft__chirps). */
+    int (*chirp)(hfft__dev *d, int prec, hfft__stream s, void *lines, void *buf,
+                 const void *table, const hfft__chirps *c);
     /* Radix-r DIT combination of r tiles (see gpu/butterfly.h). */
     int (*radixr)(hfft__dev *d, int prec, hfft__stream s, void *const *blk, int r, int64_t rows,
                   int64_t width, int64_t L, int64_t k0, int sign);
