@@ -11,6 +11,8 @@
 
 #include <stdint.h>
 
+#include "src/core/chirp.h"
+#include "src/core/device.h"
 #include "src/core/twiddle.h"
 
 /* x times exp(sign 2 pi i k / n), in place (the four-step's twiddles). */
@@ -130,5 +132,35 @@ HFFT__DEFINE_RADIXR(double, d)
     }
 HFFT__DEFINE_REAL_PAIR(float, f)
 HFFT__DEFINE_REAL_PAIR(double, d)
+
+/* Point k of line b of one of Bluestein's steps (hfft__chirps): the buffer's point
+   times the table (HFFT__CHIRP_MUL), or the line's point times the chirp into the
+   buffer (IN; zero past n) or the buffer's times the chirp into the line (OUT). */
+#define HFFT__DEFINE_CHIRP_STEP(R, sfx)                                                    \
+    HFFT__HD void hfft__chirp_step_##sfx(R *lines, R *buf, const R *table,                 \
+                                          const hfft__chirps *c, int64_t b, int64_t k) {   \
+        R *x = buf + 2 * (b * c->M + k), *to = x;                                          \
+        const R *from = x;                                                                 \
+        double wr, wi;                                                                     \
+        if (c->step == HFFT__CHIRP_MUL) {                                                  \
+            wr = (double)table[2 * k];                                                     \
+            wi = (double)table[2 * k + 1];                                                 \
+        } else if (k >= c->n) { /* the padding */                                          \
+            x[0] = x[1] = (R)0;                                                            \
+            return;                                                                        \
+        } else {                                                                           \
+            R *y = lines + 2 * (b * c->dist + k * c->stride);                              \
+            hfft__chirp(k, c->n, c->sign, &wr, &wi);                                       \
+            if (c->step == HFFT__CHIRP_IN)                                                 \
+                from = y;                                                                  \
+            else                                                                           \
+                to = y;                                                                    \
+        }                                                                                  \
+        double fr = (double)from[0], fi = (double)from[1];                                 \
+        to[0] = (R)(fr * wr - fi * wi);                                                    \
+        to[1] = (R)(fr * wi + fi * wr);                                                    \
+    }
+HFFT__DEFINE_CHIRP_STEP(float, f)
+HFFT__DEFINE_CHIRP_STEP(double, d)
 
 #endif /* HFFT_BUTTERFLY_H */

@@ -6,7 +6,6 @@
 #include <string.h>
 
 #include "gpu/emulated.h"
-#include "src/core/chirp.h"
 #include "src/core/status.h"
 
 static void copy2d(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
@@ -91,38 +90,15 @@ static void real_pairs(const emu_op *op) {
         }
 }
 
-/* One of Bluestein's steps (hfft__chirps), in double whatever the precision. */
+/* One of Bluestein's steps (gpu/butterfly.h). */
 #define DEFINE_CHIRP(R, sfx)                                                                \
     static void chirp_##sfx(const emu_op *op) {                                             \
         const hfft__chirps *c = &op->chirp;                                                 \
         int64_t len = c->step == HFFT__CHIRP_OUT ? c->n : c->M;                             \
-        const R *t = op->src;                                                               \
         for (int64_t b = 0; b < c->batch; b++)                                              \
-            for (int64_t k = 0; k < len; k++) {                                             \
-                R *x = (R *)op->blk[0] + 2 * (b * c->M + k);                                \
-                double wr, wi, fr, fi;                                                      \
-                if (c->step == HFFT__CHIRP_MUL) {                                           \
-                    wr = (double)t[2 * k];                                                  \
-                    wi = (double)t[2 * k + 1];                                              \
-                    fr = (double)x[0];                                                      \
-                    fi = (double)x[1];                                                      \
-                    x[0] = (R)(fr * wr - fi * wi);                                          \
-                    x[1] = (R)(fr * wi + fi * wr);                                          \
-                    continue;                                                               \
-                }                                                                           \
-                if (k >= c->n) { /* the padding */                                          \
-                    x[0] = x[1] = 0;                                                        \
-                    continue;                                                               \
-                }                                                                           \
-                R *y = (R *)op->dst + 2 * (b * c->dist + k * c->stride);                    \
-                hfft__chirp(k, c->n, c->sign, &wr, &wi);                                    \
-                const R *from = c->step == HFFT__CHIRP_IN ? y : x;                          \
-                R *to = c->step == HFFT__CHIRP_OUT ? y : x;                                 \
-                fr = (double)from[0];                                                       \
-                fi = (double)from[1];                                                       \
-                to[0] = (R)(fr * wr - fi * wi);                                             \
-                to[1] = (R)(fr * wi + fi * wr);                                             \
-            }                                                                               \
+            for (int64_t k = 0; k < len; k++)                                               \
+                hfft__chirp_step_##sfx((R *)op->dst, (R *)op->blk[0], (const R *)op->src,   \
+                                       c, b, k);                                            \
     }
 DEFINE_CHIRP(float, f)
 DEFINE_CHIRP(double, d)

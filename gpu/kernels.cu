@@ -9,7 +9,6 @@
 
 #include "gpu/butterfly.h"
 #include "gpu/kernels.h"
-#include "src/core/chirp.h"
 
 namespace {
 
@@ -135,38 +134,20 @@ __global__ void real_pairs_kernel(R *data, int64_t M, int64_t dist, int64_t batc
             pair(data + 2 * b * dist, k, M, forward);
 }
 
-/* One of Bluestein's steps, one thread per point of a line, blockIdx.y walking the
-   lines; the chirp from its exact integer phase, the products in double. */
+__device__ inline void chirp_step(float *l, float *x, const float *t, const hfft__chirps &c,
+                                  int64_t b, int64_t k) { hfft__chirp_step_f(l, x, t, &c, b, k); }
+__device__ inline void chirp_step(double *l, double *x, const double *t, const hfft__chirps &c,
+                                  int64_t b, int64_t k) { hfft__chirp_step_d(l, x, t, &c, b, k); }
+
+/* One of Bluestein's steps (gpu/butterfly.h), one thread per point of a line,
+   blockIdx.y walking the lines. */
 template <typename R>
 __global__ void chirp_kernel(R *lines, R *buf, const R *table, hfft__chirps c) {
     int64_t len = c.step == HFFT__CHIRP_OUT ? c.n : c.M;
     for (int64_t b = blockIdx.y; b < c.batch; b += gridDim.y)
         for (int64_t k = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; k < len;
-             k += (int64_t)gridDim.x * blockDim.x) {
-            R *x = buf + 2 * (b * c.M + k);
-            double wr, wi, fr, fi;
-            if (c.step == HFFT__CHIRP_MUL) {
-                wr = (double)table[2 * k];
-                wi = (double)table[2 * k + 1];
-                fr = (double)x[0];
-                fi = (double)x[1];
-                x[0] = (R)(fr * wr - fi * wi);
-                x[1] = (R)(fr * wi + fi * wr);
-                continue;
-            }
-            if (k >= c.n) { /* the padding */
-                x[0] = x[1] = (R)0;
-                continue;
-            }
-            R *y = lines + 2 * (b * c.dist + k * c.stride);
-            hfft__chirp(k, c.n, c.sign, &wr, &wi);
-            const R *from = c.step == HFFT__CHIRP_IN ? y : x;
-            R *to = c.step == HFFT__CHIRP_OUT ? y : x;
-            fr = (double)from[0];
-            fi = (double)from[1];
-            to[0] = (R)(fr * wr - fi * wi);
-            to[1] = (R)(fr * wi + fi * wr);
-        }
+             k += (int64_t)gridDim.x * blockDim.x)
+            chirp_step(lines, buf, table, c, b, k);
 }
 
 dim3 grid_for(int64_t rows, int64_t width) {
