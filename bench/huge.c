@@ -11,9 +11,13 @@
  * on (S / B_h2d + S / B_d2h, both measured with all those cards copying at
  * once) where a GPU is present.  With --timeline FILE.png the plan is made with
  * tracing on (hfft_options.trace) and the last execute's device operations are
- * drawn (bench/timeline.h), with the CSV beside it.
+ * drawn (bench/timeline.h), with the CSV beside it.  With --probe-each the
+ * link is measured again before every execute, and each execute is set against
+ * its own measurement (the H100's link varied by 10% between runs of a
+ * session: bench/RESULTS.md), with the median of those fractions at the end.
  *
  *   hfft-huge [--devices LIST] [--budget BYTES] [--reps N] [--schedule plain]
+ *             [--slots N] [--pass-bytes BYTES] [--probe-each]
  *             [--mode gpu|auto|cpu] [--timeline FILE.png] PROBLEM   (RANKd:N0[xN1[xN2]][:f32|f64][:bHOWMANY];
  *                                              a batch repeats the wave in each transform)
  */
@@ -192,9 +196,35 @@ static void run_all(int check, int prec, int rank, const int64_t *n, int64_t how
 
 static void usage(void) {
     fprintf(stderr, "usage: hfft-huge [--devices LIST] [--budget BYTES] [--reps N] "
-                    "[--schedule plain] [--mode gpu|auto|cpu] [--timeline FILE.png] "
+                    "[--schedule plain] [--slots N] [--pass-bytes BYTES] [--probe-each] "
+                    "[--mode gpu|auto|cpu] [--timeline FILE.png] "
                     "RANKd:N0[xN1[xN2]][:f32|f64][:bHOWMANY]\n");
     exit(2);
+}
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The link with the plan's cards copying at once: the one-trip bound of `bytes` and
+   the rate per direction with both busy (both 0 without a CUDA device). */
+static void probe_link(const hfft_info *info, size_t bytes, double *bound, double *dup) {
+    *bound = *dup = 0;
+#ifdef HFFT_BENCH_HAVE_CUDA
+    if (info->cards > 0 && info->device == HFFT_DEVICE_CUDA) {
+        bench_link l;
+        bench_link_measure((size_t)2 << 30, (size_t)32 << 20, 3, info->card_ids, info->cards, &l);
+        *bound = (double)bytes / l.h2d + (double)bytes / l.d2h;
+        *dup = 0.5 * (l.duplex_h2d + l.duplex_d2h);
+        printf("link, %d card(s) at once: H2D %.1f GB/s, D2H %.1f GB/s, both at once %.1f GB/s "
+               "each way; one-trip bound %.3f s\n",
+               info->cards, l.h2d / 1e9, l.d2h / 1e9, *dup / 1e9, *bound);
+    }
+#else
+    (void)info;
+    (void)bytes;
+#endif
 }
 
 /* The last execute's device operations into path (PNG, and CSV beside it). */
@@ -224,6 +254,7 @@ int main(int argc, char **argv) {
     unsigned flags = HFFT_GPU_ONLY;
     int64_t n[3] = {1, 1, 1};
     const char *timeline = NULL, *argv_problem = "";
+    int probe_each = 0;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--devices") == 0 && i + 1 < argc) {
             o.devices = argv[++i];
@@ -241,6 +272,13 @@ int main(int argc, char **argv) {
             if (strcmp(argv[++i], "plain"))
                 usage();
             flags |= HFFT_SCHEDULE_PLAIN;
+        } else if (strcmp(argv[i], "--slots") == 0 && i + 1 < argc) {
+            o.slots = atoi(argv[++i]);
+        } else if (strcmp(argv[i], "--pass-bytes") == 0 && i + 1 < argc) {
+            if (hfft_parse_bytes(argv[++i], &o.pass_bytes))
+                usage();
+        } else if (strcmp(argv[i], "--probe-each") == 0) {
+            probe_each = 1;
         } else if (strcmp(argv[i], "--mode") == 0 && i + 1 < argc) {
             i++;
             flags = strcmp(argv[i], "auto") == 0  ? 0
@@ -331,21 +369,18 @@ int main(int argc, char **argv) {
            info.device_budget / 1073741824.0);
 
     double bound = 0, dup = 0; /* dup: the rate per direction with both busy */
-#ifdef HFFT_BENCH_HAVE_CUDA
-    if (info.cards > 0 && info.device == HFFT_DEVICE_CUDA) {
-        bench_link l;
-        bench_link_measure((size_t)2 << 30, (size_t)32 << 20, 3, info.card_ids, info.cards, &l);
-        bound = (double)bytes / l.h2d + (double)bytes / l.d2h;
-        dup = 0.5 * (l.duplex_h2d + l.duplex_d2h);
-        printf("link, %d card(s) at once: H2D %.1f GB/s, D2H %.1f GB/s, both at once %.1f GB/s "
-               "each way; one-trip bound %.3f s\n",
-               info.cards, l.h2d / 1e9, l.d2h / 1e9, dup / 1e9, bound);
-    }
-#endif
+    probe_link(&info, bytes, &bound, &dup);
     int bad = 0;
+    double *frac = calloc((size_t)reps, sizeof *frac); /* of the bound of the schedule run */
+    if (!frac) {
+        fprintf(stderr, "hfft-huge: out of memory\n");
+        return 1;
+    }
     for (int r = 0; r < reps; r++) {
         double rel = 0, worst = 0, floor = 0;
         run_all(0, prec, rank, n, howmany, m, twc, a, &floor, NULL);
+        if (probe_each && r > 0)
+            probe_link(&info, bytes, &bound, &dup);
         t0 = hfft_ref_now();
         int st = prec == 4 ? hfftf_execute(p) : hfft_execute(p);
         double t = hfft_ref_now() - t0;
@@ -361,19 +396,27 @@ int main(int argc, char **argv) {
         double tol = (prec == 4 ? 5e-7 : 5e-16) + floor;
         bad |= !(rel <= tol);
         printf("execute %d: %.4f s", r + 1, t);
+        double most = (double)(info.link_bytes[0] > info.link_bytes[1] ? info.link_bytes[0]
+                                                                       : info.link_bytes[1]);
         if (bound > 0)
             printf(" = %.1f%% of the one-trip bound", 100 * bound / t);
         if (dup > 0)
-            printf(", %.1f%% of the duplex bound of the bytes moved",
-                   100 * (double)(info.link_bytes[0] > info.link_bytes[1] ? info.link_bytes[0]
-                                                                          : info.link_bytes[1]) /
-                       dup / t);
+            printf(", %.1f%% of the duplex bound of the bytes moved", 100 * most / dup / t);
+        frac[r] = info.schedule == 3 ? bound / t : dup > 0 ? most / dup / t : 0;
         printf("; link %.2f GB in, %.2f GB out (S = %.2f GB); relative RMS error %.2e (the "
                "input's own rounding %.1e)%s, largest element off the spike %.2e of N\n",
                info.link_bytes[0] / 1e9, info.link_bytes[1] / 1e9, bytes / 1e9, rel, floor,
                rel <= tol ? "" : " (above tolerance)", worst);
         fflush(stdout);
     }
+    if (probe_each && frac[0] > 0) {
+        qsort(frac, (size_t)reps, sizeof *frac, cmp_double);
+        printf("median over %d executes, each against the link measured just before it: %.1f%% "
+               "of the %s bound (lowest %.1f%%, highest %.1f%%)\n",
+               reps, 100 * frac[reps / 2], info.schedule == 3 ? "one-trip" : "duplex",
+               100 * frac[0], 100 * frac[reps - 1]);
+    }
+    free(frac);
     if (timeline && !bad)
         bad = draw(p, prec, argv_problem, &info, timeline);
     if (prec == 4)
