@@ -32,6 +32,7 @@ struct hfft__lines {
     int prec, kind;
     void *plan;             /* FFTW's plan of the lines (Bluestein's fallback) */
     struct chirp *chirp;    /* double lines of a length with a large prime factor */
+    struct planes *planes;  /* double planes with such a dimension */
 };
 
 #ifndef HFFT_SINGLE
@@ -46,8 +47,8 @@ struct hfft__lines {
 typedef struct chirp {
     int kind, sign;
     int64_t n, M, howmany, is, os, idist, odist;
-    double *w;              /* 2 n: the chirp */
-    double *B;              /* 2 M: its transform over M */
+    double *B;              /* 2 M: the chirp's transform over M, then */
+    double *w;              /* 2 n: the chirp (in B's allocation: src/core/chirp.h) */
     fftw_plan fwd, bwd;     /* M points in place */
     pthread_mutex_t lock;
     double **spare;         /* idle scratches */
@@ -66,7 +67,6 @@ static void chirp_destroy(chirp *c) {
     for (int i = 0; i < c->nspare; i++)
         fftw_free(c->spare[i]);
     free(c->spare);
-    free(c->w);
     free(c->B);
     pthread_mutex_destroy(&c->lock);
     free(c);
@@ -102,15 +102,14 @@ static int chirp_plan(const hfft__lines_desc *d, chirp **out) {
     /* real kinds: the complex transform of the real line, forward or backward */
     if (c->kind != HFFT__C2C)
         c->sign = c->kind == HFFT__R2C ? FFTW_FORWARD : FFTW_BACKWARD;
-    c->w = malloc((size_t)c->n * 2u * sizeof(double));
-    c->B = malloc((size_t)c->M * 2u * sizeof(double));
-    int st = c->w && c->B ? 0
-                          : hfft__fail(HFFT_ERR_HOST_MEMORY, "Bluestein's tables of %lld points",
-                                       (long long)c->M);
-    for (int64_t j = 0; !st && j < c->n; j++)
-        hfft__chirp(j, c->n, c->sign, &c->w[2 * j], &c->w[2 * j + 1]);
-    if (!st)
-        st = hfft__chirp_table(c->n, c->sign, c->B);
+    c->B = malloc((size_t)(c->M + c->n) * 2u * sizeof(double));
+    int st = c->B ? 0
+                  : hfft__fail(HFFT_ERR_HOST_MEMORY, "Bluestein's tables of %lld points",
+                               (long long)(c->M + c->n));
+    if (!st) {
+        c->w = c->B + 2 * c->M;
+        st = hfft__chirp_table(c->n, c->M, c->sign, c->B);
+    }
     if (!st) {
         pthread_mutex_lock(&hfft__fftw_mutex);
         int nthreads = fftw_planner_nthreads();
@@ -220,11 +219,94 @@ static int chirp_exec(chirp *c, void *in, void *out) {
 }
 #endif
 
+int XI(lines_plan)(const hfft__lines_desc *d, hfft__lines **out);
+void XI(lines_exec)(hfft__lines *l, void *in, void *out);
 void XI(lines_destroy)(hfft__lines *l);
+
+#ifndef HFFT_SINGLE
+/*
+ * Planes (rank 2) with a dimension of a prime factor above 31: FFTW's plan of
+ * the plane would run its own transforms along it (3D 32 x 1031 x 1024 r64
+ * 5.6e-16), so each plane runs as its rows, then its columns (c2r: columns
+ * first, in the complex input, which a c2r may overwrite), each through
+ * Bluestein where its length takes it.
+ */
+typedef struct planes {
+    hfft__lines *rows, *cols;
+    int64_t howmany;
+    size_t idist, odist; /* bytes between planes on each side */
+} planes;
+
+static int planes_wanted(const hfft__lines_desc *d) {
+    return d->rank == 2 && (hfft__chirp_wants(d->n[0], HFFT__CHIRP_FFTW) ||
+                            hfft__chirp_wants(d->n[1], HFFT__CHIRP_FFTW));
+}
+
+static int planes_plan(const hfft__lines_desc *d, hfft__lines *l) {
+    planes *q = calloc(1, sizeof *q);
+    if (!q)
+        return hfft__fail(HFFT_ERR_HOST_MEMORY, "a plan of planes: out of memory");
+    l->planes = q;
+    size_t ie = d->kind == HFFT__R2C ? sizeof(double) : 2 * sizeof(double);
+    size_t oe = d->kind == HFFT__C2R ? sizeof(double) : 2 * sizeof(double);
+    int64_t irow = (d->ipitch ? d->ipitch : d->n[1]) * d->is;
+    int64_t orow = (d->opitch ? d->opitch : d->n[1]) * d->os;
+    int c2r = d->kind == HFFT__C2R;
+    q->howmany = d->howmany;
+    q->idist = (size_t)d->idist * ie;
+    q->odist = (size_t)d->odist * oe;
+    hfft__lines_desc r = *d, c = *d;
+    r.rank = c.rank = 1;
+    r.n[0] = d->n[1];
+    r.howmany = d->n[0];
+    r.idist = irow;
+    r.odist = orow;
+    r.plan_in = r.plan_out = c.plan_in = c.plan_out = NULL; /* planned on scratch */
+    /* the columns, on the complex side: the output, or a c2r's input */
+    c.kind = HFFT__C2C;
+    c.sign = d->kind == HFFT__C2C ? d->sign : c2r ? FFTW_BACKWARD : FFTW_FORWARD;
+    c.n[0] = d->n[0];
+    c.is = c.os = c2r ? irow : orow;
+    c.ipitch = c.opitch = 0;
+    c.howmany = d->kind == HFFT__C2C ? d->n[1] : d->n[1] / 2 + 1;
+    c.idist = c.odist = c2r ? d->is : d->os;
+    c.inplace = 1;
+    HFFT__TRY(XI(lines_plan)(&r, &q->rows));
+    return XI(lines_plan)(&c, &q->cols);
+}
+
+static void planes_exec(const hfft__lines *l, char *in, char *out) {
+    const planes *q = l->planes;
+    for (int64_t p = 0; p < q->howmany; p++) {
+        char *a = in + (size_t)p * q->idist, *b = out + (size_t)p * q->odist;
+        if (l->kind == HFFT__C2R)
+            XI(lines_exec)(q->cols, a, a);
+        XI(lines_exec)(q->rows, a, b);
+        if (l->kind != HFFT__C2R)
+            XI(lines_exec)(q->cols, b, b);
+    }
+}
+#endif
 
 int XI(lines_plan)(const hfft__lines_desc *d, hfft__lines **out) {
     *out = NULL;
     HFFT__TRY(hfft__fftw_bind());
+#ifndef HFFT_SINGLE
+    if (planes_wanted(d)) {
+        hfft__lines *l = calloc(1, sizeof *l);
+        if (!l)
+            return hfft__fail(HFFT_ERR_HOST_MEMORY, "a plan of planes: out of memory");
+        l->prec = PREC;
+        l->kind = d->kind;
+        int st = planes_plan(d, l);
+        if (st) {
+            XI(lines_destroy)(l);
+            return st;
+        }
+        *out = l;
+        return 0;
+    }
+#endif
     FFTW(iodim64) dims[3], howmany;
     int rank = d->rank;
     /* Each side's rows: the last dimension's n, or (real kinds) the given row pitch. */
@@ -301,8 +383,9 @@ int XI(lines_plan)(const hfft__lines_desc *d, hfft__lines **out) {
     l->kind = d->kind;
     l->plan = p;
     l->chirp = NULL;
+    l->planes = NULL;
 #ifndef HFFT_SINGLE
-    if (rank == 1 && hfft__chirp_wants(d->n[0])) {
+    if (rank == 1 && hfft__chirp_wants(d->n[0], HFFT__CHIRP_FFTW)) {
         int st = chirp_plan(d, &l->chirp);
         if (st) {
             XI(lines_destroy)(l);
@@ -316,6 +399,10 @@ int XI(lines_plan)(const hfft__lines_desc *d, hfft__lines **out) {
 
 void XI(lines_exec)(hfft__lines *l, void *in, void *out) {
 #ifndef HFFT_SINGLE
+    if (l->planes) {
+        planes_exec(l, in, out);
+        return;
+    }
     if (l->chirp && chirp_exec(l->chirp, in, out))
         return;
 #endif
@@ -330,10 +417,19 @@ void XI(lines_exec)(hfft__lines *l, void *in, void *out) {
 void XI(lines_destroy)(hfft__lines *l) {
 #ifndef HFFT_SINGLE
     chirp_destroy(l->chirp);
+    if (l->planes) {
+        if (l->planes->rows)
+            XI(lines_destroy)(l->planes->rows);
+        if (l->planes->cols)
+            XI(lines_destroy)(l->planes->cols);
+        free(l->planes);
+    }
 #endif
-    pthread_mutex_lock(&hfft__fftw_mutex);
-    FFTW(destroy_plan)((FFTW(plan))l->plan);
-    pthread_mutex_unlock(&hfft__fftw_mutex);
+    if (l->plan) {
+        pthread_mutex_lock(&hfft__fftw_mutex);
+        FFTW(destroy_plan)((FFTW(plan))l->plan);
+        pthread_mutex_unlock(&hfft__fftw_mutex);
+    }
     free(l);
 }
 

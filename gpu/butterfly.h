@@ -11,8 +11,8 @@
 
 #include <stdint.h>
 
-#include "src/core/chirp.h"
 #include "src/core/device.h"
+#include "src/core/problem.h"
 #include "src/core/twiddle.h"
 
 /* x times exp(sign 2 pi i k / n), in place (the four-step's twiddles). */
@@ -133,32 +133,66 @@ HFFT__DEFINE_RADIXR(double, d)
 HFFT__DEFINE_REAL_PAIR(float, f)
 HFFT__DEFINE_REAL_PAIR(double, d)
 
+/* The points of a line one of Bluestein's steps writes: M into the buffer, or the
+   line's own (n, or n/2 + 1 complex points out of an r2c). */
+HFFT__HD int64_t hfft__chirp_points(const hfft__chirps *c) {
+    if (c->step != HFFT__CHIRP_OUT)
+        return c->M;
+    return c->real == HFFT__R2C ? c->n / 2 + 1 : c->n;
+}
+
 /* Point k of line b of one of Bluestein's steps (hfft__chirps): the buffer's point
-   times the table (HFFT__CHIRP_MUL), or the line's point times the chirp into the
-   buffer (IN; zero past n) or the buffer's times the chirp into the line (OUT). */
+   times B (HFFT__CHIRP_MUL), or the line's point times the chirp into the buffer
+   (IN; zero past n) or the buffer's times the chirp into the line (OUT), B and the
+   chirp from the table (src/core/chirp.h).  Real
+   rows: IN reads a real (r2c) or the Hermitian point (c2r), OUT writes the complex
+   point (r2c) or the real part (c2r). */
 #define HFFT__DEFINE_CHIRP_STEP(R, sfx)                                                    \
     HFFT__HD void hfft__chirp_step_##sfx(R *lines, R *buf, const R *table,                 \
                                           const hfft__chirps *c, int64_t b, int64_t k) {   \
-        R *x = buf + 2 * (b * c->M + k), *to = x;                                          \
-        const R *from = x;                                                                 \
-        double wr, wi;                                                                     \
+        R *x = buf + 2 * (b * c->M + k);                                                   \
+        double wr, wi, fr, fi;                                                             \
         if (c->step == HFFT__CHIRP_MUL) {                                                  \
             wr = (double)table[2 * k];                                                     \
             wi = (double)table[2 * k + 1];                                                 \
-        } else if (k >= c->n) { /* the padding */                                          \
+            fr = (double)x[0];                                                             \
+            fi = (double)x[1];                                                             \
+            x[0] = (R)(fr * wr - fi * wi);                                                 \
+            x[1] = (R)(fr * wi + fi * wr);                                                 \
+            return;                                                                        \
+        }                                                                                  \
+        if (k >= c->n) { /* the padding */                                                 \
             x[0] = x[1] = (R)0;                                                            \
             return;                                                                        \
-        } else {                                                                           \
-            R *y = lines + 2 * (b * c->dist + k * c->stride);                              \
-            hfft__chirp(k, c->n, c->sign, &wr, &wi);                                       \
-            if (c->step == HFFT__CHIRP_IN)                                                 \
-                from = y;                                                                  \
-            else                                                                           \
-                to = y;                                                                    \
         }                                                                                  \
-        double fr = (double)from[0], fi = (double)from[1];                                 \
-        to[0] = (R)(fr * wr - fi * wi);                                                    \
-        to[1] = (R)(fr * wi + fi * wr);                                                    \
+        R *row = lines + 2 * b * c->dist, *y = row + 2 * k * c->stride;                    \
+        wr = (double)table[2 * (c->M + k)];                                                \
+        wi = (double)table[2 * (c->M + k) + 1];                                            \
+        if (c->step == HFFT__CHIRP_OUT) {                                                  \
+            fr = (double)x[0];                                                             \
+            fi = (double)x[1];                                                             \
+            if (c->real == HFFT__C2R) {                                                    \
+                row[k] = (R)(fr * wr - fi * wi);                                           \
+                return;                                                                    \
+            }                                                                              \
+            y[0] = (R)(fr * wr - fi * wi);                                                 \
+            y[1] = (R)(fr * wi + fi * wr);                                                 \
+            return;                                                                        \
+        }                                                                                  \
+        if (c->real == HFFT__R2C) {                                                        \
+            fr = (double)row[k];                                                           \
+            fi = 0;                                                                        \
+        } else if (c->real == HFFT__C2R) {                                                 \
+            int64_t q = 2 * k > c->n ? c->n - k : k; /* X_k = conj(X_(n-k)) */             \
+            fr = (double)row[2 * q];                                                       \
+            fi = q == 0 || 2 * q == c->n ? 0.0 : q == k ? (double)row[2 * q + 1]           \
+                                                      : -(double)row[2 * q + 1];           \
+        } else {                                                                           \
+            fr = (double)y[0];                                                             \
+            fi = (double)y[1];                                                             \
+        }                                                                                  \
+        x[0] = (R)(fr * wr - fi * wi);                                                     \
+        x[1] = (R)(fr * wi + fi * wr);                                                     \
     }
 HFFT__DEFINE_CHIRP_STEP(float, f)
 HFFT__DEFINE_CHIRP_STEP(double, d)

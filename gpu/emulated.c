@@ -560,13 +560,15 @@ static int emu_chirp(hfft__dev *d, int prec, hfft__stream s, void *lines, void *
     size_t es = 2u * (size_t)prec;
     if (c->n <= 0 || c->batch <= 0)
         return st;
-    size_t lspan = (size_t)((c->batch - 1) * c->dist + (c->n - 1) * c->stride + 1);
+    /* complex elements of the lines: real rows span n reals or n/2 + 1 points of a row */
+    int64_t last = c->real ? c->n / 2 : (c->n - 1) * c->stride;
+    size_t lspan = (size_t)((c->batch - 1) * c->dist + last + 1);
     if (!st)
         st = check(d, buf, 0, (size_t)(c->batch * c->M) * es, 1, "a chirp kernel's buffer");
     if (!st && c->step != HFFT__CHIRP_MUL)
         st = check(d, lines, 0, lspan * es, 1, "a chirp kernel's lines");
-    if (!st && c->step == HFFT__CHIRP_MUL)
-        st = check(d, table, 0, (size_t)c->M * es, 1, "a chirp kernel's table");
+    if (!st)
+        st = check(d, table, 0, (size_t)(c->M + c->n) * es, 1, "a chirp kernel's table");
     emu_op op = {.kind = OP_CHIRP, .prec = prec, .dst = lines, .blk = {buf}, .src = table,
                  .chirp = *c};
     return st ? st : push(d, s, &op);

@@ -94,7 +94,7 @@ static void real_pairs(const emu_op *op) {
 #define DEFINE_CHIRP(R, sfx)                                                                \
     static void chirp_##sfx(const emu_op *op) {                                             \
         const hfft__chirps *c = &op->chirp;                                                 \
-        int64_t len = c->step == HFFT__CHIRP_OUT ? c->n : c->M;                             \
+        int64_t len = hfft__chirp_points(c);                                                \
         for (int64_t b = 0; b < c->batch; b++)                                              \
             for (int64_t k = 0; k < len; k++)                                               \
                 hfft__chirp_step_##sfx((R *)op->dst, (R *)op->blk[0], (const R *)op->src,   \

@@ -143,7 +143,7 @@ __device__ inline void chirp_step(double *l, double *x, const double *t, const h
    blockIdx.y walking the lines. */
 template <typename R>
 __global__ void chirp_kernel(R *lines, R *buf, const R *table, hfft__chirps c) {
-    int64_t len = c.step == HFFT__CHIRP_OUT ? c.n : c.M;
+    int64_t len = hfft__chirp_points(&c);
     for (int64_t b = blockIdx.y; b < c.batch; b += gridDim.y)
         for (int64_t k = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; k < len;
              k += (int64_t)gridDim.x * blockDim.x)
@@ -248,7 +248,7 @@ extern "C" int hfft__cuda_real_pairs(int prec, void *stream, void *data, int64_t
 
 extern "C" int hfft__cuda_chirp(int prec, void *stream, void *lines, void *buf, const void *table,
                                 const hfft__chirps *c) {
-    int64_t len = c->step == HFFT__CHIRP_OUT ? c->n : c->M;
+    int64_t len = hfft__chirp_points(c);
     if (len <= 0 || c->batch <= 0)
         return 0;
     dim3 g = grid_for(c->batch, len);

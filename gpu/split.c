@@ -26,7 +26,7 @@ struct hfft__split {
                                    [..][forward, backward M-point lines] */
     size_t block;               /* bytes of one scratch block */
     int64_t M;                  /* Bluestein: its M (0: a four-step cut) */
-    void *table;                /* Bluestein: B (src/core/chirp.h), pinned host memory */
+    void *table;                /* Bluestein: B and the chirp (src/core/chirp.h), pinned */
     size_t tbytes;
 };
 
@@ -44,7 +44,18 @@ static int64_t line_factor(int prec, int64_t n, int64_t stride, int64_t dist) {
 /* Complex lines of rank 1: their n0, BLUE (a large prime factor), or 0. */
 static int64_t line_way(int prec, int64_t n, int64_t stride, int64_t dist) {
     int64_t f = line_factor(prec, n, stride, dist);
-    return f ? f : prec == 8 && hfft__chirp_wants(n) ? BLUE : 0;
+    return f ? f : prec == 8 && hfft__chirp_wants(n, HFFT__CHIRP_CUFFT) ? BLUE : 0;
+}
+
+/* Bluestein's M for n points where its table (M + n points) and a line's buffer (M)
+   leave room on the card: the most accurate that fits, down to the leanest
+   (src/core/chirp.h); 0 where none does, and the backend transforms the lines whole. */
+static int64_t blue_length(const hfft__dev_ops *o, hfft__dev *d, int64_t n, int prec) {
+    int64_t left = o->budget(d) - o->used(d);
+    for (int64_t M = hfft__chirp_length(n); M >= hfft__chirp_lean(n); M /= 2)
+        if ((int64_t)((size_t)(2 * M + n) * 2u * (size_t)prec) <= left / BLUE_SHARE)
+            return M;
+    return 0;
 }
 
 /* Nonzero where the module takes these transforms; complex lines: line_way's. */
@@ -57,8 +68,10 @@ static int64_t takes(int prec, int kind, int rank, const int64_t *n, int64_t str
             return 0;
         return takes(prec, kind, 1, &last, 1, w) || line_way(prec, n[0], w, 1);
     }
-    if (kind != HFFT__C2C) /* real rows: their complex half cut */
-        return last % 2 == 0 ? line_way(prec, half, 1, dist) : 0;
+    if (kind != HFFT__C2C && last % 2 == 0) /* real rows: their complex half cut */
+        return line_way(prec, half, 1, dist);
+    if (kind != HFFT__C2C) /* odd real rows: Bluestein's complex transform of n points */
+        return prec == 8 && hfft__chirp_wants(last, HFFT__CHIRP_CUFFT) ? BLUE : 0;
     return line_way(prec, last, stride, dist);
 }
 
@@ -126,7 +139,7 @@ int hfft__split_plan(const hfft__dev_ops *o, hfft__dev *d, int prec, int kind, i
     if (!p)
         return hfft__fail(HFFT_ERR_HOST_MEMORY, "split lines: out of memory");
     int64_t n = nn[rank - 1];
-    if (kind != HFFT__C2C || rank == 2) {
+    if ((kind != HFFT__C2C && n0 != BLUE) || rank == 2) {
         *p = (hfft__split){.o = o, .d = d, .prec = prec, .sign = sign, .kind = kind,
                            .rank = rank, .n = n, .dist = dist, .batch = batch};
         int st = plan_parts(p, nn, work);
@@ -134,21 +147,18 @@ int hfft__split_plan(const hfft__dev_ops *o, hfft__dev *d, int prec, int kind, i
             *out = p;
         return st;
     }
-    int64_t M = n0 == BLUE ? hfft__chirp_length(n) : 0;
-    size_t line = (size_t)(M ? M : n) * 2u * (size_t)prec;
-    if (M) {
-        /* Bluestein where its table and a line's buffer leave room on the card; elsewhere
-           the backend's own transform */
-        int64_t left = o->budget(d) - o->used(d);
-        if ((int64_t)(2 * line) > left / BLUE_SHARE) {
-            free(p);
-            return 0;
-        }
+    int64_t M = n0 == BLUE ? blue_length(o, d, n, prec) : 0;
+    if (n0 == BLUE && !M) {
+        free(p);
+        return 0;
     }
+    size_t line = (size_t)(M ? M : n) * 2u * (size_t)prec;
     int64_t most = (int64_t)(SPLIT_BLOCK / line);
     most = most < 1 ? 1 : most;
     int64_t chunks = (batch + most - 1) / most;
-    *p = (hfft__split){.o = o, .d = d, .prec = prec, .sign = sign, .rank = 1, .n = n,
+    if (kind != HFFT__C2C) /* real rows: the complex transform of the reals, or to them */
+        sign = kind == HFFT__R2C ? -1 : 1;
+    *p = (hfft__split){.o = o, .d = d, .prec = prec, .sign = sign, .kind = kind, .rank = 1, .n = n,
                        .n0 = M ? 0 : n0, .n1 = M ? 0 : n / n0, .stride = stride, .dist = dist,
                        .batch = batch, .M = M};
     p->chunk = (batch + chunks - 1) / chunks;
@@ -157,10 +167,10 @@ int hfft__split_plan(const hfft__dev_ops *o, hfft__dev *d, int prec, int kind, i
     size_t sub = 0;
     int st = 0;
     if (M) {
-        p->tbytes = line;
+        p->tbytes = (size_t)(M + n) * 2u * (size_t)prec; /* B, then the chirp */
         st = o->host_alloc(d, &p->table, p->tbytes);
         if (!st)
-            st = hfft__chirp_table(n, sign, p->table);
+            st = hfft__chirp_table(n, M, sign, p->table);
     }
     if (!st)
         st = plan_chunk(p, 0, p->chunk, &sub);
@@ -188,14 +198,15 @@ static int blue_exec(const hfft__split *p, hfft__stream s, void *data, void *wor
         int which = m == p->chunk ? 0 : 1;
         char *a = (char *)data + (size_t)(b0 * p->dist) * es;
         hfft__chirps c = {.n = p->n, .M = p->M, .stride = p->stride, .dist = p->dist,
-                          .batch = m, .sign = p->sign, .step = HFFT__CHIRP_IN};
-        HFFT__TRY(o->chirp(p->d, p->prec, s, a, buf, NULL, &c));
+                          .batch = m, .sign = p->sign, .step = HFFT__CHIRP_IN,
+                          .real = p->kind};
+        HFFT__TRY(o->chirp(p->d, p->prec, s, a, buf, tab, &c));
         HFFT__TRY(o->fft_exec(p->d, p->sub[which][0], s, buf, sub));
         c.step = HFFT__CHIRP_MUL;
         HFFT__TRY(o->chirp(p->d, p->prec, s, NULL, buf, tab, &c));
         HFFT__TRY(o->fft_exec(p->d, p->sub[which][1], s, buf, sub));
         c.step = HFFT__CHIRP_OUT;
-        HFFT__TRY(o->chirp(p->d, p->prec, s, a, buf, NULL, &c));
+        HFFT__TRY(o->chirp(p->d, p->prec, s, a, buf, tab, &c));
     }
     return 0;
 }
@@ -217,6 +228,8 @@ int hfft__split_exec(const hfft__split *p, hfft__stream s, void *data, void *wor
         HFFT__TRY(o->fft_exec(p->d, p->sub[0][0], s, data, work));
         return p->kind == HFFT__C2R ? 0 : plane_columns(p, s, data, work);
     }
+    if (p->M)
+        return blue_exec(p, s, data, work);
     if (p->kind != HFFT__C2C) {
         int64_t m = p->n / 2;
         if (p->kind == HFFT__C2R)
@@ -226,8 +239,6 @@ int hfft__split_exec(const hfft__split *p, hfft__stream s, void *data, void *wor
             HFFT__TRY(o->real_pairs(p->d, p->prec, s, data, m, p->dist, p->batch, 1));
         return 0;
     }
-    if (p->M)
-        return blue_exec(p, s, data, work);
     size_t es = 2u * (size_t)p->prec;
     int64_t n = p->n, n0 = p->n0, n1 = p->n1, S = p->stride, D = p->dist;
     char *t1 = work, *t2 = t1 + p->block, *sub = t2 + p->block;

@@ -11,15 +11,19 @@
  * order.  The lines go through two scratch blocks at the head of the plan's
  * work area, a chunk of lines at a time.  Real rows (cuFFT's D2Z and Z2D lose
  * the same accuracy: 2D 4096^2 r64 6.17e-16) run as the complex transform of
- * their halves, cut, with the real pairs (gpu/butterfly.h) after or before it;
+ * their halves, cut, with the real pairs (gpu/butterfly.h) after or before it
+ * (odd rows of a length with a prime factor above 127: Bluestein's complex
+ * transform of the n reals, its chirp steps reading and writing the rows);
  * planes (cuFFT's 2D plans of a 3D transform's fast dimensions: 3D 128 x 256 x
  * 4096 r64 6.05e-16) as their rows, then each plane's columns.  Lines whose
  * length has a prime factor above 127 (cuFFT: 6.8e-16 at 4099 points, 9.7e-16
  * at 1000003) run Bluestein (src/core/chirp.h): the chirp op into a buffer of M
  * points, the backend's M-point lines forward, the product with B (copied from
  * pinned host memory into the work area at each execute), the lines backward,
- * and the chirp op back; where B and a line's buffer would take more than a
- * quarter of the budget left, the backend transforms the lines whole.  A backend calls it from its
+ * and the chirp op back.  M is the most accurate length (src/core/chirp.h)
+ * whose B and line buffer take at most a quarter of the budget left, down to
+ * the leanest; where even that does not fit, the backend transforms the lines
+ * whole.  A backend calls it from its
  * fft_plan with its own device table; the sub-lengths are planned through
  * that table again, so that long ones are cut again.
  */
@@ -40,7 +44,8 @@ typedef struct hfft__split hfft__split;
    other complex lines (any stride and dist) of a length with a prime factor above
    127, through Bluestein;
    real rows (FFTW's padded layout, rank 1, even n) whose complex half is cut, as
-   that transform and hfft__real_pair; dense planes (rank 2) whose rows or columns
+   that transform and hfft__real_pair, and odd ones of a length with a prime factor
+   above 127, through Bluestein; dense planes (rank 2) whose rows or columns
    are cut, as their rows, then each plane's columns.  Elsewhere *out stays NULL
    and the backend plans the transforms whole.  Reports the work bytes (the scratch
    and the sub-plans'). */

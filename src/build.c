@@ -158,12 +158,14 @@ int hfft__make_whole(hfft__plan *p) {
  * stays.  FFTW's multi-dimensional plans win where the array is small enough
  * for their cache blocking, ours on arrays of many gigabytes, so only arrays
  * up to WHOLE_MAX are tried.  Planning and timing run on scratch copies: the
- * caller's arrays are not touched.
+ * caller's arrays are not touched.  Not where the rounds run Bluestein's lines
+ * (hfft__problem_chirp_dims), which FFTW's plan of several dimensions would not,
+ * trading the accuracy for its speed.
  */
 #define WHOLE_MAX ((size_t)1 << 30)
 static int try_whole(hfft__plan *p) {
     size_t bytes = (size_t)p->total * p->esize;
-    if (bytes > WHOLE_MAX)
+    if (bytes > WHOLE_MAX || (p->pb.rank > 1 && hfft__problem_chirp_dims(&p->pb)))
         return 0;
     int inplace = p->in == p->out;
     char *a = aligned_alloc(64, (bytes + 63) & ~(size_t)63);

@@ -15,7 +15,6 @@
 #include "balancer/balancer.h"
 #include "src/build.h"
 #include "src/run.h"
-#include "src/core/chirp.h"
 #include "src/core/status.h"
 #include "src/plan.h"
 #include "src/problem.h"
@@ -87,16 +86,6 @@ static const char *not_dense(const hfft__problem *pb, unsigned flags) {
     if (pb->rank == 0)
         return "a rank-0 transform (a copy)";
     return "strides that make no dense row-major array";
-}
-
-/* Double precision with a dimension of a prime factor above 127: the CPU's rounds run
-   those lines through Bluestein (src/core/chirp.h) where FFTW's plan of the whole
-   problem would run its own, less accurate transforms (2D 1031^2 r64 7.6e-16). */
-static int chirp_dims(const hfft__problem *pb) {
-    for (int k = 0; pb->prec == 8 && k < pb->rank; k++)
-        if (hfft__chirp_wants(pb->n[k]))
-            return 1;
-    return 0;
 }
 
 /* Layouts the rounds do not take: FFTW's plan of the whole problem, on the CPU. */
@@ -192,7 +181,8 @@ hfft__plan *hfft__plan_create(const hfft__problem *pb, unsigned flags, const hff
         return p; /* nothing to transform */
     }
     int dense = hfft__problem_dense(pb, &p->dense);
-    if (!dense || (pb->kind != HFFT__C2C && kind == HFFT_DEVICE_NONE && !chirp_dims(pb))) {
+    if (!dense ||
+        (pb->kind != HFFT__C2C && kind == HFFT_DEVICE_NONE && !hfft__problem_chirp_dims(pb))) {
         if (plan_general(p, flags)) {
             hfft__plan_destroy(p);
             return NULL;

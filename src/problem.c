@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "src/core/chirp.h"
 #include "src/core/status.h"
 #include "src/problem.h"
 
@@ -372,6 +373,13 @@ static hfft__round round_of(int rank, int64_t L, int64_t p0, int64_t p1, int64_t
     r.no = no;
     r.dout = dout;
     return r;
+}
+
+int hfft__problem_chirp_dims(const hfft__problem *pb) {
+    for (int k = 0; pb->prec == 8 && k < pb->rank; k++)
+        if (hfft__chirp_wants(pb->n[k], HFFT__CHIRP_FFTW))
+            return 1;
+    return 0;
 }
 
 /* The complex rounds of dimensions [0, end) of a dense shape. */

@@ -88,6 +88,30 @@ ParameterizedTestParameters(cpu, measure) {
 
 ParameterizedTest(struct shape *s, cpu, measure) { all_variants(s, HFFT_MEASURE); }
 
+/* Double precision with a dimension of a large prime factor: HFFT_MEASURE keeps the
+   rounds, whose lines run Bluestein, rather than timing them against FFTW's plan of
+   the whole array (faster: 4.7e-16 where the rounds give 2.9e-16), complex and real. */
+Test(cpu, measure_keeps_bluestein) {
+    for (int real = 0; real < 2; real++) {
+        int64_t n[2] = {1031, 48}, total = n[0] * n[1], cn = n[0] * (n[1] / 2 + 1);
+        double *x = tu_alloc((size_t)total * 16), *X = tu_alloc((size_t)total * 16);
+        hfft_ref_fill(8, x, real ? total / 2 : total, tu_seed());
+        unsigned f = HFFT_CPU_ONLY | HFFT_MEASURE;
+        hfft_plan p = real ? hfft_plan_dft_r2c(2, n, x, (hfft_complex *)X, f, NULL)
+                           : hfft_plan_dft(2, n, (hfft_complex *)x, (hfft_complex *)X,
+                                           HFFT_FORWARD, f, NULL);
+        cr_assert(p != NULL, "%s", hfft_last_error_message());
+        tu_poison(X, (size_t)total * 16);
+        cr_assert_eq(hfft_execute(p), 0, "%s", hfft_last_error_message());
+        double err = hfft_ref_error_many(8, real, 2, n, 1, x, X, HFFT_FORWARD, 2);
+        cr_assert(err >= 0 && err < 3.8e-16, "%s: error %.3g (%lld outputs)",
+                  real ? "r2c" : "c2c", err, (long long)(real ? cn : total));
+        hfft_destroy_plan(p);
+        tu_free(x);
+        tu_free(X);
+    }
+}
+
 /* Long columns go through tiles of a few columns, several tiles to a job and
    rows of whole cache lines scattered with streaming stores (8000 x 320), or
    rows that are not (4099 x 37); planes larger than a core's cache are

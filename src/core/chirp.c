@@ -12,19 +12,28 @@
 
 #define PI_L 3.141592653589793238462643383279502884L
 
-int hfft__chirp_wants(int64_t n) {
-    if (n <= HFFT__CHIRP_PRIME || n > HFFT__CHIRP_MAX)
+int hfft__chirp_wants(int64_t n, int64_t good) {
+    if (n <= good || n > HFFT__CHIRP_MAX)
         return 0;
-    int64_t m = n;
+    int64_t m = n, largest = 1;
     for (int64_t q = 2; q * q <= m; q++)
-        while (m % q == 0)
-            m /= q;
-    return m > HFFT__CHIRP_PRIME; /* what is left is 1 or the largest prime factor */
+        for (; m % q == 0; m /= q)
+            largest = q;
+    if (m > largest) /* what is left, where not 1, is the largest prime factor */
+        largest = m;
+    return largest > good;
+}
+
+int64_t hfft__chirp_lean(int64_t n) {
+    int64_t M = 1;
+    while (M < 3 * n)
+        M <<= 1;
+    return M;
 }
 
 int64_t hfft__chirp_length(int64_t n) {
-    int64_t M = 1;
-    while (M < 3 * n)
+    int64_t M = hfft__chirp_lean(n);
+    while (M < 6 * n && M < HFFT__CHIRP_ROOMY)
         M <<= 1;
     return M;
 }
@@ -68,8 +77,7 @@ static void fft_ld(long double *x, const long double *t, int64_t M) {
     }
 }
 
-int hfft__chirp_table(int64_t n, int sign, double *B) {
-    int64_t M = hfft__chirp_length(n);
+int hfft__chirp_table(int64_t n, int64_t M, int sign, double *table) {
     long double *b = calloc((size_t)M * 2u, sizeof *b);
     long double *t = malloc((size_t)M * sizeof *t); /* M / 2 complex roots */
     if (!b || !t) {
@@ -85,6 +93,8 @@ int hfft__chirp_table(int64_t n, int sign, double *B) {
         long double c = cosl(a), s = sinl(a);
         b[2 * j] = c;
         b[2 * j + 1] = s;
+        table[2 * (M + j)] = (double)c; /* w_j = conj(b_j) */
+        table[2 * (M + j) + 1] = (double)-s;
         if (j) {
             b[2 * (M - j)] = c;
             b[2 * (M - j) + 1] = s;
@@ -93,7 +103,7 @@ int hfft__chirp_table(int64_t n, int sign, double *B) {
     roots(t, M);
     fft_ld(b, t, M);
     for (int64_t k = 0; k < 2 * M; k++)
-        B[k] = (double)(b[k] / (long double)M);
+        table[k] = (double)(b[k] / (long double)M);
     free(b);
     free(t);
     return 0;

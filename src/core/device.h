@@ -31,13 +31,20 @@ typedef struct hfft__transposes {
 
 /* Bluestein's steps (src/core/chirp.h) on `batch` lines of n points (`stride` elements
    apart in a line, `dist` between lines) and a buffer of `batch` lines of M points:
-   HFFT__CHIRP_IN  buf = the lines times the chirp w_j of `sign`, zero-padded to M;
-   HFFT__CHIRP_MUL buf = buf times `table` (M points, the same for every line);
-   HFFT__CHIRP_OUT the lines = the first n points of buf times the chirp. */
+   HFFT__CHIRP_IN  buf = the lines times the chirp w_j, zero-padded to M;
+   HFFT__CHIRP_MUL buf = buf times B;
+   HFFT__CHIRP_OUT the lines = the first n points of buf times the chirp;
+   `table` holds B (M points) then the chirp (n points) of `sign`, the same for
+   every line (hfft__chirp_table in src/core/chirp.h).
+   `real` (0 for complex lines) takes rows of FFTW's padded layout (stride 1, `dist`
+   complex elements apart) as the complex transform of n points: HFFT__R2C reads n
+   reals and writes the n/2 + 1 complex points; HFFT__C2R reads the n/2 + 1 points
+   (the rest by Hermitian symmetry, the imaginary parts of X_0 and, n even, X_n/2
+   ignored, as FFTW's c2r does) and writes the n reals (the real parts). */
 enum { HFFT__CHIRP_IN, HFFT__CHIRP_MUL, HFFT__CHIRP_OUT };
 typedef struct hfft__chirps {
     int64_t n, M, stride, dist, batch;
-    int sign, step;
+    int sign, step, real;
 } hfft__chirps;
 
 typedef struct hfft__dev_ops {
