@@ -1,6 +1,7 @@
 /*
  * test_balancer.c: the cost model and the ratio search with synthetic rates
- * (host memory shared by the link and the CPU included), and the planner's
+ * (host memory shared by the links of one to four cards and the CPU
+ * included), and the planner's
  * use of tuned rates from wisdom for a problem it was not tuned for (on the
  * emulated device).
  */
@@ -201,6 +202,98 @@ Test(balancer, fit_with_host_memory) {
     m = round_of(truth.bytes, 0, 0, truth.host_bw);
     hfft__model_fit(&m, 8e9 / (45 * GB), 0.0, 0.5, tg, tc);
     cr_assert(fabs(m.cpu_rate / (20 * GB) - 1) < 1e-6, "CPU rate %g", m.cpu_rate);
+}
+
+/* The links of the 2 x H200 node (issue 22): one card 55.3 GB/s host to device,
+   both cards 109.9; both directions busy, 50.5 GB/s each way on one card and
+   75.8 in total on both, where the host's memory holds them back. */
+static hfft__link link_two_h200(void) {
+    hfft__link l = link_of(50.5 * GB);
+    l.h2d = 55.3 * GB;
+    l.d2h = 55.1 * GB;
+    l.cards = 2;
+    l.all_h2d = 109.9 * GB;
+    l.all_d2h = 109.0 * GB;
+    l.all_duplex = 75.8 * GB;
+    return l;
+}
+
+/* A link measured on four cards: 50 GB/s each way on one, 150 in total on all four. */
+static hfft__link link_four(void) {
+    hfft__link l = link_of(50 * GB);
+    l.cards = 4;
+    l.all_h2d = l.all_d2h = 200 * GB;
+    l.all_duplex = 150 * GB;
+    return l;
+}
+
+/* k cards move min(k x one card's rate, all cards' measured rate) each way. */
+Test(balancer, link_of_several_cards) {
+    hfft__link l = link_two_h200();
+    cr_assert(fabs(hfft__link_rate(&l, 1, HFFT__LINK_H2D) - 55.3 * GB) < 1);
+    cr_assert(fabs(hfft__link_rate(&l, 1, HFFT__LINK_DUPLEX) - 50.5 * GB) < 1);
+    cr_assert(fabs(hfft__link_rate(&l, 2, HFFT__LINK_H2D) - 109.9 * GB) < 1, "%g",
+              hfft__link_rate(&l, 2, HFFT__LINK_H2D));
+    cr_assert(fabs(hfft__link_rate(&l, 2, HFFT__LINK_D2H) - 109.0 * GB) < 1);
+    cr_assert(fabs(hfft__link_rate(&l, 2, HFFT__LINK_DUPLEX) - 75.8 * GB) < 1, "%g",
+              hfft__link_rate(&l, 2, HFFT__LINK_DUPLEX));
+    l = link_four();
+    cr_assert(fabs(hfft__link_rate(&l, 2, HFFT__LINK_DUPLEX) - 100 * GB) < 1,
+              "two of four cards, below the cap: %g", hfft__link_rate(&l, 2, HFFT__LINK_DUPLEX));
+    cr_assert(fabs(hfft__link_rate(&l, 4, HFFT__LINK_DUPLEX) - 150 * GB) < 1);
+    cr_assert(fabs(hfft__link_rate(&l, 4, HFFT__LINK_H2D) - 200 * GB) < 1);
+    /* measured on one card only: nothing caps k of them */
+    l = link_of(50 * GB);
+    cr_assert(fabs(hfft__link_rate(&l, 4, HFFT__LINK_DUPLEX) - 200 * GB) < 1);
+    /* the GPU side of a round from the link: its bytes at the cards' rate, and the
+       last chunk of a pass through one card's part of it */
+    l = link_two_h200();
+    hfft__round_model m = {0};
+    m.bytes = 8e9;
+    m.pass_bytes = 256e6;
+    m.cards = 2;
+    double want = 8e9 / (75.8 * GB) + 32e6 / (37.9 * GB);
+    cr_assert(fabs(hfft__model_gpu_time(&l, &m, 1.0) - want) < 1e-9, "%g vs %g",
+              hfft__model_gpu_time(&l, &m, 1.0), want);
+    m.cards = 1;
+    want = 8e9 / (50.5 * GB) + 32e6 / (50.5 * GB);
+    cr_assert(fabs(hfft__model_gpu_time(&l, &m, 1.0) - want) < 1e-9);
+}
+
+/* The share where the GPU's cards (from the link) and a CPU of 25 GB/s alone
+   meet, with host memory M: the cards copy at g each way, and the CPU gets
+   (M - 2 g) / 2 of it while they do (a twentieth of its own at the least). */
+static double share_over(const hfft__link *l, int cards, double host, double margin) {
+    hfft__round_model m = round_of(8e9, 0, 25 * GB, host);
+    m.cards = cards;
+    return hfft__model_best_share(l, &m, margin, NULL);
+}
+
+/* One, two and four cards beside the CPU, host memory binding and not. */
+Test(balancer, host_memory_over_cards) {
+    hfft__link l = link_two_h200();
+    /* one card: 50.5 GB/s leave the CPU (120 - 101) / 2 = 9.5 GB/s */
+    double f = share_over(&l, 1, 120 * GB, 0.0);
+    cr_assert(fabs(f - 50.5 / 60.0) < 1e-6, "one card: share %g", f);
+    /* both: 75.8 GB/s each way take all 120 GB/s, the CPU keeps 1.25 GB/s, which
+       gains 1.6%: under the 3% margin the GPU takes everything */
+    f = share_over(&l, 2, 120 * GB, 0.0);
+    cr_assert(fabs(f - 75.8 / 77.05) < 1e-6, "two cards: share %g", f);
+    f = share_over(&l, 2, 120 * GB, 0.03);
+    cr_assert_eq(f, 1.0, "two cards on the node's host memory: share %g", f);
+    /* memory to spare: the CPU at its own rate beside both */
+    f = share_over(&l, 2, 1000 * GB, 0.0);
+    cr_assert(fabs(f - 75.8 / 100.8) < 1e-6, "two cards, memory to spare: share %g", f);
+    /* four cards at 150 GB/s: 400 GB/s of memory leave 50 (the CPU's 25 binds),
+       320 leave 10 */
+    l = link_four();
+    f = share_over(&l, 4, 400 * GB, 0.0);
+    cr_assert(fabs(f - 150.0 / 175.0) < 1e-6, "four cards, 400 GB/s: share %g", f);
+    f = share_over(&l, 4, 320 * GB, 0.0);
+    cr_assert(fabs(f - 150.0 / 160.0) < 1e-6, "four cards, 320 GB/s: share %g", f);
+    /* two of the four: 100 GB/s, so 320 GB/s leave the CPU its 25 */
+    f = share_over(&l, 2, 320 * GB, 0.0);
+    cr_assert(fabs(f - 100.0 / 125.0) < 1e-6, "two of four cards: share %g", f);
 }
 
 /* Makes an empty file from the mkstemp template in path, which it completes. */
