@@ -690,7 +690,7 @@ int main(int argc, char **argv) {
     printf("hfft-tune %s on %s, %d CPU threads\n", hfft_version(), ops->describe(dev), nthreads);
     progress("calibrating the link\n");
     hfft__link link;
-    if (hfft__calibrate_link(ops, dev, 0, &link)) {
+    if (hfft__calibrate_link(ops, &dev, 1, 0, &link)) {
         fprintf(stderr, "hfft-tune: link calibration failed: %s\n", hfft_last_error_message());
         return 1;
     }

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "balancer/balancer.h"
+#include "balancer/calib.h"
 #include "balancer/model.h"
 #include "balancer/wisdom.h"
 #include "gpu/devices.h"
@@ -294,6 +295,51 @@ Test(balancer, host_memory_over_cards) {
     /* two of the four: 100 GB/s, so 320 GB/s leave the CPU its 25 */
     f = share_over(&l, 2, 320 * GB, 0.0);
     cr_assert(fabs(f - 100.0 / 125.0) < 1e-6, "two of four cards: share %g", f);
+}
+
+/* Opens n emulated cards of `budget` bytes each, as a plan over them would. */
+static void open_emulated(int n, int64_t budget, hfft__dev **cards) {
+    const hfft__dev_ops *ops = hfft__device_ops(HFFT_DEVICE_EMULATED);
+    hfft__settings set;
+    memset(&set, 0, sizeof set);
+    set.budget = budget;
+    set.ncard = n;
+    for (int k = 0; k < n; k++)
+        set.card[k] = k;
+    int got = 0;
+    cr_assert_eq(hfft__devices_open(ops, &set, cards, &got), 0, "%s", hfft_last_error_message());
+    cr_assert_eq(got, n);
+}
+
+/* The link measured through the device interface on three emulated cards: one
+   card's rates and 2D rows on the first, then all three copying at once (the
+   emulated device's times mean nothing: only that each figure is there); a
+   copy that fails on the second card is a status naming the calibration, with
+   every card's memory given back. */
+Test(balancer, calibrate_several_cards) {
+    const hfft__dev_ops *ops = hfft__device_ops(HFFT_DEVICE_EMULATED);
+    hfft__dev *cards[3];
+    open_emulated(3, 8 << 20, cards);
+    hfft__link l;
+    cr_assert_eq(hfft__calibrate_link(ops, cards, 3, 1 << 20, &l), 0, "%s",
+                 hfft_last_error_message());
+    cr_assert(l.h2d > 0 && l.d2h > 0 && l.duplex > 0 && l.nrow == 7);
+    cr_assert_eq(l.cards, 3);
+    cr_assert(l.all_h2d > 0 && l.all_d2h > 0 && l.all_duplex > 0);
+    cr_assert_eq(hfft__calibrate_link(ops, cards, 1, 1 << 20, &l), 0);
+    cr_assert(l.cards == 0 && l.all_duplex == 0, "one card measured as %d", l.cards);
+    setenv("HFFT_FAULT", "h2d:2", 1); /* the warm-up's copy in on the second card */
+    int st = hfft__calibrate_link(ops, cards, 3, 1 << 20, &l);
+    unsetenv("HFFT_FAULT");
+    cr_assert_eq(st, HFFT_ERR_CUDA, "status %d", st);
+    cr_assert(strstr(hfft_last_error_message(), "link calibration on 3 cards") &&
+                  strstr(hfft_last_error_message(), "h2d"),
+              "message '%s'", hfft_last_error_message());
+    for (int k = 0; k < 3; k++) {
+        cr_assert_eq(ops->used(cards[k]), 0, "card %d keeps %lld bytes", k,
+                     (long long)ops->used(cards[k]));
+        ops->close(cards[k]);
+    }
 }
 
 /* Makes an empty file from the mkstemp template in path, which it completes. */
