@@ -97,6 +97,16 @@ static int parse_shape(const char *v, int *rank, int64_t *n) {
     return 0;
 }
 
+/* The link's rate of a wisdom key, or NULL. */
+static double *link_rate(hfft__link *l, const char *key) {
+    static const char *const keys[] = {"h2d", "d2h", "duplex", "all_h2d", "all_d2h", "all_duplex"};
+    double *const at[] = {&l->h2d, &l->d2h, &l->duplex, &l->all_h2d, &l->all_d2h, &l->all_duplex};
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+        if (strcmp(key, keys[i]) == 0)
+            return at[i];
+    return NULL;
+}
+
 static int parse_link(char *rest, hfft__link *l) {
     char *save = NULL;
     for (char *tok = strtok_r(rest, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save)) {
@@ -106,11 +116,8 @@ static int parse_link(char *rest, hfft__link *l) {
         *eq = '\0';
         const char *k = tok, *v = eq + 1;
         int cnt;
-        if (strcmp(k, "h2d") == 0 && parse_list(v, &l->h2d, 1, &cnt) == 0)
-            continue;
-        if (strcmp(k, "d2h") == 0 && parse_list(v, &l->d2h, 1, &cnt) == 0)
-            continue;
-        if (strcmp(k, "duplex") == 0 && parse_list(v, &l->duplex, 1, &cnt) == 0)
+        double *rate = link_rate(l, k);
+        if (rate && parse_list(v, rate, 1, &cnt) == 0)
             continue;
         int64_t cards;
         if (strcmp(k, "cards") == 0 && parse_i64(v, &cards) == 0 && cards >= 2 &&
@@ -118,12 +125,6 @@ static int parse_link(char *rest, hfft__link *l) {
             l->cards = (int)cards;
             continue;
         }
-        if (strcmp(k, "all_h2d") == 0 && parse_list(v, &l->all_h2d, 1, &cnt) == 0)
-            continue;
-        if (strcmp(k, "all_d2h") == 0 && parse_list(v, &l->all_d2h, 1, &cnt) == 0)
-            continue;
-        if (strcmp(k, "all_duplex") == 0 && parse_list(v, &l->all_duplex, 1, &cnt) == 0)
-            continue;
         if (strcmp(k, "rows") == 0) {
             int n = 0;
             const char *p = v;
