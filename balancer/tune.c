@@ -673,9 +673,9 @@ int main(int argc, char **argv) {
     if (!w)
         return 1;
     int st = hfft__wisdom_read(wpath, w);
-    char here[512];
+    char here[HFFT__SIGNATURE_MAX];
     int nthreads = threads > 0 ? threads : hfft__cores();
-    hfft__signature(ops, dev, 1, nthreads, here, sizeof here); /* tuned on one card */
+    hfft__signature(ops, &dev, 1, nthreads, here, sizeof here); /* tuned on one card */
     if (st < 0) {
         fprintf(stderr, "hfft-tune: %s (remove or fix the file)\n", hfft_last_error_message());
         return 1;

@@ -1,7 +1,8 @@
 /*
  * wisdom.c: what hfft-tune learned, kept as text.  The first lines sign the
- * configuration (library version, GPU, driver, CUDA, cuFFT, FFTW, threads);
- * wisdom signed by another configuration is ignored and the plan says why.
+ * configuration (library version, GPU, driver, CUDA, cuFFT, FFTW, threads,
+ * the cards: each one's ordinal, name and memory); wisdom signed by another
+ * configuration is ignored and the plan says why.
  * Then the link's rates (one card's; over several, all of them copying at
  * once too: optional, files of one card have none), the host memory's
  * bandwidth (optional: files written before it was measured have none), and
@@ -453,11 +454,15 @@ int hfft__signature_diff(const char *a, const char *b, char *what, size_t n) {
     return 1;
 }
 
-void hfft__signature(const hfft__dev_ops *ops, hfft__dev *dev, int cards, int threads, char *buf,
-                     size_t n) {
+void hfft__signature(const hfft__dev_ops *ops, hfft__dev *const *cards, int n, int threads,
+                     char *buf, size_t len) {
     char d[256] = "gpu=none;driver=0;cuda=0;cufft=0";
-    if (ops && dev)
-        ops->signature(dev, d, sizeof d);
-    snprintf(buf, n, "version=%s;%s;fftw=%s;threads=%d;cards=%d", HFFT_VERSION_STRING, d,
-             hfft__fftw_version(), threads, cards);
+    if (ops && n > 0)
+        ops->signature(cards[0], d, sizeof d);
+    size_t o = (size_t)snprintf(buf, len, "version=%s;%s;fftw=%s;threads=%d;cards=%d;devices=",
+                                HFFT_VERSION_STRING, d, hfft__fftw_version(), threads, n);
+    for (int k = 0; k < n && o < len; k++)
+        o += (size_t)snprintf(buf + o, len - o, "%s%d:%s:%lldMiB", k ? "," : "",
+                              ops->ordinal(cards[k]), ops->describe(cards[k]),
+                              (long long)(ops->memory(cards[k]) >> 20));
 }

@@ -210,7 +210,7 @@ hfft__plan *hfft__plan_create(const hfft__problem *pb, unsigned flags, const hff
         }
         st = pick_split(p, flags, kind);
         if (!st)
-            st = hfft__balance(&p->pb, &p->set, p->ops, p->dev, p->ncard, flags, &c);
+            st = hfft__balance(&p->pb, &p->set, p->ops, p->cards, p->ncard, flags, &c);
         if (!st && c.measure)
             st = hfft__measure(p, &c);
         p->info.wisdom = c.wisdom;

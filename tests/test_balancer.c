@@ -297,18 +297,20 @@ Test(balancer, host_memory_over_cards) {
     cr_assert(fabs(f - 100.0 / 125.0) < 1e-6, "two of four cards: share %g", f);
 }
 
-/* Opens n emulated cards of `budget` bytes each, as a plan over them would. */
-static void open_emulated(int n, int64_t budget, hfft__dev **cards) {
-    const hfft__dev_ops *ops = hfft__device_ops(HFFT_DEVICE_EMULATED);
+/* Opens the emulated cards of a device list ("0,1"), `budget` bytes each, as a plan
+   over them would; their count. */
+static int open_emulated(const char *devices, int64_t budget, hfft__dev **cards) {
+    hfft_options o;
+    hfft_options_init(&o);
+    o.device = HFFT_DEVICE_EMULATED;
+    o.devices = devices;
+    o.device_memory = budget;
     hfft__settings set;
-    memset(&set, 0, sizeof set);
-    set.budget = budget;
-    set.ncard = n;
-    for (int k = 0; k < n; k++)
-        set.card[k] = k;
-    int got = 0;
-    cr_assert_eq(hfft__devices_open(ops, &set, cards, &got), 0, "%s", hfft_last_error_message());
-    cr_assert_eq(got, n);
+    cr_assert_eq(hfft__settings_resolve(&o, &set), 0, "%s", hfft_last_error_message());
+    int n = 0;
+    cr_assert_eq(hfft__devices_open(hfft__device_ops(HFFT_DEVICE_EMULATED), &set, cards, &n), 0,
+                 "%s", hfft_last_error_message());
+    return n;
 }
 
 /* The link measured through the device interface on three emulated cards: one
@@ -319,7 +321,7 @@ static void open_emulated(int n, int64_t budget, hfft__dev **cards) {
 Test(balancer, calibrate_several_cards) {
     const hfft__dev_ops *ops = hfft__device_ops(HFFT_DEVICE_EMULATED);
     hfft__dev *cards[3];
-    open_emulated(3, 8 << 20, cards);
+    cr_assert_eq(open_emulated("0,1,2", 8 << 20, cards), 3);
     hfft__link l;
     cr_assert_eq(hfft__calibrate_link(ops, cards, 3, 1 << 20, &l), 0, "%s",
                  hfft_last_error_message());
@@ -349,16 +351,17 @@ static void temp_file(char *path) {
     close(fd);
 }
 
-/* Writes wisdom signed for the emulated device (threads 2), with one problem
-   and the host memory bandwidth host_bw (0: none). */
-static void write_wisdom(const char *path, const char *driver, const hfft__wisdom_problem *q,
-                         double host_bw) {
+/* Writes wisdom signed for the emulated cards of `devices` (threads 2), with one
+   problem and the host memory bandwidth host_bw (0: none). */
+static void write_wisdom(const char *path, const char *devices, const char *driver,
+                         const hfft__wisdom_problem *q, double host_bw) {
     const hfft__dev_ops *ops = hfft__device_ops(HFFT_DEVICE_EMULATED);
-    hfft__dev *dev;
-    cr_assert_eq(ops->open(1 << 20, &dev), 0);
+    hfft__dev *cards[HFFT_MAX_CARDS];
+    int n = open_emulated(devices, 1 << 20, cards);
     hfft__wisdom *w = calloc(1, sizeof *w);
-    hfft__signature(ops, dev, 1, 2, w->signature, sizeof w->signature);
-    ops->close(dev);
+    hfft__signature(ops, cards, n, 2, w->signature, sizeof w->signature);
+    for (int k = 0; k < n; k++)
+        ops->close(cards[k]);
     if (driver) {
         char *d = strstr(w->signature, "driver=0");
         cr_assert(d);
@@ -400,8 +403,9 @@ static hfft_options emulated_opts(const char *path, int64_t budget) {
    problem (GPU 2 GB/s, CPU 1 and 2 GB/s in rounds 1 and 2): the share and the
    prediction follow the model, host memory included where the wisdom has it.
    With 6 GB/s of it, the link's 4 GB/s leave the CPU 1 GB/s while the GPU
-   works: round 2's CPU is held to round 1's rate. */
-static void estimate_case(double host_bw, const double *cpu_shared) {
+   works: round 2's CPU is held to round 1's rate.  Over two cards, the wisdom
+   tuned on them (their measured rate, both together). */
+static void estimate_case(const char *devices, double host_bw, const double *cpu_shared) {
     char path[] = "/tmp/hfft-balancer-XXXXXX";
     temp_file(path);
     hfft__wisdom_problem q = problem_256x512();
@@ -411,7 +415,7 @@ static void estimate_case(double host_bw, const double *cpu_shared) {
         q.cpu_rate[h] = (h + 1) * GB;
         q.gpu_slow[h] = q.cpu_slow[h] = 1.0;
     }
-    write_wisdom(path, NULL, &q, host_bw);
+    write_wisdom(path, devices, NULL, &q, host_bw);
 
     int64_t n[2] = {512, 512};
     size_t bytes = 512 * 512 * 8;
@@ -420,11 +424,13 @@ static void estimate_case(double host_bw, const double *cpu_shared) {
     void *x = malloc(bytes);
     memcpy(x, a, bytes);
     hfft_options o = emulated_opts(path, 1 << 20);
+    o.devices = devices;
     hfftf_plan p = hfftf_plan_dft(2, n, a, a, HFFT_FORWARD, HFFT_ESTIMATE, &o);
     cr_assert(p, "%s", hfft_last_error_message());
     hfft_info info;
     hfftf_plan_info(p, &info);
     cr_assert_eq(info.wisdom, 2, "wisdom %d (%s)", info.wisdom, info.wisdom_note);
+    cr_assert_eq(info.cards, (int)(strlen(devices) + 1) / 2);
     double S = (double)bytes;
     for (int h = 0; h < 2; h++) {
         double g = 2 * GB, c = cpu_shared[h] * GB, f = g / (g + c);
@@ -444,15 +450,17 @@ static void estimate_case(double host_bw, const double *cpu_shared) {
 }
 
 Test(balancer, estimate_from_similar_problem) {
-    estimate_case(0.0, (const double[]){1, 2});
-    estimate_case(6 * GB, (const double[]){1, 1});
+    for (int two = 0; two < 2; two++) {
+        estimate_case(two ? "0,1" : "0", 0.0, (const double[]){1, 2});
+        estimate_case(two ? "0,1" : "0", 6 * GB, (const double[]){1, 1});
+    }
 }
 
 /* HFFT_MEASURE still measures when the wisdom file was made elsewhere. */
 Test(balancer, measure_when_wisdom_ignored) {
     char path[] = "/tmp/hfft-balancer-XXXXXX";
     temp_file(path);
-    write_wisdom(path, "driver=9", NULL, 0.0);
+    write_wisdom(path, "0", "driver=9", NULL, 0.0);
     int64_t n[2] = {256, 512};
     size_t bytes = 256 * 512 * 8;
     void *a = malloc(bytes);
@@ -471,37 +479,72 @@ Test(balancer, measure_when_wisdom_ignored) {
               info.predicted_seconds[1]);
 }
 
-/* Wisdom is signed with the cards it was tuned on (hfft-tune: one): the same problem
-   planned over two cards ignores it and says why; over one card it is used. */
-Test(balancer, wisdom_of_one_card_not_for_two) {
-    char path[] = "/tmp/hfft-balancer-XXXXXX";
-    temp_file(path);
-    hfft__wisdom_problem q = problem_256x512();
-    q.nratio = 2;
-    q.ratio[0] = q.ratio[1] = 1.0;
-    write_wisdom(path, NULL, &q, 0.0);
+/* Plans 256 x 512 f32 in place over `devices` with the wisdom at path, runs it, and
+   checks the answer against FFTW; what it chose in *info. */
+static void plan_256x512(const char *path, const char *devices, hfft_info *info) {
     int64_t n[2] = {256, 512};
-    void *a = malloc(256 * 512 * 8);
-    for (int cards = 1; cards <= 2; cards++) {
-        hfft_options o = emulated_opts(path, 1 << 20);
-        o.devices = cards == 1 ? "0" : "0,1";
-        hfftf_plan p = hfftf_plan_dft(2, n, a, a, HFFT_FORWARD, 0, &o);
-        cr_assert(p, "%s", hfft_last_error_message());
-        hfft_info info;
-        hfftf_plan_info(p, &info);
-        hfftf_destroy_plan(p);
-        cr_assert_eq(info.cards, cards, "cards %d", info.cards);
-        if (cards == 1) {
-            cr_assert_eq(info.wisdom, 1, "one card: wisdom %d (%s)", info.wisdom,
-                         info.wisdom_note);
-        } else {
-            cr_assert_eq(info.wisdom, -1, "two cards: wisdom %d", info.wisdom);
-            cr_assert(strstr(info.wisdom_note, "cards=2 here") != NULL, "note '%s'",
-                      info.wisdom_note);
-        }
-    }
+    size_t bytes = 256 * 512 * 8;
+    void *a = malloc(bytes), *x = malloc(bytes);
+    hfft_ref_fill(4, a, 256 * 512, 7);
+    memcpy(x, a, bytes);
+    hfft_options o = emulated_opts(path, 1 << 20);
+    o.devices = devices;
+    hfftf_plan p = hfftf_plan_dft(2, n, a, a, HFFT_FORWARD, 0, &o);
+    cr_assert(p, "%s: %s", devices, hfft_last_error_message());
+    cr_assert_eq(hfftf_execute(p), 0, "%s: %s", devices, hfft_last_error_message());
+    hfftf_plan_info(p, info);
+    double err = hfft_ref_error(4, 2, n, x, a, HFFT_FORWARD, 1);
+    cr_assert(err < 1e-6, "%s: error %g", devices, err);
+    hfftf_destroy_plan(p);
     free(a);
-    remove(path);
+    free(x);
+}
+
+/* Wisdom is signed with the set of cards it was tuned on (their ordinals, names and
+   memory, in order): a plan over the same set takes its shares, the CPU's part
+   included (a hybrid over two cards, checked against FFTW); a plan over any other
+   set (another count, another card, another order) ignores it and says why. */
+Test(balancer, wisdom_of_one_card_not_for_two) {
+    static const struct {
+        const char *tuned, *planned;
+        const char *note; /* NULL: used */
+    } cases[] = {
+        {"0", "0", NULL},
+        {"0", "0,1", "cards=2 here"},
+        {"0", "1", "devices=1:emulated:0MiB here"},
+        {"0,1", "0,1", NULL},
+        {"0,1", "0", "cards=1 here"},
+        {"0,1", "0,2", "devices=0:emulated:0MiB,2:emulated:0MiB here"},
+        {"0,1", "1,0", "devices=1:emulated:0MiB,0:emulated:0MiB here"},
+        {"0,1,2,3", "0,1,2,3", NULL},
+        {"0,1,2,3", "0,1,2", "cards=3 here"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char path[] = "/tmp/hfft-balancer-XXXXXX";
+        temp_file(path);
+        hfft__wisdom_problem q = problem_256x512();
+        q.nratio = 2;
+        q.ratio[0] = 0.625;
+        q.ratio[1] = 0.375;
+        write_wisdom(path, cases[i].tuned, NULL, &q, 0.0);
+        hfft_info info;
+        plan_256x512(path, cases[i].planned, &info);
+        remove(path);
+        int ncard = (int)(strlen(cases[i].planned) + 1) / 2;
+        cr_assert_eq(info.cards, ncard, "case %zu: cards %d", i, info.cards);
+        if (cases[i].note) {
+            cr_assert_eq(info.wisdom, -1, "case %zu: wisdom %d", i, info.wisdom);
+            cr_assert(strstr(info.wisdom_note, cases[i].note) != NULL, "case %zu: note '%s'", i,
+                      info.wisdom_note);
+            cr_assert_eq(info.placement, 1, "case %zu: placement %d", i, info.placement);
+            continue;
+        }
+        cr_assert_eq(info.wisdom, 1, "case %zu: wisdom %d (%s)", i, info.wisdom,
+                     info.wisdom_note);
+        cr_assert_eq(info.placement, 2, "case %zu: placement %d", i, info.placement);
+        cr_assert(fabs(info.ratio[0] - 0.625) < 0.01 && fabs(info.ratio[1] - 0.375) < 0.01,
+                  "case %zu: GPU shares %g and %g", i, info.ratio[0], info.ratio[1]);
+    }
 }
 
 /* Wisdom tuned with two rounds applied to a 3D plan split into three keeps the
@@ -518,7 +561,7 @@ Test(balancer, wisdom_rounds_beyond_the_line) {
     q.budget = 32 << 10;
     q.nratio = 2;
     q.ratio[0] = q.ratio[1] = 1.0;
-    write_wisdom(path, NULL, &q, 0.0);
+    write_wisdom(path, "0", NULL, &q, 0.0);
     int64_t n[3] = {64, 64, 64};
     size_t bytes = 64 * 64 * 64 * 8;
     void *a = malloc(bytes), *x = malloc(bytes);

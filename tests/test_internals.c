@@ -1004,7 +1004,7 @@ Test(internals, wisdom_round_trip) {
     cr_assert_eq(ops->open(8192, &d), 0);
     hfft__wisdom *w = calloc(1, sizeof *w);
     cr_assert(w);
-    hfft__signature(ops, d, 1, 2, w->signature, sizeof w->signature);
+    hfft__signature(ops, &d, 1, 2, w->signature, sizeof w->signature);
     ops->close(d);
     cr_assert(strstr(w->signature, "threads=2") != NULL, "signature %s", w->signature);
     hfft__wisdom_problem q;
