@@ -450,7 +450,13 @@ int hfft__signature_diff(const char *a, const char *b, char *what, size_t n) {
         pa += la + (pa[la] == ';');
         pb += lb + (pb[lb] == ';');
     }
-    snprintf(what, n, "signatures differ");
+    /* one has fields the other lacks (a file signed before they were) */
+    if (*pb)
+        snprintf(what, n, "%.*s here, not in the file", (int)strcspn(pb, ";"), pb);
+    else if (*pa)
+        snprintf(what, n, "%.*s in the file, not here", (int)strcspn(pa, ";"), pa);
+    else
+        snprintf(what, n, "signatures differ");
     return 1;
 }
 

@@ -547,6 +547,37 @@ Test(balancer, wisdom_of_one_card_not_for_two) {
     }
 }
 
+/* A file written before signatures named the device set (and before the link kept
+   all cards' rates) still parses: a plan ignores it, saying what it lacks, and plans
+   as without it. */
+Test(balancer, wisdom_older_than_device_sets) {
+    char path[] = "/tmp/hfft-balancer-XXXXXX";
+    temp_file(path);
+    const hfft__dev_ops *ops = hfft__device_ops(HFFT_DEVICE_EMULATED);
+    hfft__dev *cards[1];
+    open_emulated("0", 1 << 20, cards);
+    char sig[HFFT__SIGNATURE_MAX];
+    hfft__signature(ops, cards, 1, 2, sig, sizeof sig);
+    ops->close(cards[0]);
+    char *devices = strstr(sig, ";devices=");
+    cr_assert(devices, "signature %s", sig);
+    *devices = '\0'; /* as hfft-tune signed before: ...;threads=2;cards=1 */
+    FILE *f = fopen(path, "w");
+    cr_assert(f);
+    fprintf(f, "hfft-wisdom 1\nsignature %s\nlink h2d=5.5e10 d2h=5.5e10 duplex=5e10\n"
+               "problem prec=4 n=256x512 inplace=1 budget=1048576 ratio=0.5,0.5 slots=0 pass=0 "
+               "schedule=0\n",
+            sig);
+    fclose(f);
+    hfft_info info;
+    plan_256x512(path, "0", &info);
+    remove(path);
+    cr_assert_eq(info.wisdom, -1, "wisdom %d (%s)", info.wisdom, info.wisdom_note);
+    cr_assert(strstr(info.wisdom_note, "devices=0:emulated:0MiB here, not in the file"),
+              "note '%s'", info.wisdom_note);
+    cr_assert_eq(info.placement, 1, "placement %d", info.placement);
+}
+
 /* Wisdom tuned with two rounds applied to a 3D plan split into three keeps the
    third round as planned (GPU-only here), never hands it to the CPU. */
 Test(balancer, wisdom_rounds_beyond_the_line) {

@@ -1165,5 +1165,12 @@ Test(internals, wisdom_parser) {
     cr_assert_eq(hfft__signature_diff("a=1;b=2", "a=1;b=2", note, sizeof note), 0);
     cr_assert_eq(hfft__signature_diff("a=1;b=2", "a=1;b=3", note, sizeof note), 1);
     cr_assert(strstr(note, "b=3") && strstr(note, "b=2"), "note '%s'", note);
+    /* a file signed before the device set was: the field it lacks */
+    cr_assert_eq(hfft__signature_diff("a=1;cards=1", "a=1;cards=1;devices=0:x:0MiB", note,
+                                      sizeof note),
+                 1);
+    cr_assert(strstr(note, "devices=0:x:0MiB here, not in the file"), "note '%s'", note);
+    cr_assert_eq(hfft__signature_diff("a=1;b=2", "a=1", note, sizeof note), 1);
+    cr_assert(strstr(note, "b=2 in the file, not here"), "note '%s'", note);
     free(w);
 }
