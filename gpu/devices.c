@@ -1,7 +1,8 @@
 /*
  * devices.c: the table of device backends.  The CUDA backend is registered
  * only when the library was built with the CUDA Toolkit; the emulated device
- * always is.  This is the one place that knows which backends exist.
+ * always is.  This is the one place that knows which backends exist, and
+ * which cards a plan's settings name (plans and hfft-tune open them here).
  */
 #include "gpu/devices.h"
 
