@@ -67,7 +67,7 @@ static int reps = 3, quiet = 0;
 static int64_t budget = 0;
 static int threads = 0;
 static const char *devices = NULL; /* --devices (NULL: HFFT_DEVICES, else every card) */
-static int ncards = 1;              /* the cards that opens */
+static int ncards = 1;             /* the cards that opens */
 static double t_start;
 
 static void usage(FILE *f) {

@@ -539,8 +539,7 @@ Test(balancer, wisdom_of_one_card_not_for_two) {
             cr_assert_eq(info.placement, 1, "case %zu: placement %d", i, info.placement);
             continue;
         }
-        cr_assert_eq(info.wisdom, 1, "case %zu: wisdom %d (%s)", i, info.wisdom,
-                     info.wisdom_note);
+        cr_assert_eq(info.wisdom, 1, "case %zu: wisdom %d (%s)", i, info.wisdom, info.wisdom_note);
         cr_assert_eq(info.placement, 2, "case %zu: placement %d", i, info.placement);
         cr_assert(fabs(info.ratio[0] - 0.625) < 0.01 && fabs(info.ratio[1] - 0.375) < 0.01,
                   "case %zu: GPU shares %g and %g", i, info.ratio[0], info.ratio[1]);
@@ -564,9 +563,10 @@ Test(balancer, wisdom_older_than_device_sets) {
     *devices = '\0'; /* as hfft-tune signed before: ...;threads=2;cards=1 */
     FILE *f = fopen(path, "w");
     cr_assert(f);
-    fprintf(f, "hfft-wisdom 1\nsignature %s\nlink h2d=5.5e10 d2h=5.5e10 duplex=5e10\n"
-               "problem prec=4 n=256x512 inplace=1 budget=1048576 ratio=0.5,0.5 slots=0 pass=0 "
-               "schedule=0\n",
+    fprintf(f,
+            "hfft-wisdom 1\nsignature %s\nlink h2d=5.5e10 d2h=5.5e10 duplex=5e10\n"
+            "problem prec=4 n=256x512 inplace=1 budget=1048576 ratio=0.5,0.5 slots=0 pass=0 "
+            "schedule=0\n",
             sig);
     fclose(f);
     hfft_info info;
