@@ -24,8 +24,8 @@ typedef struct ask {
     const hfft__problem *pb;
     const hfft__settings *set;
     const hfft__dev_ops *ops;
-    hfft__dev *dev;
-    int cards;
+    hfft__dev *const *cards;
+    int ncard;
 } ask;
 
 static int read_wisdom(const ask *p, hfft__choice *c) {
@@ -53,12 +53,12 @@ static int read_wisdom(const ask *p, hfft__choice *c) {
         free(wd);
         return st;
     }
-    char here[512], what[160];
+    char here[HFFT__SIGNATURE_MAX], what[160];
     int threads = p->set->threads > 0 ? p->set->threads : hfft__cores();
-    hfft__signature(p->ops, p->dev, p->cards, threads, here, sizeof here);
+    hfft__signature(p->ops, p->cards, p->ncard, threads, here, sizeof here);
     if (hfft__signature_diff(wd->signature, here, what, sizeof what)) {
         c->wisdom = -1;
-        snprintf(c->note, sizeof c->note, "wisdom ignored (%.100s)", what);
+        snprintf(c->note, sizeof c->note, "wisdom ignored (%.140s)", what);
         free(wd);
         return 0;
     }
@@ -93,6 +93,7 @@ static int read_wisdom(const ask *p, hfft__choice *c) {
             m.gpu_slow = q->gpu_slow[h];
             m.cpu_slow = q->cpu_slow[h];
             m.host_bw = c->host_bw;
+            m.cards = c->cards;
             if (m.gpu_rate <= 0)
                 continue;
             double t;
@@ -107,9 +108,10 @@ static int read_wisdom(const ask *p, hfft__choice *c) {
 }
 
 int hfft__balance(const hfft__problem *pb, const hfft__settings *set, const hfft__dev_ops *ops,
-                  hfft__dev *dev, int cards, unsigned flags, hfft__choice *c) {
-    const ask a = {pb, set, ops, dev, cards}, *p = &a;
+                  hfft__dev *const *cards, int ncard, unsigned flags, hfft__choice *c) {
+    const ask a = {pb, set, ops, cards, ncard}, *p = &a;
     memset(c, 0, sizeof *c);
+    c->cards = ncard;
     c->slots = p->set->slots;
     c->pass_bytes = p->set->pass_bytes;
     c->schedule = (flags & HFFT_SCHEDULE_RADIX2) ? 2 : (flags & HFFT_SCHEDULE_PLAIN) ? 1 : 0;
@@ -147,6 +149,7 @@ double hfft__balance_fit(const hfft__choice *c, double bytes, double t1, double 
     memset(m, 0, sizeof *m);
     m->bytes = bytes;
     m->host_bw = c->host_bw;
+    m->cards = c->cards;
     hfft__model_fit(m, t1, 0.0, f, tg, tc);
     hfft__link none;
     memset(&none, 0, sizeof none);

@@ -25,13 +25,14 @@ typedef struct hfft__choice {
     hfft__link link;
     int have_link;
     double host_bw;        /* host memory bandwidth from wisdom (0: unknown) */
+    int cards;             /* cards the GPU's share streams through */
 } hfft__choice;
 
 /* The choice before any probe, for problem pb with settings set on the opened
-   device (ops, dev: the first of `cards` cards).  0, or HFFT_ERR_WISDOM /
-   HFFT_ERR_IO for bad wisdom.  Thread safe: reads the wisdom file, writes only *c. */
+   cards (ops, cards[0..ncard)).  0, or HFFT_ERR_WISDOM / HFFT_ERR_IO for bad
+   wisdom.  Thread safe: reads the wisdom file, writes only *c. */
 int hfft__balance(const hfft__problem *pb, const hfft__settings *set, const hfft__dev_ops *ops,
-                  hfft__dev *dev, int cards, unsigned flags, hfft__choice *c);
+                  hfft__dev *const *cards, int ncard, unsigned flags, hfft__choice *c);
 
 /* The share for one round from measured times: GPU-only round time t1, and a
    probe at share f with its GPU side tg and CPU side tc.  Fills the model. */

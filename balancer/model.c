@@ -4,9 +4,15 @@
  *         the CPU works (g alone, link-bound), e the pipeline's fill and drain;
  *   CPU:  while the GPU works, c1 = min(c, (M - 2 g') / k) / cpu_slow, with
  *         c the FFTW executor's rate alone, M the host memory bandwidth, 2 g'
- *         the link's bytes in and out crossing it and k the CPU's bytes of
- *         memory traffic per byte transformed; once the GPU is done, c /
- *         cpu_slow.  tc is when the CPU's (1 - f) S are done.
+ *         the bytes in and out crossing it over every card's link and k the
+ *         CPU's bytes of memory traffic per byte transformed; once the GPU is
+ *         done, c / cpu_slow.  tc is when the CPU's (1 - f) S are done.
+ * Over n cards g (from the link alone) is the rate of n cards copying at
+ * once, min(n x one card's, all measured together): the host holds the cards
+ * back first, and M - 2 g' may leave the CPU little or nothing.  A CPU copy
+ * may measure M below what the copy engines reach together (the 2 x H200
+ * node: 120 GB/s against 2 x 75.8), so M bounds what the CPU gets beside the
+ * links, never the links themselves.
  * Time(f) = max(tg, tc).  tg rises with f and tc falls: the best split
  * equalises them.  Without M (0), c1 = c / cpu_slow throughout: the 2013
  * model with contention as measured slowdowns.
@@ -33,18 +39,33 @@ double hfft__link_efficiency(const hfft__link *l, double row_bytes) {
     return l->row_eff[l->nrow - 1];
 }
 
+double hfft__link_rate(const hfft__link *l, int k, int dir) {
+    const double one[3] = {l->h2d, l->d2h, l->duplex};
+    const double all[3] = {l->all_h2d, l->all_d2h, l->all_duplex};
+    double r = (k > 1 ? k : 1) * one[dir];
+    return l->cards > 1 && all[dir] > 0 && all[dir] < r ? all[dir] : r;
+}
+
+static int cards(const hfft__round_model *r) { return r->cards > 1 ? r->cards : 1; }
+
+/* Bytes/s each way over the round's cards, both directions busy (1 GB/s a card
+   where the link is unknown). */
+static double duplex(const hfft__link *l, const hfft__round_model *r) {
+    return l->duplex > 0 ? hfft__link_rate(l, cards(r), HFFT__LINK_DUPLEX) : 1e9 * cards(r);
+}
+
 double hfft__model_gpu_rate(const hfft__link *l, const hfft__round_model *r) {
     if (r->gpu_rate > 0)
         return r->gpu_rate;
-    double b = l->duplex > 0 ? l->duplex : 1e9;
-    return b * hfft__link_efficiency(l, r->row_bytes);
+    return duplex(l, r) * hfft__link_efficiency(l, r->row_bytes);
 }
 
 static double edge(const hfft__link *l, const hfft__round_model *r) {
     /* Beyond its copies, a round waits for its largest pass to come in, be
        computed and go out: a whole strided pass (its FFTs need whole columns),
-       or a chunk of a contiguous one (an eighth of a pass). */
-    double b = l->duplex > 0 ? l->duplex : 1e9;
+       or a chunk of a contiguous one (an eighth of a pass); the cards fill and
+       drain theirs side by side, each at its part of the rate. */
+    double b = duplex(l, r) / cards(r);
     return (r->row_bytes > 0 ? r->pass_bytes : r->pass_bytes / 8.0) / b;
 }
 
@@ -64,9 +85,9 @@ double hfft__model_gpu_time(const hfft__link *l, const hfft__round_model *r, dou
     return f * r->bytes / g + e;
 }
 
-/* The CPU's rate while the link runs at g bytes/s each way: what host memory
-   leaves it, and never less than a twentieth of its own (the copy engines
-   do not starve the cores outright). */
+/* The CPU's rate while the links run at g bytes/s each way, all cards
+   together: what host memory leaves it, and never less than a twentieth of
+   its own (the copy engines do not starve the cores outright). */
 static double cpu_rate_shared(const hfft__round_model *r, double g) {
     double c = r->cpu_rate;
     if (r->host_bw > 0) {

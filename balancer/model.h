@@ -6,9 +6,10 @@
  * passes pipeline), the CPU side the FFTW executor's rate.  Both sides use
  * host memory: every byte the link moves is read or written there, and so is
  * every byte the CPU transforms.  While both run, the CPU gets the host
- * memory bandwidth the copy engines leave; what contention remains beyond
- * that (for the cache, for the core that feeds the GPU) is a residual
- * slowdown of each side, fitted to a measured hybrid round.
+ * memory bandwidth the copy engines of all the plan's cards leave; what
+ * contention remains beyond that (for the cache, for the cores that feed the
+ * cards) is a residual slowdown of each side, fitted to a measured hybrid
+ * round.
  * Pure functions of measured rates: unit-tested with synthetic ones.
  */
 #ifndef HFFT_MODEL_H
@@ -16,10 +17,17 @@
 
 #include <stdint.h>
 
-/* The machine: link rates and the 2D-copy efficiency against row width. */
+/* The machine: link rates and the 2D-copy efficiency against row width.  Where
+   the cards share the host, k of them copying at once move min(k x one card's
+   rate, the rate of all `cards` measured together) each way: on a 2 x H200
+   node 55.3 GB/s host to device with one card, 109.9 with both; 50.5 per
+   direction with both directions busy on one card, 75.8 in total on both (the
+   host's memory holds them back). */
 typedef struct hfft__link {
-    double h2d, d2h;      /* bytes/s, one direction alone, large pinned copies */
-    double duplex;        /* bytes/s per direction with both busy */
+    double h2d, d2h;      /* bytes/s, one card, one direction alone, large pinned copies */
+    double duplex;        /* bytes/s per direction with both busy, one card */
+    int cards;            /* cards measured copying at once (0 or 1: none beyond one) */
+    double all_h2d, all_d2h, all_duplex; /* their bytes/s together, as above */
     int nrow;
     double row_bytes[12]; /* ascending */
     double row_eff[12];   /* duplex 2D rate / duplex contiguous rate */
@@ -29,8 +37,10 @@ typedef struct hfft__link {
 typedef struct hfft__round_model {
     double bytes;      /* S: the array's bytes (every round moves all of them) */
     double row_bytes;  /* DMA row width of a strided pass; 0 for contiguous passes */
-    double pass_bytes; /* bytes per pass */
-    double gpu_rate;   /* bytes/s the GPU engine achieves on this round (0: from the link) */
+    double pass_bytes; /* bytes per pass (each card's) */
+    int cards;         /* cards streaming the GPU's share at once, each its part (0: one) */
+    double gpu_rate;   /* bytes/s the GPU engine achieves on this round, all its cards
+                          together (0: from the link) */
     double cpu_rate;   /* bytes/s the CPU executor achieves alone (0: unknown) */
     double gpu_slow;   /* GPU slowdown while the CPU works (0: none) */
     double cpu_slow;   /* CPU slowdown while the link runs, beyond host memory (0: none) */
@@ -40,6 +50,9 @@ typedef struct hfft__round_model {
                            each byte read once and written once) */
 } hfft__round_model;
 
+enum { HFFT__LINK_H2D, HFFT__LINK_D2H, HFFT__LINK_DUPLEX };
+/* Bytes/s each way over k cards copying at once in direction `dir` (HFFT__LINK_*). */
+double hfft__link_rate(const hfft__link *l, int k, int dir);
 /* 2D-copy efficiency for rows of `row_bytes` (1 for contiguous). */
 double hfft__link_efficiency(const hfft__link *l, double row_bytes);
 /* GPU engine throughput of a round from the link alone. */

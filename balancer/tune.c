@@ -1,5 +1,6 @@
 /*
- * tune.c: hfft-tune, the installed tuner.  It measures the link and the host
+ * tune.c: hfft-tune, the installed tuner.  Over the cards plans use
+ * (--devices), it measures the link (one card, then all at once) and the host
  * memory once; then for each problem it times the transform GPU-only (the
  * planner's passes, and a few alternatives that stop as soon as they lose)
  * and CPU-only, puts both into the cost model, and measures the per-round
@@ -65,6 +66,8 @@ typedef struct summary {
 static int reps = 3, quiet = 0;
 static int64_t budget = 0;
 static int threads = 0;
+static const char *devices = NULL; /* --devices (NULL: HFFT_DEVICES, else every card) */
+static int ncards = 1;             /* the cards that opens */
 static double t_start;
 
 static void usage(FILE *f) {
@@ -77,8 +80,15 @@ static void usage(FILE *f) {
             "plans read from then on.\n\n"
             "PROBLEM  2d 32768x32768 f32   (or 2d:32768x32768:f32); 3d ZxYxX; f32 or f64\n\n"
             "options:\n"
-            "  --budget BYTES    device memory budget to tune for (\"2GiB\"); default: automatic.\n"
-            "                    Plans use the entry only with the same budget setting.\n"
+            "  --budget BYTES    device memory budget to tune for (\"2GiB\"), each card's;\n"
+            "                    default: automatic.  Plans use the entry only with the same\n"
+            "                    budget setting.\n"
+            "  --devices LIST    the cards to tune over, as hfft_options.devices: all (default,\n"
+            "                    or $HFFT_DEVICES where set: the cards plans take) or ordinals,\n"
+            "                    0,1.  The link is measured on one card and on all of them\n"
+            "                    copying at once; wisdom is signed with the set (ordinals,\n"
+            "                    names, memory) and steers only plans over the same cards, in\n"
+            "                    the same order.\n"
             "  --wisdom FILE     wisdom file to update; default $HFFT_WISDOM, else\n"
             "                    $XDG_CONFIG_HOME/hfft/wisdom or ~/.config/hfft/wisdom\n"
             "  --out-of-place    tune the out-of-place transform (default: in-place)\n"
@@ -157,6 +167,7 @@ static result measure(const problem *p, void *in, void *out, const cand *c, int 
     hfft_options_init(&o);
     o.device_memory = budget;
     o.threads = threads;
+    o.devices = devices;
     o.wisdom = "none";
     for (int h = 0; h < 3; h++)
         o.round_ratio[h] = c->ratio[h];
@@ -351,11 +362,12 @@ static cand *run(tuner *t, const cand *proto, int nreps, double give_up) {
 }
 
 /* The model of round h from the GPU-only and CPU-only times; the CPU-only
-   rate is scaled to the thread count of hybrid plans (one core feeds the GPU). */
+   rate is scaled to the thread count of hybrid plans (a core feeds each card). */
 static void model_of(const tuner *t, const cand *gpu, const cand *cpu, int h, int hybrid_threads,
                      hfft__round_model *m, double *t_cpu) {
     memset(m, 0, sizeof *m);
     m->bytes = t->bytes;
+    m->cards = ncards;
     m->gpu_rate = gpu->r.round[h] > 0 ? t->bytes / gpu->r.round[h] : 0.0;
     *t_cpu = 0.0;
     /* (a CPU-only plan keeps 3D planes whole, where the GPU's may split them) */
@@ -436,7 +448,8 @@ static int tune(const problem *p, int inplace, const hfft__link *link, hfft__wis
     cand *cpu = run(t, &cp, 1, 0.0);
 
     /* 3. hybrids at the model's shares, refitted after each */
-    int hybrid_threads = threads > 0 ? threads : hfft__cores() - 1 > 0 ? hfft__cores() - 1 : 1;
+    int hybrid_threads =
+        threads > 0 ? threads : hfft__cores() - ncards > 0 ? hfft__cores() - ncards : 1;
     hfft__round_model m[3];
     double t_cpu[3], share[3] = {1, 1, 1};
     for (int h = 0; h < nr; h++) {
@@ -601,12 +614,13 @@ int main(int argc, char **argv) {
         {"budget", required_argument, 0, 'b'}, {"wisdom", required_argument, 0, 'w'},
         {"out-of-place", no_argument, 0, 'o'}, {"reps", required_argument, 0, 'r'},
         {"threads", required_argument, 0, 't'}, {"quiet", no_argument, 0, 'q'},
-        {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
+        {"devices", required_argument, 0, 'd'}, {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0}};
     const char *wpath = NULL;
     int inplace = 1, c;
     t_start = hfft__now();
     setvbuf(stdout, NULL, _IOLBF, 0); /* lines in order with the progress on stderr */
-    while ((c = getopt_long(argc, argv, "b:w:or:t:qh", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "b:w:or:t:d:qh", opts, NULL)) != -1) {
         switch (c) {
         case 'b':
             if (hfft_parse_bytes(optarg, &budget)) {
@@ -624,6 +638,7 @@ int main(int argc, char **argv) {
             }
             break;
         case 't': threads = atoi(optarg); break;
+        case 'd': devices = optarg; break;
         case 'q': quiet = 1; break;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
@@ -661,21 +676,35 @@ int main(int argc, char **argv) {
         }
         wpath = path;
     }
-    const char *env = getenv("HFFT_DEVICE");
-    int kind = env && strcmp(env, "emulated") == 0 ? HFFT_DEVICE_EMULATED : HFFT_DEVICE_CUDA;
+    /* the settings a plan of ours resolves: the device, the cards and the threads */
+    hfft_options so;
+    hfft_options_init(&so);
+    so.device_memory = budget;
+    so.threads = threads;
+    so.devices = devices;
+    hfft__settings set;
+    if (hfft__settings_resolve(&so, &set)) {
+        fprintf(stderr, "hfft-tune: %s\n", hfft_last_error_message());
+        return 2;
+    }
+    int kind = set.device == HFFT_DEVICE_EMULATED ? HFFT_DEVICE_EMULATED : HFFT_DEVICE_CUDA;
     const hfft__dev_ops *ops = hfft__device_ops(kind);
-    hfft__dev *dev = NULL;
-    if (!ops || (kind == HFFT_DEVICE_CUDA && !hfft__cuda_usable()) || ops->open(budget, &dev)) {
+    hfft__dev *cards[HFFT_MAX_CARDS];
+    if (!ops || (kind == HFFT_DEVICE_CUDA && !hfft__cuda_usable())) {
         fprintf(stderr, "hfft-tune: no usable GPU (HFFT_DEVICE=emulated tunes the test double)\n");
+        return 1;
+    }
+    if (hfft__devices_open(ops, &set, cards, &ncards)) {
+        fprintf(stderr, "hfft-tune: %s\n", hfft_last_error_message());
         return 1;
     }
     hfft__wisdom *w = calloc(1, sizeof *w);
     if (!w)
         return 1;
     int st = hfft__wisdom_read(wpath, w);
-    char here[512];
-    int nthreads = threads > 0 ? threads : hfft__cores();
-    hfft__signature(ops, dev, 1, nthreads, here, sizeof here); /* tuned on one card */
+    char here[HFFT__SIGNATURE_MAX];
+    int nthreads = set.threads > 0 ? set.threads : hfft__cores();
+    hfft__signature(ops, cards, ncards, nthreads, here, sizeof here);
     if (st < 0) {
         fprintf(stderr, "hfft-tune: %s (remove or fix the file)\n", hfft_last_error_message());
         return 1;
@@ -687,14 +716,19 @@ int main(int argc, char **argv) {
         memset(w, 0, sizeof *w);
     }
     snprintf(w->signature, sizeof w->signature, "%s", here);
-    printf("hfft-tune %s on %s, %d CPU threads\n", hfft_version(), ops->describe(dev), nthreads);
-    progress("calibrating the link\n");
+    printf("hfft-tune %s on %d x %s (cards", hfft_version(), ncards, ops->describe(cards[0]));
+    for (int k = 0; k < ncards; k++)
+        printf("%s%d", k ? "," : " ", ops->ordinal(cards[k]));
+    printf("), %d CPU threads\n", nthreads);
+    progress("calibrating the link%s\n", ncards > 1 ? ", one card and all at once" : "");
     hfft__link link;
-    if (hfft__calibrate_link(ops, dev, 0, &link)) {
-        fprintf(stderr, "hfft-tune: link calibration failed: %s\n", hfft_last_error_message());
+    st = hfft__calibrate_link(ops, cards, ncards, 0, &link);
+    for (int k = ncards - 1; k >= 0; k--)
+        ops->close(cards[k]);
+    if (st) {
+        fprintf(stderr, "hfft-tune: %s\n", hfft_last_error_message());
         return 1;
     }
-    ops->close(dev);
     w->link = link;
     w->have_link = 1;
     printf("link: h2d %.1f GB/s, d2h %.1f GB/s, duplex %.1f GB/s per direction; 2D rows",
@@ -702,6 +736,10 @@ int main(int argc, char **argv) {
     for (int i = 0; i < link.nrow; i++)
         printf(" %.0fK:%.2f", link.row_bytes[i] / 1024, link.row_eff[i]);
     printf("\n");
+    if (link.cards > 1)
+        printf("link, all %d cards at once: h2d %.1f GB/s, d2h %.1f GB/s, duplex %.1f GB/s per "
+               "direction in total\n",
+               link.cards, link.all_h2d / 1e9, link.all_d2h / 1e9, link.all_duplex / 1e9);
     progress("measuring the host memory\n");
     hfft__pool *pool;
     if (hfft__pool_create(nthreads, 0, &pool) ||

@@ -1,14 +1,19 @@
 /*
  * wisdom.c: what hfft-tune learned, kept as text.  The first lines sign the
- * configuration (library version, GPU, driver, CUDA, cuFFT, FFTW, threads);
- * wisdom signed by another configuration is ignored and the plan says why.
- * Then the link's rates, the host memory's bandwidth (optional: files
- * written before it was measured have none), and tuned problems:
+ * configuration (library version, GPU, driver, CUDA, cuFFT, FFTW, threads,
+ * the cards: each one's ordinal, name and memory); wisdom signed by another
+ * configuration is ignored and the plan says why.
+ * Then the link's rates (one card's; over several, all of them copying at
+ * once too: optional, files of one card have none), the host memory's
+ * bandwidth (optional: files written before it was measured have none), and
+ * tuned problems:
  *
  *   hfft-wisdom 1
- *   signature version=0.1.0;gpu=NVIDIA H200;driver=13000;...;threads=16;cards=1
- *   link h2d=5.5e10 d2h=5.5e10 duplex=5.07e10 rows=2048:0.65,8192:0.9
- *   host bw=1.4e11
+ *   signature version=0.1.0;gpu=NVIDIA H200;driver=13000;...;threads=16;cards=2;
+ *             devices=0:NVIDIA H200:143771MiB,1:NVIDIA H200:143771MiB        (one line)
+ *   link h2d=5.53e10 d2h=5.51e10 duplex=5.05e10 cards=2 all_h2d=1.099e11
+ *        all_d2h=1.09e11 all_duplex=7.58e10 rows=2048:0.65,8192:0.9          (one line)
+ *   host bw=1.2e11
  *   problem prec=4 n=32768x32768 inplace=1 budget=2147483648 ratio=1,0.72 slots=4
  *           pass=268435456 schedule=1 predicted=0.19,0.13 measured=0.19,0.135
  *           cpu=1.1e9,2.4e10 cpuslow=1.2,1.3 gpuslow=1.0,1.05      (one line)
@@ -24,6 +29,7 @@
 
 #include "balancer/wisdom.h"
 #include "cpu/cpu.h"
+#include "hfft.h"
 #include "src/core/status.h"
 
 int hfft__wisdom_default_path(char *buf, size_t n) {
@@ -92,6 +98,16 @@ static int parse_shape(const char *v, int *rank, int64_t *n) {
     return 0;
 }
 
+/* The link's rate of a wisdom key, or NULL. */
+static double *link_rate(hfft__link *l, const char *key) {
+    static const char *const keys[] = {"h2d", "d2h", "duplex", "all_h2d", "all_d2h", "all_duplex"};
+    double *const at[] = {&l->h2d, &l->d2h, &l->duplex, &l->all_h2d, &l->all_d2h, &l->all_duplex};
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+        if (strcmp(key, keys[i]) == 0)
+            return at[i];
+    return NULL;
+}
+
 static int parse_link(char *rest, hfft__link *l) {
     char *save = NULL;
     for (char *tok = strtok_r(rest, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save)) {
@@ -101,12 +117,15 @@ static int parse_link(char *rest, hfft__link *l) {
         *eq = '\0';
         const char *k = tok, *v = eq + 1;
         int cnt;
-        if (strcmp(k, "h2d") == 0 && parse_list(v, &l->h2d, 1, &cnt) == 0)
+        double *rate = link_rate(l, k);
+        if (rate && parse_list(v, rate, 1, &cnt) == 0)
             continue;
-        if (strcmp(k, "d2h") == 0 && parse_list(v, &l->d2h, 1, &cnt) == 0)
+        int64_t cards;
+        if (strcmp(k, "cards") == 0 && parse_i64(v, &cards) == 0 && cards >= 2 &&
+            cards <= HFFT_MAX_CARDS) {
+            l->cards = (int)cards;
             continue;
-        if (strcmp(k, "duplex") == 0 && parse_list(v, &l->duplex, 1, &cnt) == 0)
-            continue;
+        }
         if (strcmp(k, "rows") == 0) {
             int n = 0;
             const char *p = v;
@@ -135,7 +154,9 @@ static int parse_link(char *rest, hfft__link *l) {
         }
         return -1;
     }
-    return l->duplex > 0 ? 0 : -1;
+    /* all cards' rates come together with their count, or not at all */
+    int all = (l->all_h2d > 0) + (l->all_d2h > 0) + (l->all_duplex > 0);
+    return l->duplex > 0 && all == (l->cards ? 3 : 0) ? 0 : -1;
 }
 
 /* "bw=B": B > 0 */
@@ -316,6 +337,9 @@ int hfft__wisdom_write(const char *path, const hfft__wisdom *w) {
     fprintf(f, "hfft-wisdom 1\nsignature %s\n", w->signature);
     if (w->have_link) {
         fprintf(f, "link h2d=%.6g d2h=%.6g duplex=%.6g", w->link.h2d, w->link.d2h, w->link.duplex);
+        if (w->link.cards > 1)
+            fprintf(f, " cards=%d all_h2d=%.6g all_d2h=%.6g all_duplex=%.6g", w->link.cards,
+                    w->link.all_h2d, w->link.all_d2h, w->link.all_duplex);
         if (w->link.nrow) {
             fprintf(f, " rows=");
             for (int i = 0; i < w->link.nrow; i++)
@@ -426,15 +450,25 @@ int hfft__signature_diff(const char *a, const char *b, char *what, size_t n) {
         pa += la + (pa[la] == ';');
         pb += lb + (pb[lb] == ';');
     }
-    snprintf(what, n, "signatures differ");
+    /* one has fields the other lacks (a file signed before they were) */
+    if (*pb)
+        snprintf(what, n, "%.*s here, not in the file", (int)strcspn(pb, ";"), pb);
+    else if (*pa)
+        snprintf(what, n, "%.*s in the file, not here", (int)strcspn(pa, ";"), pa);
+    else
+        snprintf(what, n, "signatures differ");
     return 1;
 }
 
-void hfft__signature(const hfft__dev_ops *ops, hfft__dev *dev, int cards, int threads, char *buf,
-                     size_t n) {
+void hfft__signature(const hfft__dev_ops *ops, hfft__dev *const *cards, int n, int threads,
+                     char *buf, size_t len) {
     char d[256] = "gpu=none;driver=0;cuda=0;cufft=0";
-    if (ops && dev)
-        ops->signature(dev, d, sizeof d);
-    snprintf(buf, n, "version=%s;%s;fftw=%s;threads=%d;cards=%d", HFFT_VERSION_STRING, d,
-             hfft__fftw_version(), threads, cards);
+    if (ops && n > 0)
+        ops->signature(cards[0], d, sizeof d);
+    size_t o = (size_t)snprintf(buf, len, "version=%s;%s;fftw=%s;threads=%d;cards=%d;devices=",
+                                HFFT_VERSION_STRING, d, hfft__fftw_version(), threads, n);
+    for (int k = 0; k < n && o < len; k++)
+        o += (size_t)snprintf(buf + o, len - o, "%s%d:%s:%lldMiB", k ? "," : "",
+                              ops->ordinal(cards[k]), ops->describe(cards[k]),
+                              (long long)(ops->memory(cards[k]) >> 20));
 }

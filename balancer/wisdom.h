@@ -11,6 +11,7 @@
 #include "src/core/device.h"
 
 #define HFFT__WISDOM_MAX 256
+#define HFFT__SIGNATURE_MAX 1536 /* sixteen cards with their names */
 
 typedef struct hfft__wisdom_problem {
     int prec, rank;
@@ -27,7 +28,7 @@ typedef struct hfft__wisdom_problem {
 } hfft__wisdom_problem;
 
 typedef struct hfft__wisdom {
-    char signature[512];
+    char signature[HFFT__SIGNATURE_MAX];
     int have_link;
     hfft__link link;
     double host_bw;       /* host memory bandwidth, bytes read plus written per second (0: none) */
@@ -46,10 +47,11 @@ const hfft__wisdom_problem *hfft__wisdom_find(const hfft__wisdom *w, int prec, i
 const hfft__wisdom_problem *hfft__wisdom_nearest(const hfft__wisdom *w, int prec, int rank,
                                                  const int64_t *n, int64_t budget);
 int hfft__wisdom_add(hfft__wisdom *w, const hfft__wisdom_problem *q);
-/* The configuration's signature: version, device (name, driver, CUDA, cuFFT), FFTW, threads,
-   and the cards the plans use (wisdom tuned on one card does not steer a plan over two). */
-void hfft__signature(const hfft__dev_ops *ops, hfft__dev *dev, int cards, int threads, char *buf,
-                     size_t n);
+/* The configuration's signature: version, device (the first card's name, driver, CUDA,
+   cuFFT), FFTW, threads, and the n cards the plans use, in their order, each card's
+   ordinal, name and memory: wisdom tuned on one set of cards steers no plan on another. */
+void hfft__signature(const hfft__dev_ops *ops, hfft__dev *const *cards, int n, int threads,
+                     char *buf, size_t len);
 /* 0 when equal; else 1 and a note naming the first difference. */
 int hfft__signature_diff(const char *file, const char *here, char *what, size_t n);
 

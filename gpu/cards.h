@@ -3,9 +3,10 @@
  * sees it.  On one card it is that card's engine (engine.h).  On several:
  * where the array fits the cards' budgets together, one trip across them
  * (mtrip.c: each card takes a slab through its own link, the exchange between
- * rounds goes card to card); where it does not, every round's units are cut
- * between the cards and each card streams its share with the single-card
- * schedule, all cards at once, one host thread each.
+ * rounds goes card to card); where it does not, every round's GPU units are
+ * cut between the cards and each card streams its share with the single-card
+ * schedule, all cards at once, one host thread each (the planner's CPU share
+ * of the round, if any, runs beside them).
  *
  * Thread safety: as engine.h, one call at a time; the cards' threads are
  * internal.

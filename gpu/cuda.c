@@ -24,7 +24,7 @@
 
 struct hfft__dev {
     int device;
-    int64_t budget, used;
+    int64_t budget, used, memory;
     char name[96];
     struct {
         void *p;
@@ -160,6 +160,7 @@ static int cuda_open_card(int ordinal, int64_t budget, hfft__dev *first, hfft__d
         return st;
     }
     /* Default: free memory less 5% and 256 MiB for cuFFT, the context and others. */
+    d->memory = (int64_t)total_b;
     int64_t margin = (int64_t)(free_b / 20) + (256 << 20);
     int64_t avail = (int64_t)free_b > margin ? (int64_t)free_b - margin : 0;
     d->budget = budget > 0 ? budget : avail;
@@ -183,6 +184,7 @@ static int64_t cuda_reserve(hfft__dev *d) {
     return d->budget / 8 < (64 << 20) ? d->budget / 8 : (64 << 20);
 }
 static const char *cuda_describe(hfft__dev *d) { return d->name; }
+static int64_t cuda_memory(hfft__dev *d) { return d->memory; }
 
 static void cuda_signature(hfft__dev *d, char *buf, size_t n) {
     int drv = 0, rt = 0, fft = 0;
@@ -553,6 +555,7 @@ const hfft__dev_ops hfft__cuda_ops = {
     .used = cuda_used,
     .reserve = cuda_reserve,
     .describe = cuda_describe,
+    .memory = cuda_memory,
     .signature = cuda_signature,
     .alloc = cuda_alloc,
     .free = cuda_free,

@@ -1,10 +1,15 @@
 /*
  * devices.c: the table of device backends.  The CUDA backend is registered
  * only when the library was built with the CUDA Toolkit; the emulated device
- * always is.  This is the one place that knows which backends exist.
+ * always is.  This is the one place that knows which backends exist, and
+ * which cards a plan's settings name (plans and hfft-tune open them here).
  */
 #include "gpu/devices.h"
+
+#include <string.h>
+
 #include "hfft.h"
+#include "src/core/status.h"
 
 extern const hfft__dev_ops hfft__emulated_ops;
 #ifdef HFFT_HAVE_CUDA
@@ -31,4 +36,33 @@ int hfft__cuda_usable(void) {
 #else
     return 0;
 #endif
+}
+
+int hfft__devices_open(const hfft__dev_ops *ops, const hfft__settings *set, hfft__dev **cards,
+                       int *n) {
+    int ids[HFFT_MAX_CARDS], want = set->ncard, seen = ops->count();
+    *n = 0;
+    if (want > 0) {
+        memcpy(ids, set->card, (size_t)want * sizeof *ids);
+        for (int k = 0; k < want; k++)
+            if (ids[k] >= seen)
+                return hfft__fail(HFFT_ERR_NO_DEVICE,
+                                  "devices: card %d asked for; the %s backend sees %d", ids[k],
+                                  ops->name, seen);
+    } else {
+        want = ops->kind == HFFT_DEVICE_EMULATED || seen < 1 ? 1 : seen;
+        want = want > HFFT_MAX_CARDS ? HFFT_MAX_CARDS : want;
+        for (int k = 0; k < want; k++)
+            ids[k] = want == 1 ? -1 : k; /* one card: the current one */
+    }
+    for (int k = 0; k < want; k++) {
+        int st = ops->open_card(ids[k], set->budget, k ? cards[0] : NULL, &cards[k]);
+        if (st) {
+            while (k-- > 0)
+                ops->close(cards[k]);
+            return st;
+        }
+    }
+    *n = want;
+    return 0;
 }

@@ -153,6 +153,11 @@ static const char *emu_describe(hfft__dev *d) {
     return "emulated";
 }
 
+static int64_t emu_memory(hfft__dev *d) {
+    (void)d;
+    return 0; /* its memory is the host's: the budget is all it has */
+}
+
 static void emu_signature(hfft__dev *d, char *buf, size_t n) {
     (void)d;
     snprintf(buf, n, "gpu=emulated;driver=0;cuda=0;cufft=0");
@@ -599,6 +604,7 @@ const hfft__dev_ops hfft__emulated_ops = {
     .used = emu_used,
     .reserve = emu_reserve,
     .describe = emu_describe,
+    .memory = emu_memory,
     .signature = emu_signature,
     .alloc = emu_alloc,
     .free = emu_free,

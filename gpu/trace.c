@@ -253,6 +253,7 @@ static int64_t tr_budget(hfft__dev *d) { return T(d)->in->budget(T(d)->d); }
 static int64_t tr_used(hfft__dev *d) { return T(d)->in->used(T(d)->d); }
 static int64_t tr_reserve(hfft__dev *d) { return T(d)->in->reserve(T(d)->d); }
 static const char *tr_describe(hfft__dev *d) { return T(d)->in->describe(T(d)->d); }
+static int64_t tr_memory(hfft__dev *d) { return T(d)->in->memory(T(d)->d); }
 static void tr_signature(hfft__dev *d, char *buf, size_t n) {
     T(d)->in->signature(T(d)->d, buf, n);
 }
@@ -313,6 +314,7 @@ const hfft__dev_ops hfft__trace_ops = {
     .used = tr_used,
     .reserve = tr_reserve,
     .describe = tr_describe,
+    .memory = tr_memory,
     .signature = tr_signature,
     .alloc = tr_alloc,
     .free = tr_free,

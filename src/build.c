@@ -332,8 +332,9 @@ int hfft__build(hfft__plan *p, const hfft__choice *c, int split) {
         p->info.placement = 0;
         return hfft__make_whole(p);
     }
+    /* a core left to each card's feeding thread (cards.c drives each on its own) */
     if (!st && any_cpu)
-        st = make_cpu(p, any_gpu ? 1 : 0);
+        st = make_cpu(p, any_gpu ? p->ncard : 0);
     if (!st && any_gpu)
         st = place_arrays(p);
     if (!st)

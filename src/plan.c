@@ -200,7 +200,7 @@ hfft__plan *hfft__plan_create(const hfft__problem *pb, unsigned flags, const hff
         }
         st = pick_split(p, flags, kind);
         if (!st)
-            st = hfft__balance(&p->pb, &p->set, p->ops, p->dev, p->ncard, flags, &c);
+            st = hfft__balance(&p->pb, &p->set, p->ops, p->cards, p->ncard, flags, &c);
         if (!st && c.measure)
             st = hfft__measure(p, &c);
         p->info.wisdom = c.wisdom;
@@ -318,34 +318,15 @@ int hfft__plan_trace(hfft__plan *p, hfft_trace_op *ops, int max) {
  */
 static int open_cards(hfft__plan *p, int kind) {
     p->ops = hfft__device_ops(kind);
-    int ids[HFFT_MAX_CARDS], n = p->set.ncard;
-    int seen = p->ops->count();
-    if (n > 0) {
-        memcpy(ids, p->set.card, (size_t)n * sizeof *ids);
-        for (int k = 0; k < n; k++)
-            if (ids[k] >= seen)
-                return hfft__fail(HFFT_ERR_NO_DEVICE,
-                                  "devices: card %d asked for; the %s backend sees %d", ids[k],
-                                  p->ops->name, seen);
-    } else {
-        n = kind == HFFT_DEVICE_EMULATED || seen < 1 ? 1 : seen;
-        n = n > HFFT_MAX_CARDS ? HFFT_MAX_CARDS : n;
-        for (int k = 0; k < n; k++)
-            ids[k] = n == 1 ? -1 : k; /* one card: the current one */
-    }
-    int st = 0;
-    for (int k = 0; k < n && !st; k++) {
-        st = p->ops->open_card(ids[k], p->set.budget, k ? p->cards[0] : NULL, &p->cards[k]);
-        if (!st)
-            p->ncard = k + 1;
-        if (!st && p->set.trace)
-            st = hfft__trace_create(p->ops, p->cards[k], k, &p->trace[k]);
-    }
+    int st = hfft__devices_open(p->ops, &p->set, p->cards, &p->ncard);
+    for (int k = 0; k < p->ncard && !st && p->set.trace; k++)
+        st = hfft__trace_create(p->ops, p->cards[k], k, &p->trace[k]);
     p->dev = p->ncard ? p->cards[0] : NULL;
     if (st) {
         hfft__release_engines(p);
         return st;
     }
+    int n = p->ncard;
     p->info.cards = n;
     p->info.device_budget = 0;
     for (int k = 0; k < n; k++) {

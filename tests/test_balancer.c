@@ -1,6 +1,7 @@
 /*
  * test_balancer.c: the cost model and the ratio search with synthetic rates
- * (host memory shared by the link and the CPU included), and the planner's
+ * (host memory shared by the links of one to four cards and the CPU
+ * included), and the planner's
  * use of tuned rates from wisdom for a problem it was not tuned for (on the
  * emulated device).
  */
@@ -12,6 +13,7 @@
 #include <unistd.h>
 
 #include "balancer/balancer.h"
+#include "balancer/calib.h"
 #include "balancer/model.h"
 #include "balancer/wisdom.h"
 #include "gpu/devices.h"
@@ -203,6 +205,145 @@ Test(balancer, fit_with_host_memory) {
     cr_assert(fabs(m.cpu_rate / (20 * GB) - 1) < 1e-6, "CPU rate %g", m.cpu_rate);
 }
 
+/* The links of the 2 x H200 node (issue 22): one card 55.3 GB/s host to device,
+   both cards 109.9; both directions busy, 50.5 GB/s each way on one card and
+   75.8 in total on both, where the host's memory holds them back. */
+static hfft__link link_two_h200(void) {
+    hfft__link l = link_of(50.5 * GB);
+    l.h2d = 55.3 * GB;
+    l.d2h = 55.1 * GB;
+    l.cards = 2;
+    l.all_h2d = 109.9 * GB;
+    l.all_d2h = 109.0 * GB;
+    l.all_duplex = 75.8 * GB;
+    return l;
+}
+
+/* A link measured on four cards: 50 GB/s each way on one, 150 in total on all four. */
+static hfft__link link_four(void) {
+    hfft__link l = link_of(50 * GB);
+    l.cards = 4;
+    l.all_h2d = l.all_d2h = 200 * GB;
+    l.all_duplex = 150 * GB;
+    return l;
+}
+
+/* k cards move min(k x one card's rate, all cards' measured rate) each way. */
+Test(balancer, link_of_several_cards) {
+    hfft__link l = link_two_h200();
+    cr_assert(fabs(hfft__link_rate(&l, 1, HFFT__LINK_H2D) - 55.3 * GB) < 1);
+    cr_assert(fabs(hfft__link_rate(&l, 1, HFFT__LINK_DUPLEX) - 50.5 * GB) < 1);
+    cr_assert(fabs(hfft__link_rate(&l, 2, HFFT__LINK_H2D) - 109.9 * GB) < 1, "%g",
+              hfft__link_rate(&l, 2, HFFT__LINK_H2D));
+    cr_assert(fabs(hfft__link_rate(&l, 2, HFFT__LINK_D2H) - 109.0 * GB) < 1);
+    cr_assert(fabs(hfft__link_rate(&l, 2, HFFT__LINK_DUPLEX) - 75.8 * GB) < 1, "%g",
+              hfft__link_rate(&l, 2, HFFT__LINK_DUPLEX));
+    l = link_four();
+    cr_assert(fabs(hfft__link_rate(&l, 2, HFFT__LINK_DUPLEX) - 100 * GB) < 1,
+              "two of four cards, below the cap: %g", hfft__link_rate(&l, 2, HFFT__LINK_DUPLEX));
+    cr_assert(fabs(hfft__link_rate(&l, 4, HFFT__LINK_DUPLEX) - 150 * GB) < 1);
+    cr_assert(fabs(hfft__link_rate(&l, 4, HFFT__LINK_H2D) - 200 * GB) < 1);
+    /* measured on one card only: nothing caps k of them */
+    l = link_of(50 * GB);
+    cr_assert(fabs(hfft__link_rate(&l, 4, HFFT__LINK_DUPLEX) - 200 * GB) < 1);
+    /* the GPU side of a round from the link: its bytes at the cards' rate, and the
+       last chunk of a pass through one card's part of it */
+    l = link_two_h200();
+    hfft__round_model m = {0};
+    m.bytes = 8e9;
+    m.pass_bytes = 256e6;
+    m.cards = 2;
+    double want = 8e9 / (75.8 * GB) + 32e6 / (37.9 * GB);
+    cr_assert(fabs(hfft__model_gpu_time(&l, &m, 1.0) - want) < 1e-9, "%g vs %g",
+              hfft__model_gpu_time(&l, &m, 1.0), want);
+    m.cards = 1;
+    want = 8e9 / (50.5 * GB) + 32e6 / (50.5 * GB);
+    cr_assert(fabs(hfft__model_gpu_time(&l, &m, 1.0) - want) < 1e-9);
+}
+
+/* The share where the GPU's cards (from the link) and a CPU of 25 GB/s alone
+   meet, with host memory M: the cards copy at g each way, and the CPU gets
+   (M - 2 g) / 2 of it while they do (a twentieth of its own at the least). */
+static double share_over(const hfft__link *l, int cards, double host, double margin) {
+    hfft__round_model m = round_of(8e9, 0, 25 * GB, host);
+    m.cards = cards;
+    return hfft__model_best_share(l, &m, margin, NULL);
+}
+
+/* One, two and four cards beside the CPU, host memory binding and not. */
+Test(balancer, host_memory_over_cards) {
+    hfft__link l = link_two_h200();
+    /* one card: 50.5 GB/s leave the CPU (120 - 101) / 2 = 9.5 GB/s */
+    double f = share_over(&l, 1, 120 * GB, 0.0);
+    cr_assert(fabs(f - 50.5 / 60.0) < 1e-6, "one card: share %g", f);
+    /* both: 75.8 GB/s each way take all 120 GB/s, the CPU keeps 1.25 GB/s, which
+       gains 1.6%: under the 3% margin the GPU takes everything */
+    f = share_over(&l, 2, 120 * GB, 0.0);
+    cr_assert(fabs(f - 75.8 / 77.05) < 1e-6, "two cards: share %g", f);
+    f = share_over(&l, 2, 120 * GB, 0.03);
+    cr_assert_eq(f, 1.0, "two cards on the node's host memory: share %g", f);
+    /* memory to spare: the CPU at its own rate beside both */
+    f = share_over(&l, 2, 1000 * GB, 0.0);
+    cr_assert(fabs(f - 75.8 / 100.8) < 1e-6, "two cards, memory to spare: share %g", f);
+    /* four cards at 150 GB/s: 400 GB/s of memory leave 50 (the CPU's 25 binds),
+       320 leave 10 */
+    l = link_four();
+    f = share_over(&l, 4, 400 * GB, 0.0);
+    cr_assert(fabs(f - 150.0 / 175.0) < 1e-6, "four cards, 400 GB/s: share %g", f);
+    f = share_over(&l, 4, 320 * GB, 0.0);
+    cr_assert(fabs(f - 150.0 / 160.0) < 1e-6, "four cards, 320 GB/s: share %g", f);
+    /* two of the four: 100 GB/s, so 320 GB/s leave the CPU its 25 */
+    f = share_over(&l, 2, 320 * GB, 0.0);
+    cr_assert(fabs(f - 100.0 / 125.0) < 1e-6, "two of four cards: share %g", f);
+}
+
+/* Opens the emulated cards of a device list ("0,1"), `budget` bytes each, as a plan
+   over them would; their count. */
+static int open_emulated(const char *devices, int64_t budget, hfft__dev **cards) {
+    hfft_options o;
+    hfft_options_init(&o);
+    o.device = HFFT_DEVICE_EMULATED;
+    o.devices = devices;
+    o.device_memory = budget;
+    hfft__settings set;
+    cr_assert_eq(hfft__settings_resolve(&o, &set), 0, "%s", hfft_last_error_message());
+    int n = 0;
+    cr_assert_eq(hfft__devices_open(hfft__device_ops(HFFT_DEVICE_EMULATED), &set, cards, &n), 0,
+                 "%s", hfft_last_error_message());
+    return n;
+}
+
+/* The link measured through the device interface on three emulated cards: one
+   card's rates and 2D rows on the first, then all three copying at once (the
+   emulated device's times mean nothing: only that each figure is there); a
+   copy that fails on the second card is a status naming the calibration, with
+   every card's memory given back. */
+Test(balancer, calibrate_several_cards) {
+    const hfft__dev_ops *ops = hfft__device_ops(HFFT_DEVICE_EMULATED);
+    hfft__dev *cards[3];
+    cr_assert_eq(open_emulated("0,1,2", 8 << 20, cards), 3);
+    hfft__link l;
+    cr_assert_eq(hfft__calibrate_link(ops, cards, 3, 1 << 20, &l), 0, "%s",
+                 hfft_last_error_message());
+    cr_assert(l.h2d > 0 && l.d2h > 0 && l.duplex > 0 && l.nrow == 7);
+    cr_assert_eq(l.cards, 3);
+    cr_assert(l.all_h2d > 0 && l.all_d2h > 0 && l.all_duplex > 0);
+    cr_assert_eq(hfft__calibrate_link(ops, cards, 1, 1 << 20, &l), 0);
+    cr_assert(l.cards == 0 && l.all_duplex == 0, "one card measured as %d", l.cards);
+    setenv("HFFT_FAULT", "h2d:2", 1); /* the warm-up's copy in on the second card */
+    int st = hfft__calibrate_link(ops, cards, 3, 1 << 20, &l);
+    unsetenv("HFFT_FAULT");
+    cr_assert_eq(st, HFFT_ERR_CUDA, "status %d", st);
+    cr_assert(strstr(hfft_last_error_message(), "link calibration on 3 cards") &&
+                  strstr(hfft_last_error_message(), "h2d"),
+              "message '%s'", hfft_last_error_message());
+    for (int k = 0; k < 3; k++) {
+        cr_assert_eq(ops->used(cards[k]), 0, "card %d keeps %lld bytes", k,
+                     (long long)ops->used(cards[k]));
+        ops->close(cards[k]);
+    }
+}
+
 /* Makes an empty file from the mkstemp template in path, which it completes. */
 static void temp_file(char *path) {
     int fd = mkstemp(path);
@@ -210,16 +351,17 @@ static void temp_file(char *path) {
     close(fd);
 }
 
-/* Writes wisdom signed for the emulated device (threads 2), with one problem
-   and the host memory bandwidth host_bw (0: none). */
-static void write_wisdom(const char *path, const char *driver, const hfft__wisdom_problem *q,
-                         double host_bw) {
+/* Writes wisdom signed for the emulated cards of `devices` (threads 2), with one
+   problem and the host memory bandwidth host_bw (0: none). */
+static void write_wisdom(const char *path, const char *devices, const char *driver,
+                         const hfft__wisdom_problem *q, double host_bw) {
     const hfft__dev_ops *ops = hfft__device_ops(HFFT_DEVICE_EMULATED);
-    hfft__dev *dev;
-    cr_assert_eq(ops->open(1 << 20, &dev), 0);
+    hfft__dev *cards[HFFT_MAX_CARDS];
+    int n = open_emulated(devices, 1 << 20, cards);
     hfft__wisdom *w = calloc(1, sizeof *w);
-    hfft__signature(ops, dev, 1, 2, w->signature, sizeof w->signature);
-    ops->close(dev);
+    hfft__signature(ops, cards, n, 2, w->signature, sizeof w->signature);
+    for (int k = 0; k < n; k++)
+        ops->close(cards[k]);
     if (driver) {
         char *d = strstr(w->signature, "driver=0");
         cr_assert(d);
@@ -261,8 +403,9 @@ static hfft_options emulated_opts(const char *path, int64_t budget) {
    problem (GPU 2 GB/s, CPU 1 and 2 GB/s in rounds 1 and 2): the share and the
    prediction follow the model, host memory included where the wisdom has it.
    With 6 GB/s of it, the link's 4 GB/s leave the CPU 1 GB/s while the GPU
-   works: round 2's CPU is held to round 1's rate. */
-static void estimate_case(double host_bw, const double *cpu_shared) {
+   works: round 2's CPU is held to round 1's rate.  Over two cards, the wisdom
+   tuned on them (their measured rate, both together). */
+static void estimate_case(const char *devices, double host_bw, const double *cpu_shared) {
     char path[] = "/tmp/hfft-balancer-XXXXXX";
     temp_file(path);
     hfft__wisdom_problem q = problem_256x512();
@@ -272,7 +415,7 @@ static void estimate_case(double host_bw, const double *cpu_shared) {
         q.cpu_rate[h] = (h + 1) * GB;
         q.gpu_slow[h] = q.cpu_slow[h] = 1.0;
     }
-    write_wisdom(path, NULL, &q, host_bw);
+    write_wisdom(path, devices, NULL, &q, host_bw);
 
     int64_t n[2] = {512, 512};
     size_t bytes = 512 * 512 * 8;
@@ -281,11 +424,13 @@ static void estimate_case(double host_bw, const double *cpu_shared) {
     void *x = malloc(bytes);
     memcpy(x, a, bytes);
     hfft_options o = emulated_opts(path, 1 << 20);
+    o.devices = devices;
     hfftf_plan p = hfftf_plan_dft(2, n, a, a, HFFT_FORWARD, HFFT_ESTIMATE, &o);
     cr_assert(p, "%s", hfft_last_error_message());
     hfft_info info;
     hfftf_plan_info(p, &info);
     cr_assert_eq(info.wisdom, 2, "wisdom %d (%s)", info.wisdom, info.wisdom_note);
+    cr_assert_eq(info.cards, (int)(strlen(devices) + 1) / 2);
     double S = (double)bytes;
     for (int h = 0; h < 2; h++) {
         double g = 2 * GB, c = cpu_shared[h] * GB, f = g / (g + c);
@@ -305,15 +450,17 @@ static void estimate_case(double host_bw, const double *cpu_shared) {
 }
 
 Test(balancer, estimate_from_similar_problem) {
-    estimate_case(0.0, (const double[]){1, 2});
-    estimate_case(6 * GB, (const double[]){1, 1});
+    for (int two = 0; two < 2; two++) {
+        estimate_case(two ? "0,1" : "0", 0.0, (const double[]){1, 2});
+        estimate_case(two ? "0,1" : "0", 6 * GB, (const double[]){1, 1});
+    }
 }
 
 /* HFFT_MEASURE still measures when the wisdom file was made elsewhere. */
 Test(balancer, measure_when_wisdom_ignored) {
     char path[] = "/tmp/hfft-balancer-XXXXXX";
     temp_file(path);
-    write_wisdom(path, "driver=9", NULL, 0.0);
+    write_wisdom(path, "0", "driver=9", NULL, 0.0);
     int64_t n[2] = {256, 512};
     size_t bytes = 256 * 512 * 8;
     void *a = malloc(bytes);
@@ -332,37 +479,103 @@ Test(balancer, measure_when_wisdom_ignored) {
               info.predicted_seconds[1]);
 }
 
-/* Wisdom is signed with the cards it was tuned on (hfft-tune: one): the same problem
-   planned over two cards ignores it and says why; over one card it is used. */
+/* Plans 256 x 512 f32 in place over `devices` with the wisdom at path, runs it, and
+   checks the answer against FFTW; what it chose in *info. */
+static void plan_256x512(const char *path, const char *devices, hfft_info *info) {
+    int64_t n[2] = {256, 512};
+    size_t bytes = 256 * 512 * 8;
+    void *a = malloc(bytes), *x = malloc(bytes);
+    hfft_ref_fill(4, a, 256 * 512, 7);
+    memcpy(x, a, bytes);
+    hfft_options o = emulated_opts(path, 1 << 20);
+    o.devices = devices;
+    hfftf_plan p = hfftf_plan_dft(2, n, a, a, HFFT_FORWARD, 0, &o);
+    cr_assert(p, "%s: %s", devices, hfft_last_error_message());
+    cr_assert_eq(hfftf_execute(p), 0, "%s: %s", devices, hfft_last_error_message());
+    hfftf_plan_info(p, info);
+    double err = hfft_ref_error(4, 2, n, x, a, HFFT_FORWARD, 1);
+    cr_assert(err < 1e-6, "%s: error %g", devices, err);
+    hfftf_destroy_plan(p);
+    free(a);
+    free(x);
+}
+
+/* Wisdom is signed with the set of cards it was tuned on (their ordinals, names and
+   memory, in order): a plan over the same set takes its shares, the CPU's part
+   included (a hybrid over two cards, checked against FFTW); a plan over any other
+   set (another count, another card, another order) ignores it and says why. */
 Test(balancer, wisdom_of_one_card_not_for_two) {
+    static const struct {
+        const char *tuned, *planned;
+        const char *note; /* NULL: used */
+    } cases[] = {
+        {"0", "0", NULL},
+        {"0", "0,1", "cards=2 here"},
+        {"0", "1", "devices=1:emulated:0MiB here"},
+        {"0,1", "0,1", NULL},
+        {"0,1", "0", "cards=1 here"},
+        {"0,1", "0,2", "devices=0:emulated:0MiB,2:emulated:0MiB here"},
+        {"0,1", "1,0", "devices=1:emulated:0MiB,0:emulated:0MiB here"},
+        {"0,1,2,3", "0,1,2,3", NULL},
+        {"0,1,2,3", "0,1,2", "cards=3 here"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char path[] = "/tmp/hfft-balancer-XXXXXX";
+        temp_file(path);
+        hfft__wisdom_problem q = problem_256x512();
+        q.nratio = 2;
+        q.ratio[0] = 0.625;
+        q.ratio[1] = 0.375;
+        write_wisdom(path, cases[i].tuned, NULL, &q, 0.0);
+        hfft_info info;
+        plan_256x512(path, cases[i].planned, &info);
+        remove(path);
+        int ncard = (int)(strlen(cases[i].planned) + 1) / 2;
+        cr_assert_eq(info.cards, ncard, "case %zu: cards %d", i, info.cards);
+        if (cases[i].note) {
+            cr_assert_eq(info.wisdom, -1, "case %zu: wisdom %d", i, info.wisdom);
+            cr_assert(strstr(info.wisdom_note, cases[i].note) != NULL, "case %zu: note '%s'", i,
+                      info.wisdom_note);
+            cr_assert_eq(info.placement, 1, "case %zu: placement %d", i, info.placement);
+            continue;
+        }
+        cr_assert_eq(info.wisdom, 1, "case %zu: wisdom %d (%s)", i, info.wisdom, info.wisdom_note);
+        cr_assert_eq(info.placement, 2, "case %zu: placement %d", i, info.placement);
+        cr_assert(fabs(info.ratio[0] - 0.625) < 0.01 && fabs(info.ratio[1] - 0.375) < 0.01,
+                  "case %zu: GPU shares %g and %g", i, info.ratio[0], info.ratio[1]);
+    }
+}
+
+/* A file written before signatures named the device set (and before the link kept
+   all cards' rates) still parses: a plan ignores it, saying what it lacks, and plans
+   as without it. */
+Test(balancer, wisdom_older_than_device_sets) {
     char path[] = "/tmp/hfft-balancer-XXXXXX";
     temp_file(path);
-    hfft__wisdom_problem q = problem_256x512();
-    q.nratio = 2;
-    q.ratio[0] = q.ratio[1] = 1.0;
-    write_wisdom(path, NULL, &q, 0.0);
-    int64_t n[2] = {256, 512};
-    void *a = malloc(256 * 512 * 8);
-    for (int cards = 1; cards <= 2; cards++) {
-        hfft_options o = emulated_opts(path, 1 << 20);
-        o.devices = cards == 1 ? "0" : "0,1";
-        hfftf_plan p = hfftf_plan_dft(2, n, a, a, HFFT_FORWARD, 0, &o);
-        cr_assert(p, "%s", hfft_last_error_message());
-        hfft_info info;
-        hfftf_plan_info(p, &info);
-        hfftf_destroy_plan(p);
-        cr_assert_eq(info.cards, cards, "cards %d", info.cards);
-        if (cards == 1) {
-            cr_assert_eq(info.wisdom, 1, "one card: wisdom %d (%s)", info.wisdom,
-                         info.wisdom_note);
-        } else {
-            cr_assert_eq(info.wisdom, -1, "two cards: wisdom %d", info.wisdom);
-            cr_assert(strstr(info.wisdom_note, "cards=2 here") != NULL, "note '%s'",
-                      info.wisdom_note);
-        }
-    }
-    free(a);
+    const hfft__dev_ops *ops = hfft__device_ops(HFFT_DEVICE_EMULATED);
+    hfft__dev *cards[1];
+    open_emulated("0", 1 << 20, cards);
+    char sig[HFFT__SIGNATURE_MAX];
+    hfft__signature(ops, cards, 1, 2, sig, sizeof sig);
+    ops->close(cards[0]);
+    char *devices = strstr(sig, ";devices=");
+    cr_assert(devices, "signature %s", sig);
+    *devices = '\0'; /* as hfft-tune signed before: ...;threads=2;cards=1 */
+    FILE *f = fopen(path, "w");
+    cr_assert(f);
+    fprintf(f,
+            "hfft-wisdom 1\nsignature %s\nlink h2d=5.5e10 d2h=5.5e10 duplex=5e10\n"
+            "problem prec=4 n=256x512 inplace=1 budget=1048576 ratio=0.5,0.5 slots=0 pass=0 "
+            "schedule=0\n",
+            sig);
+    fclose(f);
+    hfft_info info;
+    plan_256x512(path, "0", &info);
     remove(path);
+    cr_assert_eq(info.wisdom, -1, "wisdom %d (%s)", info.wisdom, info.wisdom_note);
+    cr_assert(strstr(info.wisdom_note, "devices=0:emulated:0MiB here, not in the file"),
+              "note '%s'", info.wisdom_note);
+    cr_assert_eq(info.placement, 1, "placement %d", info.placement);
 }
 
 /* Wisdom tuned with two rounds applied to a 3D plan split into three keeps the
@@ -379,7 +592,7 @@ Test(balancer, wisdom_rounds_beyond_the_line) {
     q.budget = 32 << 10;
     q.nratio = 2;
     q.ratio[0] = q.ratio[1] = 1.0;
-    write_wisdom(path, NULL, &q, 0.0);
+    write_wisdom(path, "0", NULL, &q, 0.0);
     int64_t n[3] = {64, 64, 64};
     size_t bytes = 64 * 64 * 64 * 8;
     void *a = malloc(bytes), *x = malloc(bytes);

@@ -235,6 +235,60 @@ Test(emulated, hybrid_flag_on_small_problems) {
     }
 }
 
+/*
+ * A CPU share beside several cards streaming theirs (the array larger than the
+ * cards' budgets together): each round's GPU units cut between the cards, the
+ * rest on the CPU; fixed shares, HFFT_HYBRID (on four cards, with fewer GPU
+ * units than cards in a round) and HFFT_MEASURE's probe; both precisions, in
+ * and out of place, against FFTW.
+ */
+Test(emulated, hybrid_over_cards) {
+    static const struct {
+        const char *devices;
+        int prec, rank;
+        int64_t n[3];
+        int64_t budget;
+        unsigned flags;
+        double rr[3]; /* options.round_ratio (0: unset) */
+    } cases[] = {
+        {"0,1", F32, 2, {64, 48}, 4096, 0, {0.6, 0.3}},
+        {"0,1", F64, 3, {12, 10, 14}, 8192, HFFT_HYBRID, {0}},
+        {"1,0", F64, 2, {64, 48}, 8192, 0, {0.25, 0.75}},
+        {"0,1,2,3", F32, 2, {97, 101}, 16384, 0, {0.5, 0.5}},
+        {"0,1,2,3", F64, 2, {5, 3}, 1024, HFFT_HYBRID, {0}},
+        {"0,1", F32, 2, {64, 48}, 4096, HFFT_MEASURE, {0}},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        for (int inplace = 0; inplace < 2; inplace++) {
+            hfft_options o;
+            hfft_options_init(&o);
+            o.device = HFFT_DEVICE_EMULATED;
+            o.device_memory = cases[i].budget;
+            o.devices = cases[i].devices;
+            o.threads = 2;
+            for (int h = 0; h < 3; h++)
+                o.round_ratio[h] = cases[i].rr[h];
+            tu_case c = {cases[i].prec, cases[i].rank,
+                         {cases[i].n[0], cases[i].n[1], cases[i].n[2]}, inplace, HFFT_BACKWARD,
+                         cases[i].flags, &o, 0};
+            c.fill_after_plan = (cases[i].flags & HFFT_MEASURE) != 0;
+            hfft_info info;
+            run_case(&c, &info);
+            int ncard = (int)(strlen(cases[i].devices) + 1) / 2;
+            cr_assert_eq(info.cards, ncard, "case %zu: %d cards", i, info.cards);
+            cr_assert_neq(info.schedule, 3, "case %zu: one trip", i);
+            if (cases[i].flags & HFFT_MEASURE) {
+                cr_assert(info.predicted_seconds[0] > 0, "case %zu: no probe", i);
+                continue;
+            }
+            cr_assert_eq(info.placement, 2, "case %zu: placement %d", i, info.placement);
+            for (int h = 0; h < info.rounds && cases[i].rr[0] > 0; h++)
+                cr_assert(fabs(info.ratio[h] - cases[i].rr[h]) < 0.13,
+                          "case %zu round %d: GPU share %g, asked %g", i, h, info.ratio[h],
+                          cases[i].rr[h]);
+        }
+}
+
 /* options.slots: pass buffers on the device, 2 to 8. */
 Test(emulated, slots) {
     for (int slots = 2; slots <= 8; slots++) {

@@ -1067,7 +1067,7 @@ Test(internals, wisdom_round_trip) {
     cr_assert_eq(ops->open(8192, &d), 0);
     hfft__wisdom *w = calloc(1, sizeof *w);
     cr_assert(w);
-    hfft__signature(ops, d, 1, 2, w->signature, sizeof w->signature);
+    hfft__signature(ops, &d, 1, 2, w->signature, sizeof w->signature);
     ops->close(d);
     cr_assert(strstr(w->signature, "threads=2") != NULL, "signature %s", w->signature);
     hfft__wisdom_problem q;
@@ -1087,11 +1087,21 @@ Test(internals, wisdom_round_trip) {
     q.predicted[1] = 2e-3;
     cr_assert_eq(hfft__wisdom_add(w, &q), 0);
     w->host_bw = 1.25e11;
+    w->have_link = 1;
+    w->link.duplex = 5.05e10;
+    w->link.cards = 2;
+    w->link.all_h2d = 1.099e11;
+    w->link.all_d2h = 1.09e11;
+    w->link.all_duplex = 7.58e10;
     cr_assert_eq(hfft__wisdom_write(path, w), 0, "%s", hfft_last_error_message());
     hfft__wisdom *back = calloc(1, sizeof *back);
     cr_assert_eq(hfft__wisdom_read(path, back), 0, "%s", hfft_last_error_message());
     cr_assert_str_eq(back->signature, w->signature);
     cr_assert_eq(back->host_bw, 1.25e11);
+    cr_assert(back->have_link && back->link.cards == 2 && back->link.all_h2d == 1.099e11 &&
+                  back->link.all_d2h == 1.09e11 && back->link.all_duplex == 7.58e10,
+              "all cards' link rates read back as %d cards, %g %g %g", back->link.cards,
+              back->link.all_h2d, back->link.all_d2h, back->link.all_duplex);
     cr_assert_eq(back->nprob, 1);
     cr_assert_not_null(hfft__wisdom_find(back, 4, 2, q.n, 0, 8192));
     cr_assert_null(hfft__wisdom_find(back, 4, 2, q.n, 1, 8192));
@@ -1160,6 +1170,9 @@ Test(internals, wisdom_parser) {
         {"hfft-wisdom 1\nsignature s\nlink h2d=1e10 d2h=1e10 duplex=2e10 rows=1024:0.5,4096:0.9\n",
          NULL},
         {"hfft-wisdom 1\nsignature s\nhost bw=1.4e11\n", NULL},
+        {"hfft-wisdom 1\nsignature s\nlink h2d=1e10 d2h=1e10 duplex=2e10 cards=2 all_h2d=2e10 "
+         "all_d2h=2e10 all_duplex=3e10\n",
+         NULL},
         {"", "header"},
         {"hfft-wisdom 2\nsignature s\n", ":1"},
         {"hfft-wisdom 1\n", "signature"},
@@ -1173,6 +1186,18 @@ Test(internals, wisdom_parser) {
         {"hfft-wisdom 1\nsignature s\nproblem prec=4 n=4 bogus=1\n", ":3"},
         {"hfft-wisdom 1\nsignature s\nproblem prec=4 n=4x4x4x4\n", ":3"},
         {"hfft-wisdom 1\nsignature s\nlink h2d=1e10\n", ":3"},
+        /* all cards' rates: with their count, all three, or none */
+        {"hfft-wisdom 1\nsignature s\nlink duplex=2e10 cards=2 all_h2d=2e10 all_d2h=2e10\n", ":3"},
+        {"hfft-wisdom 1\nsignature s\nlink duplex=2e10 all_h2d=2e10 all_d2h=2e10 "
+         "all_duplex=3e10\n",
+         ":3"},
+        {"hfft-wisdom 1\nsignature s\nlink duplex=2e10 cards=1 all_h2d=2e10 all_d2h=2e10 "
+         "all_duplex=3e10\n",
+         ":3"},
+        {"hfft-wisdom 1\nsignature s\nlink duplex=2e10 cards=17 all_h2d=2e10 all_d2h=2e10 "
+         "all_duplex=3e10\n",
+         ":3"},
+        {"hfft-wisdom 1\nsignature s\nlink duplex=2e10 cards=2\n", ":3"},
         {"hfft-wisdom 1\nsignature s\nwhatever\n", ":3"},
         {"hfft-wisdom 1\nsignature s\nhost\n", ":3"},
         {"hfft-wisdom 1\nsignature s\nhost bw=0\n", ":3"},
@@ -1203,5 +1228,12 @@ Test(internals, wisdom_parser) {
     cr_assert_eq(hfft__signature_diff("a=1;b=2", "a=1;b=2", note, sizeof note), 0);
     cr_assert_eq(hfft__signature_diff("a=1;b=2", "a=1;b=3", note, sizeof note), 1);
     cr_assert(strstr(note, "b=3") && strstr(note, "b=2"), "note '%s'", note);
+    /* a file signed before the device set was: the field it lacks */
+    cr_assert_eq(hfft__signature_diff("a=1;cards=1", "a=1;cards=1;devices=0:x:0MiB", note,
+                                      sizeof note),
+                 1);
+    cr_assert(strstr(note, "devices=0:x:0MiB here, not in the file"), "note '%s'", note);
+    cr_assert_eq(hfft__signature_diff("a=1;b=2", "a=1", note, sizeof note), 1);
+    cr_assert(strstr(note, "b=2 in the file, not here"), "note '%s'", note);
     free(w);
 }

@@ -65,6 +65,9 @@ typedef struct hfft__dev_ops {
     /* Budget bytes to leave to the backend's own plan data (cuFFT's tables). */
     int64_t (*reserve)(hfft__dev *d);
     const char *(*describe)(hfft__dev *d);
+    /* The card's own memory in bytes, whatever the budget (0: none of its own, as an
+       emulated card's): with the name, what tells the cards of wisdom signatures apart. */
+    int64_t (*memory)(hfft__dev *d);
     /* "gpu=NAME;driver=V;cuda=V;cufft=V" for wisdom signatures. */
     void (*signature)(hfft__dev *d, char *buf, size_t n);
     int (*alloc)(hfft__dev *d, void **p, size_t bytes);
