@@ -166,6 +166,61 @@ void bench_link_measure(size_t bytes, size_t chunk, int reps, const int *cards, 
     CK(cudaSetDevice(cards[0]));
 }
 
+void bench_link_on(void *host, size_t bytes, size_t chunk, double *in_s, double *out_s,
+                   double *both_in_s, double *both_out_s) {
+    enum { RING = 8 };
+    char *ring;
+    cudaStream_t s[2];
+    cudaEvent_t ev[3];
+    CK(cudaMalloc((void **)&ring, RING * chunk));
+    for (int i = 0; i < 2; i++)
+        CK(cudaStreamCreateWithFlags(&s[i], cudaStreamNonBlocking));
+    for (int i = 0; i < 3; i++)
+        CK(cudaEventCreate(&ev[i]));
+    double t[4] = {0, 0, 0, 0};
+    /* dir 0: in alone, 1: out alone, 2: both (out into the array's other half) */
+    for (int dir = 0; dir < 3; dir++) {
+        CK(cudaDeviceSynchronize());
+        CK(cudaEventRecord(ev[0], s[0]));
+        CK(cudaStreamWaitEvent(s[1], ev[0], 0));
+        size_t i = 0;
+        for (size_t at = 0; at < bytes; at += chunk, i++) {
+            size_t n = bytes - at < chunk ? bytes - at : chunk;
+            char *slot = ring + (i % RING) * chunk;
+            if (dir != 1)
+                CK(cudaMemcpyAsync(slot, (char *)host + at, n, cudaMemcpyHostToDevice, s[0]));
+            if (dir != 0) {
+                size_t to = dir == 2 ? (at + bytes / 2) % bytes : at;
+                n = bytes - to < n ? bytes - to : n;
+                CK(cudaMemcpyAsync((char *)host + to, slot, n, cudaMemcpyDeviceToHost, s[1]));
+            }
+        }
+        CK(cudaEventRecord(ev[1], s[0]));
+        CK(cudaEventRecord(ev[2], s[1]));
+        CK(cudaDeviceSynchronize());
+        float a = 0, b = 0;
+        CK(cudaEventElapsedTime(&a, ev[0], ev[1]));
+        CK(cudaEventElapsedTime(&b, ev[0], ev[2]));
+        if (dir == 0)
+            t[0] = a / 1e3;
+        else if (dir == 1)
+            t[1] = b / 1e3;
+        else {
+            t[2] = a / 1e3;
+            t[3] = b / 1e3;
+        }
+    }
+    *in_s = t[0];
+    *out_s = t[1];
+    *both_in_s = t[2];
+    *both_out_s = t[3];
+    for (int i = 0; i < 3; i++)
+        CK(cudaEventDestroy(ev[i]));
+    for (int i = 0; i < 2; i++)
+        CK(cudaStreamDestroy(s[i]));
+    CK(cudaFree(ring));
+}
+
 int bench_gpu_count(void) {
     int n = 0;
     if (cudaGetDeviceCount(&n) != cudaSuccess) {

@@ -39,6 +39,13 @@ int bench_gpu_probe(bench_gpu *g);
    each direction alone, then both. */
 void bench_link_measure(size_t bytes, size_t chunk, int reps, const int *cards, int n,
                         bench_link *out);
+/* The link over a pinned host array of `bytes` on the current card: the whole array
+   copied in `chunk` pieces into a ring of device buffers (H2D), out of them into the
+   array (D2H), then both at once, each stream timed to its own end; *in_s, *out_s
+   the directions alone, *both_in_s, *both_out_s each direction's time with both
+   started together.  The array's contents are overwritten. */
+void bench_link_on(void *host, size_t bytes, size_t chunk, double *in_s, double *out_s,
+                   double *both_in_s, double *both_out_s);
 /* CUDA devices visible. */
 int bench_gpu_count(void);
 

@@ -15,9 +15,12 @@
  * link is measured again before every execute, and each execute is set against
  * its own measurement (the H100's link varied by 10% between runs of a
  * session: bench/RESULTS.md), with the median of those fractions at the end.
+ * With --link-array the link is measured over the array itself after the
+ * executes (S each way, each direction alone and both at once), beside the
+ * probe's 2 GiB buffers.
  *
  *   hfft-huge [--devices LIST] [--budget BYTES] [--reps N] [--schedule plain]
- *             [--slots N] [--pass-bytes BYTES] [--probe-each]
+ *             [--slots N] [--pass-bytes BYTES] [--probe-each] [--link-array]
  *             [--mode gpu|auto|cpu] [--timeline FILE.png] PROBLEM   (RANKd:N0[xN1[xN2]][:f32|f64][:bHOWMANY];
  *                                              a batch repeats the wave in each transform)
  */
@@ -197,6 +200,7 @@ static void run_all(int check, int prec, int rank, const int64_t *n, int64_t how
 static void usage(void) {
     fprintf(stderr, "usage: hfft-huge [--devices LIST] [--budget BYTES] [--reps N] "
                     "[--schedule plain] [--slots N] [--pass-bytes BYTES] [--probe-each] "
+                    "[--link-array] "
                     "[--mode gpu|auto|cpu] [--timeline FILE.png] "
                     "RANKd:N0[xN1[xN2]][:f32|f64][:bHOWMANY]\n");
     exit(2);
@@ -227,6 +231,29 @@ static void probe_link(const hfft_info *info, size_t bytes, double *bound, doubl
 #endif
 }
 
+/* --link-array: the link over the array itself (S each way in 32 MiB pieces, each
+   direction alone and both at once), against the 2 GiB probe's buffers; the median
+   execute against S over the slower direction's rate with both busy.  After the
+   executes: the probe overwrites the array. */
+static void link_over_array(const hfft_info *info, void *a, size_t bytes, double *times,
+                            int reps) {
+#ifdef HFFT_BENCH_HAVE_CUDA
+    if (info->cards != 1 || info->device != HFFT_DEVICE_CUDA)
+        return;
+    double in, out, both_in, both_out;
+    bench_link_on(a, bytes, (size_t)32 << 20, &in, &out, &both_in, &both_out);
+    double both = both_in > both_out ? both_in : both_out;
+    qsort(times, (size_t)reps, sizeof *times, cmp_double);
+    printf("link over the array, %.1f GB each way in 32 MiB pieces: in alone %.1f GB/s, out "
+           "alone %.1f GB/s; both at once: in %.1f GB/s, out %.1f GB/s, both done in %.4f s; "
+           "median execute %.4f s = %.1f%% of that\n",
+           bytes / 1e9, bytes / in / 1e9, bytes / out / 1e9, bytes / both_in / 1e9,
+           bytes / both_out / 1e9, both, times[reps / 2], 100 * both / times[reps / 2]);
+#else
+    (void)info, (void)a, (void)bytes, (void)times, (void)reps;
+#endif
+}
+
 /* The last execute's device operations into path (PNG, and CSV beside it). */
 static int draw(void *p, int prec, const char *problem, const hfft_info *info, const char *path) {
     int n = prec == 4 ? hfftf_plan_trace(p, NULL, 0) : hfft_plan_trace(p, NULL, 0);
@@ -254,7 +281,7 @@ int main(int argc, char **argv) {
     unsigned flags = HFFT_GPU_ONLY;
     int64_t n[3] = {1, 1, 1};
     const char *timeline = NULL, *argv_problem = "";
-    int probe_each = 0;
+    int probe_each = 0, link_array = 0;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--devices") == 0 && i + 1 < argc) {
             o.devices = argv[++i];
@@ -279,6 +306,8 @@ int main(int argc, char **argv) {
                 usage();
         } else if (strcmp(argv[i], "--probe-each") == 0) {
             probe_each = 1;
+        } else if (strcmp(argv[i], "--link-array") == 0) {
+            link_array = 1;
         } else if (strcmp(argv[i], "--mode") == 0 && i + 1 < argc) {
             i++;
             flags = strcmp(argv[i], "auto") == 0  ? 0
@@ -372,7 +401,8 @@ int main(int argc, char **argv) {
     probe_link(&info, bytes, &bound, &dup);
     int bad = 0;
     double *frac = calloc((size_t)reps, sizeof *frac); /* of the bound of the schedule run */
-    if (!frac) {
+    double *times = calloc((size_t)reps, sizeof *times);
+    if (!frac || !times) {
         fprintf(stderr, "hfft-huge: out of memory\n");
         return 1;
     }
@@ -403,6 +433,7 @@ int main(int argc, char **argv) {
         if (dup > 0)
             printf(", %.1f%% of the duplex bound of the bytes moved", 100 * most / dup / t);
         frac[r] = info.schedule == 3 ? bound / t : dup > 0 ? most / dup / t : 0;
+        times[r] = t;
         printf("; link %.2f GB in, %.2f GB out (S = %.2f GB); relative RMS error %.2e (the "
                "input's own rounding %.1e)%s, largest element off the spike %.2e of N\n",
                info.link_bytes[0] / 1e9, info.link_bytes[1] / 1e9, bytes / 1e9, rel, floor,
@@ -416,7 +447,10 @@ int main(int argc, char **argv) {
                reps, 100 * frac[reps / 2], info.schedule == 3 ? "one-trip" : "duplex",
                100 * frac[0], 100 * frac[reps - 1]);
     }
+    if (link_array)
+        link_over_array(&info, a, bytes, times, reps);
     free(frac);
+    free(times);
     if (timeline && !bad)
         bad = draw(p, prec, argv_problem, &info, timeline);
     if (prec == 4)
