@@ -96,7 +96,7 @@ static int chirp_plan(const hfft__lines_desc *d, chirp **out) {
     if (!c)
         return hfft__fail(HFFT_ERR_HOST_MEMORY, "Bluestein's plan: out of memory");
     *c = (chirp){.kind = d->kind, .sign = d->sign, .n = d->n[0],
-                 .M = hfft__chirp_length(d->n[0], 0), .howmany = d->howmany, .is = d->is,
+                 .M = hfft__chirp_length(d->n[0]), .howmany = d->howmany, .is = d->is,
                  .os = d->os, .idist = d->idist, .odist = d->odist};
     pthread_mutex_init(&c->lock, NULL);
     /* real kinds: the complex transform of the real line, forward or backward */

@@ -52,7 +52,7 @@ static int64_t line_way(int prec, int64_t n, int64_t stride, int64_t dist) {
    (src/core/chirp.h); 0 where none does, and the backend transforms the lines whole. */
 static int64_t blue_length(const hfft__dev_ops *o, hfft__dev *d, int64_t n, int prec) {
     int64_t left = o->budget(d) - o->used(d);
-    for (int64_t M = hfft__chirp_length(n, 1); M >= hfft__chirp_lean(n); M /= 2)
+    for (int64_t M = hfft__chirp_length(n); M >= hfft__chirp_lean(n); M /= 2)
         if ((int64_t)((size_t)(2 * M + n) * 2u * (size_t)prec) <= left / BLUE_SHARE)
             return M;
     return 0;

@@ -31,11 +31,9 @@ int64_t hfft__chirp_lean(int64_t n) {
     return M;
 }
 
-int64_t hfft__chirp_length(int64_t n, int wide) {
+int64_t hfft__chirp_length(int64_t n) {
     int64_t M = hfft__chirp_lean(n);
     while (M < 6 * n && M < HFFT__CHIRP_ROOMY)
-        M <<= 1;
-    while (wide && M < 12 * n && 2 * M <= HFFT__CHIRP_SMALL)
         M <<= 1;
     return M;
 }

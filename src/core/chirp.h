@@ -36,20 +36,16 @@
 #define HFFT__CHIRP_CUFFT 127
 #define HFFT__CHIRP_MAX ((int64_t)1 << 30) /* j^2 below 2^60: exact in 64 bits */
 #define HFFT__CHIRP_ROOMY ((int64_t)1 << 22) /* M up to 64 MiB a line: 6n where it fits */
-#define HFFT__CHIRP_SMALL ((int64_t)1 << 15) /* M up to 512 KiB: 12n on the GPU */
 
 #ifndef __CUDACC__
 /* Nonzero where lines of n points take Bluestein: a prime factor of n above `good`
    (HFFT__CHIRP_FFTW or HFFT__CHIRP_CUFFT), and n at most HFFT__CHIRP_MAX. */
 int hfft__chirp_wants(int64_t n, int64_t good);
 /* M: the least power of two at least 6n, where that is at most HFFT__CHIRP_ROOMY
-   points, else at most that many and at least hfft__chirp_lean(n).  With `wide` (the
-   GPU's), at least 12n where that is at most HFFT__CHIRP_SMALL points: its M-point
-   transforms (cuFFT's lines cut in card) lose 12% more than FFTW's (4096 points:
-   2.66e-16 against 2.38e-16, an H100), which left 3D transforms of two or three such
-   dimensions at 5.2e-16 with 6n (64 x 1031^2, 521^3); 3D arrays that a host holds
-   have dimensions of a few thousand points, where M stays small. */
-int64_t hfft__chirp_length(int64_t n, int wide);
+   points, else at most that many and at least hfft__chirp_lean(n).  (12n on the GPU
+   brought 3D 64 x 1031^2 from 5.2e-16 to 4.9e-16 but 521^3 from 5.2e-16 to 5.5e-16,
+   for 1.7x the time: bench/RESULTS.md.) */
+int64_t hfft__chirp_length(int64_t n);
 /* The least power of two at least 3n, the smallest M taken where memory is short.
    2n - 1 would do, but the error grows as M nears 2n: FFTW's transforms gave
    5.0e-16 at n = 1048573 with M = 2n, 4.4e-16 with M = 3n and 4.0e-16 with M = 4n
