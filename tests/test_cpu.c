@@ -8,6 +8,7 @@
  */
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
+#include <math.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -110,6 +111,40 @@ Test(cpu, measure_keeps_bluestein) {
         tu_free(x);
         tu_free(X);
     }
+}
+
+/* In place, FFTW's padded layout: a 3D r2c whose planes have a dimension of a prime
+   factor above 31 (their rows, then their columns, through Bluestein), against the
+   reference, then back through c2r, round trip. */
+Test(cpu, bluestein_real_planes_in_place) {
+    int64_t n[3] = {4, 53, 106}, h = n[2] / 2 + 1, rows = n[0] * n[1], total = rows * n[2];
+    double *x = tu_alloc((size_t)total * 8), *a = tu_alloc((size_t)(rows * h) * 16),
+           *X = tu_alloc((size_t)(rows * h) * 16);
+    hfft_ref_fill(8, x, total / 2, tu_seed());
+    for (int64_t r = 0; r < rows; r++)
+        memcpy(a + r * 2 * h, x + r * n[2], (size_t)n[2] * 8);
+    unsigned f = HFFT_CPU_ONLY;
+    hfft_plan p = hfft_plan_dft_r2c(3, n, a, (hfft_complex *)a, f, NULL);
+    hfft_plan q = hfft_plan_dft_c2r(3, n, (hfft_complex *)a, a, f, NULL);
+    cr_assert(p && q, "%s", hfft_last_error_message());
+    cr_assert_eq(hfft_execute(p), 0, "%s", hfft_last_error_message());
+    memcpy(X, a, (size_t)(rows * h) * 16);
+    double err = hfft_ref_error_many(8, 1, 3, n, 1, x, X, HFFT_FORWARD, 2);
+    cr_assert(err >= 0 && err < 4.5e-16, "r2c: error %.3g", err);
+    cr_assert_eq(hfft_execute(q), 0, "%s", hfft_last_error_message());
+    long double num = 0, den = 0;
+    for (int64_t r = 0; r < rows; r++)
+        for (int64_t j = 0; j < n[2]; j++) {
+            long double want = (long double)total * x[r * n[2] + j], d = a[r * 2 * h + j] - want;
+            num += d * d;
+            den += want * want;
+        }
+    cr_assert(sqrtl(num / den) < 5e-16, "c2r: round trip error %.3Lg", sqrtl(num / den));
+    hfft_destroy_plan(p);
+    hfft_destroy_plan(q);
+    tu_free(x);
+    tu_free(a);
+    tu_free(X);
 }
 
 /* Long columns go through tiles of a few columns, several tiles to a job and
