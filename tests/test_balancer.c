@@ -90,6 +90,13 @@ Test(balancer, hybrid_only_where_it_pays) {
     cr_assert_eq(f, 1.0, "unknown CPU rate: GPU-only, got %g", f);
 }
 
+/* The model's GPU time of round m over link l, all of it on the GPU, is want. */
+static void gpu_time_is(const hfft__link *l, const hfft__round_model *m, double want,
+                        const char *what) {
+    double t = hfft__model_gpu_time(l, m, 1.0);
+    cr_assert(fabs(t - want) < 1e-9, "%s: %g vs %g", what, t, want);
+}
+
 /* The GPU side from the link alone: duplex rate times the 2D efficiency of the
    pass's rows, plus the wait for the last strided pass (a contiguous round
    waits for an eighth of one). */
@@ -105,12 +112,10 @@ Test(balancer, link_model) {
     m.row_bytes = 8192;
     m.pass_bytes = 256e6;
     double want = 8e9 / (45 * GB) + 256e6 / (50 * GB);
-    cr_assert(fabs(hfft__model_gpu_time(&l, &m, 1.0) - want) < 1e-9, "%g vs %g",
-              hfft__model_gpu_time(&l, &m, 1.0), want);
+    gpu_time_is(&l, &m, want, "strided");
     m.row_bytes = 0;
     want = 8e9 / (50 * GB) + 32e6 / (50 * GB);
-    cr_assert(fabs(hfft__model_gpu_time(&l, &m, 1.0) - want) < 1e-9, "contiguous: %g vs %g",
-              hfft__model_gpu_time(&l, &m, 1.0), want);
+    gpu_time_is(&l, &m, want, "contiguous");
 }
 
 /* Fitting the model to a GPU-only time and a probe recovers the rates. */
@@ -254,11 +259,10 @@ Test(balancer, link_of_several_cards) {
     m.pass_bytes = 256e6;
     m.cards = 2;
     double want = 8e9 / (75.8 * GB) + 32e6 / (37.9 * GB);
-    cr_assert(fabs(hfft__model_gpu_time(&l, &m, 1.0) - want) < 1e-9, "%g vs %g",
-              hfft__model_gpu_time(&l, &m, 1.0), want);
+    gpu_time_is(&l, &m, want, "two cards");
     m.cards = 1;
     want = 8e9 / (50.5 * GB) + 32e6 / (50.5 * GB);
-    cr_assert(fabs(hfft__model_gpu_time(&l, &m, 1.0) - want) < 1e-9);
+    gpu_time_is(&l, &m, want, "one card");
 }
 
 /* The share where the GPU's cards (from the link) and a CPU of 25 GB/s alone
