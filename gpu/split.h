@@ -20,7 +20,13 @@
  * at 1000003) run Bluestein (src/core/chirp.h): the chirp op into a buffer of M
  * points, the backend's M-point lines forward, the product with B (copied from
  * pinned host memory into the work area at each execute), the lines backward,
- * and the chirp op back.  M is the most accurate length (src/core/chirp.h)
+ * and the chirp op back.  Bluestein's error follows its M-point lines', so
+ * those are cut finer than other lines: 16 x M / 16, the M / 16-point lines cut
+ * the same way down to 32 points or less (cuFFT's 16-point lines: 1.13e-16;
+ * 64-point ones 1.73e-16), where two scratch blocks a level also fit the
+ * quarter of the budget; on the emulated device, with FFTW's lines, this took
+ * 4099-point lines from 2.94 to 2.56e-16 and 65584-point ones from 3.25 to
+ * 2.92e-16.  M is the most accurate length (src/core/chirp.h)
  * whose B and line buffer take at most a quarter of the budget left, down to
  * the leanest; where even that does not fit, the backend transforms the lines
  * whole.  A backend calls it from its
