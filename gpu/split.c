@@ -52,11 +52,21 @@ static int64_t line_way(int prec, int64_t n, int64_t stride, int64_t dist) {
     return f ? f : prec == 8 && hfft__chirp_wants(n, HFFT__CHIRP_CUFFT) ? BLUE : 0;
 }
 
+/* Levels of fine_plan's cut of n points; 0 where it does not cut them. */
+static int64_t fine_levels(int64_t n) {
+    int64_t levels = 0;
+    for (; n > FINE_WHOLE && n % FINE_RADIX == 0; n /= FINE_RADIX)
+        levels++;
+    return levels;
+}
+
 /* Bluestein's M-point lines, `batch` of them contiguous, cut n = 16 x n / 16 with
    the n / 16-point lines cut the same way down to 32 points or less: cuFFT's double
-   lines lose accuracy past 16 points (H100: 16 points 1.13e-16, 64 points 1.73e-16,
-   a 64 x 64 cut of 4096 points 2.66e-16), and Bluestein's error follows its M-point
-   lines'.  One chunk: the caller's lines fit a scratch block. */
+   lines lose accuracy past 16 points (H100: 16 points 1.13e-16, 64 points 1.73e-16),
+   and Bluestein's error follows its M-point lines' (H100, lines of n points against
+   the 64 x 64 or 64 x 128 cut of the backend's table: 521 2.85 -> 2.49e-16, 1031
+   3.01 -> 2.44e-16, 2053 3.15 -> 2.60e-16, 16411 3.40 -> 2.83e-16; 4099, 8209 and
+   65537 unchanged at 2.9-3.4e-16).  One chunk: the caller's lines fit a block. */
 static int fine_plan(const hfft__dev_ops *o, hfft__dev *d, int prec, int64_t n, int64_t batch,
                      int sign, hfft__split **out, size_t *work) {
     *out = NULL;
@@ -72,7 +82,7 @@ static int fine_plan(const hfft__dev_ops *o, hfft__dev *d, int prec, int64_t n, 
     size_t w0 = 0, w1 = 0;
     int st = o->fft_plan(d, prec, HFFT__C2C, 1, &p->n0, 1, n0, batch * n1, sign, &p->sub[0][0],
                          &w0);
-    if (!st && n1 > FINE_WHOLE && n1 % FINE_RADIX == 0)
+    if (!st && fine_levels(n1))
         st = fine_plan(o, d, prec, n1, batch * n0, sign, &p->next, &w1);
     else if (!st)
         st = o->fft_plan(d, prec, HFFT__C2C, 1, &p->n1, 1, n1, batch * n0, sign, &p->sub[0][1],
@@ -199,6 +209,17 @@ int hfft__split_plan(const hfft__dev_ops *o, hfft__dev *d, int prec, int kind, i
     size_t line = (size_t)(M ? M : n) * 2u * (size_t)prec;
     int64_t most = (int64_t)(SPLIT_BLOCK / line);
     most = most < 1 ? 1 : most;
+    /* Bluestein's M-point lines cut fine where its blocks (the buffer and two scratch
+       blocks a level) and its table fit the quarter of the budget left, in smaller
+       chunks of lines if need be */
+    int fine = 0;
+    if (M) {
+        int64_t levels = fine_levels(M), room = (o->budget(d) - o->used(d)) / BLUE_SHARE;
+        room -= (int64_t)((size_t)(M + n) * 2u * (size_t)prec);
+        int64_t fit = levels && room > 0 ? room / (int64_t)((size_t)(1 + 2 * levels) * line) : 0;
+        fine = fit >= 1;
+        most = fine && fit < most ? fit : most;
+    }
     int64_t chunks = (batch + most - 1) / most;
     if (kind != HFFT__C2C) /* real rows: the complex transform of the reals, or to them */
         sign = kind == HFFT__R2C ? -1 : 1;
@@ -216,13 +237,6 @@ int hfft__split_plan(const hfft__dev_ops *o, hfft__dev *d, int prec, int kind, i
         if (!st)
             st = hfft__chirp_table(n, M, sign, p->table);
     }
-    /* The M-point lines cut fine where its two scratch blocks a level also fit */
-    int levels = 0;
-    for (int64_t m = M; m > FINE_WHOLE && m % FINE_RADIX == 0; m /= FINE_RADIX)
-        levels++;
-    int fine = M && levels &&
-               (int64_t)(p->tbytes + (1 + 2 * (size_t)levels) * p->block) <=
-                   (o->budget(d) - o->used(d)) / BLUE_SHARE;
     if (!st)
         st = plan_chunk(p, 0, p->chunk, fine, &sub);
     if (!st && p->tail != p->chunk)
