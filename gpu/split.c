@@ -15,8 +15,7 @@
 #define SPLIT_FACTOR_MIN 16
 #define BLUE (-1)                    /* takes(): lines through Bluestein */
 #define BLUE_SHARE 4                 /* Bluestein's work at most a quarter of the budget left */
-#define FINE_RADIX 16 /* Bluestein's M-point lines: the backend's 16-point lines, cut again */
-#define FINE_WHOLE 32 /* ... down to lines of at most this many points, left whole */
+#define FINE_WHOLE 32 /* Bluestein's M-point lines cut into lines of at most 32 points */
 
 struct hfft__split {
     const hfft__dev_ops *o;
@@ -52,21 +51,34 @@ static int64_t line_way(int prec, int64_t n, int64_t stride, int64_t dist) {
     return f ? f : prec == 8 && hfft__chirp_wants(n, HFFT__CHIRP_CUFFT) ? BLUE : 0;
 }
 
+/* fine_plan's first factor of n points, a power of two: n = 2^a as ceil(a / 5) factors
+   of 2^3 to 2^5, as even as they go (4096 = 16 x 16 x 16, 32768 = 32 x 32 x 32,
+   2048 = 16 x 16 x 8); 0 where n is 32 points or less, or not a power of two. */
+static int64_t fine_first(int64_t n) {
+    if (n <= FINE_WHOLE || (n & (n - 1)))
+        return 0;
+    int a = 0;
+    while ((INT64_C(1) << a) < n)
+        a++;
+    int k = (a + 4) / 5;
+    return INT64_C(1) << ((a + k - 1) / k);
+}
+
 /* Levels of fine_plan's cut of n points; 0 where it does not cut them. */
 static int64_t fine_levels(int64_t n) {
     int64_t levels = 0;
-    for (; n > FINE_WHOLE && n % FINE_RADIX == 0; n /= FINE_RADIX)
+    for (int64_t f; (f = fine_first(n)) != 0; n /= f)
         levels++;
     return levels;
 }
 
-/* Bluestein's M-point lines, `batch` of them contiguous, cut n = 16 x n / 16 with
-   the n / 16-point lines cut the same way down to 32 points or less: cuFFT's double
-   lines lose accuracy past 16 points (H100: 16 points 1.13e-16, 64 points 1.73e-16),
-   and Bluestein's error follows its M-point lines' (H100, lines of n points against
-   the 64 x 64 or 64 x 128 cut of the backend's table: 521 2.85 -> 2.49e-16, 1031
-   3.01 -> 2.44e-16, 2053 3.15 -> 2.60e-16, 16411 3.40 -> 2.83e-16; 4099, 8209 and
-   65537 unchanged at 2.9-3.4e-16).  One chunk: the caller's lines fit a block. */
+/* Bluestein's M-point lines, `batch` of them contiguous, cut n = n0 x n1 with n0 of
+   8 to 32 points (fine_first) and the n1-point lines cut the same way, down to lines
+   of at most 32 points: cuFFT's double lines lose accuracy past 16 to 32 points
+   (H100: 16 points 1.13e-16, 64 points 1.73e-16), and Bluestein's error follows its
+   M-point lines' (H100, lines of n points against the 64 x 64 or 64 x 128 cut of
+   the backend's table: 521 2.85 -> 2.49e-16, 1031 3.01 -> 2.44e-16, 2053 3.15 ->
+   2.60e-16, 16411 3.40 -> 2.83e-16).  One chunk: the caller's lines fit a block. */
 static int fine_plan(const hfft__dev_ops *o, hfft__dev *d, int prec, int64_t n, int64_t batch,
                      int sign, hfft__split **out, size_t *work) {
     *out = NULL;
@@ -74,7 +86,7 @@ static int fine_plan(const hfft__dev_ops *o, hfft__dev *d, int prec, int64_t n, 
     hfft__split *p = calloc(1, sizeof *p);
     if (!p)
         return hfft__fail(HFFT_ERR_HOST_MEMORY, "split lines: out of memory");
-    int64_t n0 = FINE_RADIX, n1 = n / FINE_RADIX;
+    int64_t n0 = fine_first(n), n1 = n / n0;
     *p = (hfft__split){.o = o, .d = d, .prec = prec, .sign = sign, .kind = HFFT__C2C, .rank = 1,
                        .n = n, .n0 = n0, .n1 = n1, .stride = 1, .dist = n, .batch = batch,
                        .chunk = batch, .tail = batch,
