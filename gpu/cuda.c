@@ -20,7 +20,6 @@
 #include "src/core/status.h"
 
 #define MAX_ALLOCS 64
-#define MIB (1024.0 * 1024.0)
 
 struct hfft__dev {
     int device;
@@ -199,9 +198,9 @@ static int cuda_alloc(hfft__dev *d, void **p, size_t bytes) {
     *p = NULL;
     if (d->used + (int64_t)bytes > d->budget)
         return hfft__fail(HFFT_ERR_DEVICE_MEMORY,
-                          "device allocation of %.1f MiB would exceed the %.1f MiB budget "
-                          "(%.1f MiB in use)",
-                          bytes / MIB, d->budget / MIB, d->used / MIB);
+                          "device allocation of %s would exceed the %s budget (%s in use)",
+                          hfft__bytes_text((double)bytes).s, hfft__bytes_text((double)d->budget).s,
+                          hfft__bytes_text((double)d->used).s);
     int slot = -1;
     for (int i = 0; i < MAX_ALLOCS && slot < 0; i++)
         if (!d->allocs[i].p)

@@ -25,11 +25,11 @@ int hfft__long_size(hfft__gpu *g, srd *r, size_t cap, size_t *work, int *nwork) 
         int f = smallest_factor(L);
         if (f == 0 || f == L || r->nlev == MAX_LEVELS)
             return hfft__fail(HFFT_ERR_BUDGET,
-                              "a line of %lld elements needs %.1f MiB on the device and its "
-                              "length has no factor up to %d that splits it to fit the %.1f MiB "
+                              "a line of %lld elements needs %s on the device and its "
+                              "length has no factor up to %d that splits it to fit the %s "
                               "pass; raise the device budget or use HFFT_CPU_ONLY",
-                              (long long)r->r.L, (double)r->r.L * es / MIB, HFFT__MAX_RADIX,
-                              cap / MIB);
+                              (long long)r->r.L, hfft__bytes_text((double)r->r.L * es).s,
+                              HFFT__MAX_RADIX, hfft__bytes_text((double)cap).s);
         r->radix[r->nlev++] = f;
         L /= f;
     }

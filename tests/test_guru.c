@@ -624,8 +624,9 @@ Test(guru, real_rounds_cuda) {
  * together, one trip across them (each card's slab in through its link, the
  * exchange card to card, each card's columns out), each side over the links
  * once; where it does not, every round cut between the cards, each streaming
- * its share.  c2c 2D and 3D of odd sizes, r2c, c2r, batches and a line cut
- * four-step; 2, 3 and 4 cards; in and out of place; both precisions.  The
+ * its share.  c2c 2D and 3D of odd sizes, r2c, c2r, batches, a line cut
+ * four-step and dimensions of 257 and 263 points (Bluestein's in double
+ * precision, odd real rows among them); 2, 3 and 4 cards; in and out of place; both precisions.  The
  * emulated cards refuse any operation on memory that is not their own, so a
  * schedule that reads another card's memory without a peer copy fails here.
  */
@@ -636,7 +637,9 @@ Test(guru, several_cards) {
         int64_t howmany;
     } cases[] = {{C2C, 2, {96, 80}, 1},  {C2C, 2, {45, 70}, 1},   {C2C, 3, {14, 12, 20}, 1},
                  {R2C, 2, {64, 60}, 1},  {R2C, 3, {12, 10, 18}, 1}, {C2R, 2, {48, 36}, 1},
-                 {C2C, 1, {160}, 24},    {C2C, 1, {4096}, 1},       {C2C, 2, {6, 16384}, 1}};
+                 {C2C, 1, {160}, 24},    {C2C, 1, {4096}, 1},       {C2C, 2, {6, 16384}, 1},
+                 /* primes above 127: Bluestein on each card in double precision */
+                 {C2C, 2, {12, 257}, 1}, {R2C, 2, {263, 40}, 1},    {R2C, 2, {24, 263}, 1}};
     static const char *const devices[] = {"0,1", "0,1,2", "3,1,0,2"};
     for (int prec = 4; prec <= 8; prec += 4)
         for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
