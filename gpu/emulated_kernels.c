@@ -49,13 +49,13 @@ static void radixr(const emu_op *op) {
 
 static void twiddle(const emu_op *op) {
     for (int64_t r = 0; r < op->rows; r++) {
-        int64_t k = (op->k0 + r) % op->period;
+        int64_t k = op->period ? (op->k0 + r) % op->period : (op->k0 + r) * op->c0;
         for (int64_t c = 0; c < op->cols; c++) {
-            int64_t i = 2 * (r * op->pitch + c);
+            int64_t i = 2 * (r * op->pitch + c), kc = op->period ? k * (op->c0 + c) : k;
             if (op->prec == 4)
-                hfft__rotate_f((float *)op->dst + i, k * (op->c0 + c), op->n, op->sign);
+                hfft__rotate_f((float *)op->dst + i, kc, op->n, op->sign);
             else
-                hfft__rotate_d((double *)op->dst + i, k * (op->c0 + c), op->n, op->sign);
+                hfft__rotate_d((double *)op->dst + i, kc, op->n, op->sign);
         }
     }
 }

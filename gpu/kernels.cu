@@ -115,10 +115,10 @@ template <typename R>
 __global__ void twiddle_kernel(R *data, int64_t rows, int64_t cols, int64_t pitch, int64_t n,
                                int64_t r0, int64_t period, int64_t c0, int sign) {
     for (int64_t row = blockIdx.y; row < rows; row += gridDim.y) {
-        int64_t k = (r0 + row) % period;
+        int64_t k = period ? (r0 + row) % period : (r0 + row) * c0;
         for (int64_t c = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; c < cols;
              c += (int64_t)gridDim.x * blockDim.x)
-            rotate(data + 2 * (row * pitch + c), k * (c0 + c), n, sign);
+            rotate(data + 2 * (row * pitch + c), period ? k * (c0 + c) : k, n, sign);
     }
 }
 

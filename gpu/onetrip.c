@@ -27,6 +27,9 @@
 #define TRIP_CHUNKS_MAX 256     /* more and smaller chunks where they do not */
 #define TRANSPOSE_MIN_L 4096    /* longer strided lines are computed transposed */
 #define WCOLS 128               /* columns per transposed FFT */
+#define FS_ROW_MAX ((size_t)1 << 20) /* rows up to 1 MiB: dimension 0 four-step (fs_*) */
+#define FS_A_MAX 128            /* its first factor: output row blocks, a strided transform */
+#define FS_RUN ((size_t)2 << 20) /* host runs of the copies in and out, at least */
 
 struct hfft__trip {
     void *arr;              /* the array on the device (the complex side) */
@@ -50,6 +53,12 @@ struct hfft__trip {
     int64_t colw[3];        /* the block width of each (not transposed) */
     int transpose;
     int64_t wc;
+    /* dimension 0 four-step, d0 = fa fb (fs_size): in by groups of fm residues mod fb,
+       out by blocks of fM output rows through obuf (fM 1: straight from the array) */
+    int fs;
+    int64_t fa, fb, fm, fM;
+    hfft__fftplan s1, s2;   /* fa-point lines fb rows apart; fb-point lines a row apart */
+    void *obuf[2];
     hfft__event *in_ev, *comp_ev, *out_ev, phase_ev;
     double t[2];            /* last execute: until the slow dimension starts; the rest */
 };
@@ -66,6 +75,10 @@ void hfft__trip_destroy(hfft__gpu *g) {
     for (int k = 0; k < 3; k++)
         if (t->col[k])
             o->fft_destroy(g->d, t->col[k]);
+    if (t->s1)
+        o->fft_destroy(g->d, t->s1);
+    if (t->s2)
+        o->fft_destroy(g->d, t->s2);
     hfft__event *ev[3] = {t->in_ev, t->comp_ev, t->out_ev};
     for (int a = 0; a < 3; a++) {
         for (int i = 0; ev[a] && i < t->nev; i++)
@@ -77,9 +90,12 @@ void hfft__trip_destroy(hfft__gpu *g) {
         o->event_destroy(g->d, t->phase_ev);
     if (t->arr)
         o->free(g->d, t->arr);
-    for (int k = 0; k < 2; k++)
+    for (int k = 0; k < 2; k++) {
         if (t->tbuf[k])
             o->free(g->d, t->tbuf[k]);
+        if (t->obuf[k])
+            o->free(g->d, t->obuf[k]);
+    }
     free(t);
     g->trip = NULL;
 }
@@ -123,7 +139,7 @@ static int dim0_round(const hfft__gpu *g) {
 }
 
 static int make_events(hfft__gpu *g, hfft__event **ev, int n) {
-    *ev = calloc((size_t)n, sizeof **ev);
+    *ev = calloc(n > 0 ? (size_t)n : 1, sizeof **ev);
     if (!*ev)
         return hfft__fail(HFFT_ERR_HOST_MEMORY, "GPU engine: out of memory");
     for (int i = 0; i < n; i++)
@@ -132,6 +148,50 @@ static int make_events(hfft__gpu *g, hfft__event **ev, int n) {
 }
 
 static int trip_try(hfft__gpu *g, int64_t budget, int z, int chunks);
+
+/*
+ * Dimension 0 four-step where its rows are narrow (2D): the copy out of column
+ * blocks moves pitched rows of 16-80 KiB, which the H100's copy engines slow to
+ * 46.6 GB/s while kernels run (2D 32768 x 65536 r32: 92% of the one-trip
+ * bound).  Instead d0 = fa fb and row j2 + fb j1 of the array (j2 < fb, j1 < fa):
+ * the array comes in by groups of fm consecutive residues j2, each group's fa
+ * runs of fm rows (host runs of at least FS_RUN bytes); each group's rows are
+ * transformed as they land, then its fa-point lines (stride fb rows).  After the
+ * last group, for each k1 < fa, rows fb k1 + j2 times exp(sign 2 pi i j2 k1 / d0)
+ * and their fb-point lines give output rows k1 + fa k2 at rows fb k1 + k2; fM
+ * consecutive k1 gathered in card (d2d) leave in host runs of fM rows, pitch fa
+ * rows, behind the next block's transforms.  Sets t->fs where d0 has a factor
+ * fa from 4 to FS_A_MAX with fb = d0 / fa at least 2.
+ */
+/* The least divisor m of n whose m rows reach FS_RUN bytes, and at most `most`. */
+static int64_t fs_run(int64_t n, size_t rowb, int64_t most) {
+    int64_t best = 1;
+    for (int64_t m = 1; m <= n && m <= most; m++)
+        if (n % m == 0) {
+            best = m;
+            if ((size_t)m * rowb >= FS_RUN)
+                break;
+        }
+    return best;
+}
+
+static void fs_size(hfft__trip *t, size_t rowb) {
+    t->fs = 0;
+    if (rowb > FS_ROW_MAX)
+        return;
+    int64_t a = 0;
+    for (int64_t f = 4; f <= FS_A_MAX && 2 * f <= t->d0; f++)
+        if (t->d0 % f == 0)
+            a = f;
+    if (!a)
+        return;
+    t->fa = a;
+    t->fb = t->d0 / a;
+    t->fm = fs_run(t->fb, rowb, t->fb);
+    /* the two gathering buffers at most a quarter of the array */
+    t->fM = fs_run(t->fa, rowb, t->d0 / (8 * t->fb) > 1 ? t->d0 / (8 * t->fb) : 1);
+    t->fs = 1;
+}
 
 /*
  * Sizes the one trip, or returns 1 where the streaming schedule must run
@@ -193,11 +253,24 @@ static int trip_try(hfft__gpu *g, int64_t budget, int z, int chunks) {
     if (t->wk)
         t->nk = (t->row + t->wk - 1) / t->wk;
     t->colin = t->nafter == g->nrounds - 1 && t->nblock > 1;
+    size_t rowb = (size_t)t->row * g->es, obuf = 0;
+    if (!t->nafter && !t->colin && !r0->twn && chunks == TRIP_CHUNKS)
+        fs_size(t, rowb);
+    if (t->fs) { /* the inner rounds on groups' runs of fm rows */
+        t->crow = t->fm;
+        t->nchunk = (int)(t->d0 / t->fm);
+        obuf = t->fM > 1 ? (size_t)(t->fM * t->fb) * rowb : 0;
+    }
     size_t work = 0;
     int st = plan_inner(g, t, &work);
     t->transpose = t->d0 >= TRANSPOSE_MIN_L;
     t->wc = t->row < WCOLS ? t->row : WCOLS;
-    if (!st && t->transpose) {
+    if (!st && t->fs) {
+        st = plan(g, &t->s1, HFFT__C2C, 1, &t->fa, t->fb * t->row, 1, t->fm * t->row, &work);
+        if (!st)
+            st = plan(g, &t->s2, HFFT__C2C, 1, &t->fb, t->row, 1, t->row, &work);
+        t->transpose = 0;
+    } else if (!st && t->transpose) {
         st = plan(g, &t->col[0], HFFT__C2C, 1, &t->d0, 1, t->d0, t->wc, &work);
     } else {
         /* a plan per block width: the first, the rest, the last (at most three) */
@@ -218,12 +291,14 @@ static int trip_try(hfft__gpu *g, int64_t budget, int z, int chunks) {
     }
     size_t tb = t->transpose ? (size_t)(t->wc * t->d0) * g->es : 0;
     size_t chunkb = tout ? (size_t)t->crow * (size_t)t->row * g->es : 0;
-    if (!st && (int64_t)(bytes + tb + work + 2 * chunkb) > budget)
+    if (!st && (int64_t)(bytes + tb + work + 2 * chunkb + 2 * obuf) > budget)
         st = 1; /* the array fits, its work areas not */
     if (!st)
         st = g->ops->alloc(g->d, &t->arr, bytes);
     for (int k = 0; k < 2 && !st && chunkb; k++)
         st = g->ops->alloc(g->d, &t->tbuf[k], chunkb);
+    for (int k = 0; k < 2 && !st && obuf; k++)
+        st = g->ops->alloc(g->d, &t->obuf[k], obuf);
     if (!st && tb) {
         st = g->ops->alloc(g->d, &g->tb, tb);
         g->tb_bytes = st ? 0 : tb;
@@ -235,6 +310,8 @@ static int trip_try(hfft__gpu *g, int64_t budget, int z, int chunks) {
     }
     t->nev = t->nblock > t->nchunk ? t->nblock : t->nchunk;
     t->nev = t->nk > t->nev ? (int)t->nk : t->nev;
+    if (t->fs) /* groups in, blocks out */
+        t->nev = (int)(t->fb / t->fm > t->fa / t->fM ? t->fb / t->fm : t->fa / t->fM);
     if (!st)
         st = make_events(g, &t->in_ev, t->nev);
     if (!st)
@@ -391,6 +468,57 @@ static int line_out(hfft__gpu *g, hfft__trip *t, int h, char *dst) {
     return 0;
 }
 
+/* fs_size's copy in: group G's runs of fm rows, each transformed as it lands, then
+   the group's fa-point lines. */
+static int fs_in(hfft__gpu *g, hfft__trip *t, const hfft__round *real_in, const char *src) {
+    const hfft__dev_ops *o = g->ops;
+    hfft__stream in = g->st[0], c = g->st[NSTREAM];
+    size_t rowb = (size_t)t->row * g->es;
+    for (int64_t G = 0; G < t->fb / t->fm; G++) {
+        for (int64_t j1 = 0; j1 < t->fa; j1++)
+            TRY(copy_chunk(g, t, 0, real_in, (char *)src, G * t->fm + j1 * t->fb, t->fm));
+        TRY(o->record(g->d, t->in_ev[G], in));
+        TRY(o->wait(g->d, c, t->in_ev[G]));
+        for (int64_t j1 = 0; j1 < t->fa; j1++)
+            for (int h = 0; h < g->nrounds; h++)
+                if (h != t->z)
+                    TRY(inner_chunk(g, t, h, G * t->fm + j1 * t->fb, t->fm));
+        TRY(o->fft_exec(g->d, t->s1, c, (char *)t->arr + (size_t)(G * t->fm) * rowb,
+                        g->work[0]));
+    }
+    return 0;
+}
+
+/* fs_size's copy out: per block of fM values of k1, rows fb k1 + j2 times their
+   twiddles and their fb-point lines, gathered into obuf, out in runs of fM rows. */
+static int fs_out(hfft__gpu *g, hfft__trip *t, char *dst) {
+    const hfft__dev_ops *o = g->ops;
+    hfft__dev *d = g->d;
+    hfft__stream out = g->st[1], c = g->st[NSTREAM];
+    size_t rowb = (size_t)t->row * g->es;
+    for (int64_t K = 0; K < t->fa / t->fM; K++) {
+        int64_t k0 = K * t->fM;
+        char *ob = t->fM > 1 ? t->obuf[K % 2] : NULL;
+        if (ob && K >= 2) /* obuf K % 2 is free once block K - 2 went out */
+            TRY(o->wait(d, c, t->out_ev[K - 2]));
+        for (int64_t k1 = k0; k1 < k0 + t->fM; k1++) {
+            char *blk = (char *)t->arr + (size_t)(k1 * t->fb) * rowb;
+            TRY(o->twiddle(d, g->prec, c, blk, t->fb, t->row, t->row, t->d0, 0, 0, k1, g->sign));
+            TRY(o->fft_exec(d, t->s2, c, blk, g->work[0]));
+            if (ob)
+                TRY(o->d2d(d, c, ob + (size_t)(k1 - k0) * rowb, (size_t)t->fM * rowb, blk, rowb,
+                           rowb, (size_t)t->fb));
+        }
+        TRY(o->record(d, t->comp_ev[K], c));
+        TRY(o->wait(d, out, t->comp_ev[K]));
+        const char *from = ob ? ob : (char *)t->arr + (size_t)(k0 * t->fb) * rowb;
+        TRY(hfft__sched_d2h(g, out, dst + (size_t)k0 * rowb, (size_t)t->fa * rowb, from,
+                            (size_t)t->fM * rowb, (size_t)t->fM * rowb, (size_t)t->fb));
+        TRY(o->record(d, t->out_ev[K], out));
+    }
+    return 0;
+}
+
 int hfft__trip_run(hfft__gpu *g, const char *src, char *dst) {
     hfft__trip *t = g->trip;
     const hfft__dev_ops *o = g->ops;
@@ -412,8 +540,10 @@ int hfft__trip_run(hfft__gpu *g, const char *src, char *dst) {
         TRY(o->wait(d, c, t->in_ev[j]));
         TRY(slow_block(g, t, c0, w));
     }
+    if (t->fs)
+        TRY(fs_in(g, t, real_in, src));
     /* Copy in by chunks; each chunk's fast dimensions as soon as it landed. */
-    for (int k = 0; k < t->nchunk && !t->colin; k++) {
+    for (int k = 0; k < t->nchunk && !t->colin && !t->fs; k++) {
         int64_t a, n;
         chunk(t, k, &a, &n);
         TRY(copy_chunk(g, t, 0, real_in, (char *)src, a, n));
@@ -424,7 +554,9 @@ int hfft__trip_run(hfft__gpu *g, const char *src, char *dst) {
                 TRY(inner_chunk(g, t, h, a, n));
     }
     TRY(o->record(d, t->phase_ev, c));
-    if (!t->nafter) {
+    if (t->fs) {
+        TRY(fs_out(g, t, dst));
+    } else if (!t->nafter) {
         /* The slow dimension by blocks of columns, each copied out behind the next. */
         for (int j = 0; j < t->nblock; j++) {
             int64_t c0 = t->bstart[j], w = t->bstart[j + 1] - c0;

@@ -124,7 +124,7 @@ typedef struct hfft__dev_ops {
                       const hfft__transposes *t);
     /* The four-step twiddles: element (r, c) of a rows x cols tile (row pitch `pitch`
        elements) times exp(sign 2 pi i k / n), k = ((r0 + r) mod period) (c0 + c), a
-       product below n. */
+       product below n; period 0: k = (r0 + r) c0, the same along each row. */
     int (*twiddle)(hfft__dev *d, int prec, hfft__stream s, void *data, int64_t rows,
                    int64_t cols, int64_t pitch, int64_t n, int64_t r0, int64_t period,
                    int64_t c0, int sign);
