@@ -309,8 +309,9 @@ ParameterizedTestParameters(faults, at_execute) {
         {4, 2, {64, 48}, 4096, 0, 0, "d2h:5", 0, HFFT_PINNING_STAGE},
         {4, 3, {12, 10, 14}, 2048, 0, 0, "host_fn:9", 0, HFFT_PINNING_STAGE},
         {8, 2, {64, 48}, 8192, 0, 0.5, "host_fn:2", 0, HFFT_PINNING_STAGE},
-        /* one trip (the array fits the budget): a copy in, a copy out, an FFT, a transpose */
-        {4, 2, {64, 48}, 1 << 20, 0, 0, "h2d:3"},
+        /* one trip (the array fits the budget): a copy in (dimension 0 four-step: the one
+           copy of its one group), a copy out, an FFT, a transpose */
+        {4, 2, {64, 48}, 1 << 20, 0, 0, "h2d:1"},
         {8, 2, {64, 48}, 1 << 20, 0, 0, "d2h:1"},
         {4, 3, {12, 10, 14}, 1 << 20, 0, 0, "fft_exec:5"},
         {8, 2, {4100, 3}, 1 << 20, 0, 0, "kernel:2"},
