@@ -16,7 +16,9 @@
  * pitched columns out at 40 GB/s, contiguous blocks at 55 GB/s).  Where no
  * round runs on the chunks as they land (a 1D line: its first round is the
  * slow dimension), the array comes in by the slow dimension's blocks of
- * columns instead, each transformed while the next one is copied in.
+ * columns instead, each transformed while the next one is copied in.  Where
+ * rows are narrow (2D), the slow dimension runs four-step, so that both copies
+ * move runs of whole rows (fs_size).
  */
 #include <stdlib.h>
 #include <string.h>
