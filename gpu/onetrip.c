@@ -189,7 +189,8 @@ static void fs_size(hfft__trip *t, size_t rowb) {
         return;
     t->fa = a;
     t->fb = t->d0 / a;
-    t->fm = fs_run(t->fb, rowb, t->fb);
+    /* at least four groups where fb allows: later groups land behind earlier ones' work */
+    t->fm = fs_run(t->fb, rowb, t->fb / 4 > 1 ? t->fb / 4 : 1);
     /* the two gathering buffers at most a quarter of the array */
     t->fM = fs_run(t->fa, rowb, t->d0 / (8 * t->fb) > 1 ? t->d0 / (8 * t->fb) : 1);
     t->fs = 1;
