@@ -78,9 +78,10 @@ typedef int (*copy_fn)(hfft__dev *d, hfft__stream s, void *dst, size_t dpitch, c
                        size_t spitch, size_t width, size_t height);
 
 /* A copy through op in pieces: contiguous ones of COPY_PIECE bytes, pitched ones of
-   as many rows as fit COPY_PIECE (at least one).  Pitched copies whole, 2D 32768 x
-   65536 r32 streaming at a 2 GiB budget (its real rows' copies in pitched) ran at 81%
-   of 2 S / duplex where the complex 2D of the same bytes ran at 90.5% (H100). */
+   as many rows as fit COPY_PIECE (at least one), so that no copy holds its stream
+   long.  For pitched copies this measured neutral (H100, A/B in one call: 2D 32768 x
+   65536 r32 streaming at 2 GiB 77.8 / 82.8% of 2 S / duplex in pieces against 83.2 /
+   80.6% whole; the 2D one trip 97.7% in pieces against 96.8-97.9% whole). */
 static int link_copy(hfft__gpu *g, copy_fn op, hfft__stream s, void *dst, size_t dpitch,
                      const void *src, size_t spitch, size_t width, size_t rows) {
     if (rows > 1 && (dpitch != width || spitch != width)) {
