@@ -151,20 +151,6 @@ static int make_events(hfft__gpu *g, hfft__event **ev, int n) {
 
 static int trip_try(hfft__gpu *g, int64_t budget, int z, int chunks);
 
-/*
- * Dimension 0 four-step where its rows are narrow (2D): the copy out of column
- * blocks moves pitched rows of 16-80 KiB, which the H100's copy engines slow to
- * 46.6 GB/s while kernels run (2D 32768 x 65536 r32: 92% of the one-trip
- * bound).  Instead d0 = fa fb and row j2 + fb j1 of the array (j2 < fb, j1 < fa):
- * the array comes in by groups of fm consecutive residues j2, each group's fa
- * runs of fm rows (host runs of at least FS_RUN bytes); each group's rows are
- * transformed as they land, then its fa-point lines (stride fb rows).  After the
- * last group, for each k1 < fa, rows fb k1 + j2 times exp(sign 2 pi i j2 k1 / d0)
- * and their fb-point lines give output rows k1 + fa k2 at rows fb k1 + k2; fM
- * consecutive k1 gathered in card (d2d) leave in host runs of fM rows, pitch fa
- * rows, behind the next block's transforms.  Sets t->fs where d0 has a factor
- * fa from 4 to FS_A_MAX with fb = d0 / fa at least 2.
- */
 /* The least divisor m of n whose m rows reach FS_RUN bytes, and at most `most`. */
 static int64_t fs_run(int64_t n, size_t rowb, int64_t most) {
     int64_t best = 1;
@@ -177,6 +163,21 @@ static int64_t fs_run(int64_t n, size_t rowb, int64_t most) {
     return best;
 }
 
+/*
+ * Dimension 0 four-step where its rows are narrow (2D): the copy out of column
+ * blocks moves pitched rows of 16-80 KiB, which the H100's copy engines slow to
+ * 46.6 GB/s while kernels run (2D 32768 x 65536 r32: 92% of the one-trip
+ * bound).  Instead d0 = fa fb and row j2 + fb j1 of the array (j2 < fb, j1 < fa):
+ * the array comes in by groups of fm consecutive residues j2, each group's fa
+ * runs of fm rows (host runs of at least FS_RUN bytes); each group's rows are
+ * transformed as they land, then its fa-point lines (stride fb rows).  After the
+ * last group, for each k1 < fa, rows fb k1 + j2 times exp(sign 2 pi i j2 k1 / d0)
+ * and their fb-point lines give output rows k1 + fa k2 at rows fb k1 + k2; fM
+ * consecutive k1 gathered in card (d2d) leave in host runs of fM rows, pitch fa
+ * rows, behind the next block's transforms (H100: 97.3-97.9% of the bound, and
+ * 98-99% for complex 2D; bench/RESULTS.md).  Sets t->fs where d0 has a factor fa
+ * from 4 to FS_A_MAX with fb = d0 / fa at least 2.
+ */
 static void fs_size(hfft__trip *t, size_t rowb) {
     t->fs = 0;
     if (rowb > FS_ROW_MAX)
