@@ -267,13 +267,12 @@ static int trip_try(hfft__gpu *g, int64_t budget, int z, int chunks) {
     }
     size_t work = 0;
     int st = plan_inner(g, t, &work);
-    t->transpose = t->d0 >= TRANSPOSE_MIN_L;
+    t->transpose = !t->fs && t->d0 >= TRANSPOSE_MIN_L;
     t->wc = t->row < WCOLS ? t->row : WCOLS;
     if (!st && t->fs) {
         st = plan(g, &t->s1, HFFT__C2C, 1, &t->fa, t->fb * t->row, 1, t->fm * t->row, &work);
         if (!st)
             st = plan(g, &t->s2, HFFT__C2C, 1, &t->fb, t->row, 1, t->row, &work);
-        t->transpose = 0;
     } else if (!st && t->transpose) {
         st = plan(g, &t->col[0], HFFT__C2C, 1, &t->d0, 1, t->d0, t->wc, &work);
     } else {
@@ -372,27 +371,42 @@ static void chunk(const hfft__trip *t, int k, int64_t *a, int64_t *n) {
     *n = t->d0 - *a < t->crow ? t->d0 - *a : t->crow;
 }
 
-/* The real round's rows (nreal reals, rpitch apart on the host) of chunk [a, a+n),
-   or the complex side's bytes where no real round touches the host here. */
+/* Dimension-0 indices [a + r gap, a + r gap + n) for r < reps (one run where reps is 1):
+   the real round's rows (nreal reals, rpitch apart on the host), or the complex side's
+   bytes where no real round touches the host here.  Few large copies: each costs about
+   2 us of the link's time (H100: 4096 copies of 2 MiB ran the copy in at 45.4 GB/s). */
 static int copy_chunk(hfft__gpu *g, hfft__trip *t, int out, const hfft__round *real,
-                      char *host, int64_t a, int64_t n) {
+                      char *host, int64_t a, int64_t n, int64_t reps, int64_t gap) {
     size_t rowb = (size_t)t->row * g->es;
     char *dev = (char *)t->arr + (size_t)a * rowb;
     hfft__stream s = g->st[out ? 1 : 0];
-    if (!real) {
-        size_t bytes = (size_t)n * rowb;
+    if (!real) { /* the runs as the rows of one copy */
+        size_t run = (size_t)n * rowb, pitch = reps > 1 ? (size_t)gap * rowb : run;
+        char *h = host + (size_t)a * rowb;
         if (out)
-            return hfft__sched_d2h(g, s, host + (size_t)a * rowb, bytes, dev, bytes, bytes, 1);
-        return hfft__sched_h2d(g, s, dev, bytes, host + (size_t)a * rowb, bytes, bytes, 1);
+            return hfft__sched_d2h(g, s, h, pitch, dev, pitch, run, (size_t)reps);
+        return hfft__sched_h2d(g, s, dev, pitch, h, pitch, run, (size_t)reps);
     }
     /* rows of the last dimension: complex ones of n/2 + 1 on the device */
     int64_t per = t->row / (real->nreal / 2 + 1), rows = n * per;
     size_t crow = (size_t)(real->nreal / 2 + 1) * g->es, rs = g->es / 2;
     size_t rpitch = (size_t)real->rpitch * rs, width = (size_t)real->nreal * rs;
     char *h = host + (size_t)(a * per) * rpitch;
-    if (out)
-        return hfft__sched_d2h(g, s, h, rpitch, dev, crow, width, (size_t)rows);
-    return hfft__sched_h2d(g, s, dev, crow, h, rpitch, width, (size_t)rows);
+    /* a copy per run, or where runs outnumber their rows, a copy per row of the runs */
+    int byrow = reps > 1 && rows < reps;
+    int64_t ncopy = byrow ? rows : reps, height = byrow ? reps : rows;
+    size_t hstep = byrow ? rpitch : (size_t)(gap * per) * rpitch;
+    size_t dstep = byrow ? crow : (size_t)(gap * per) * crow;
+    size_t hp = byrow ? (size_t)(gap * per) * rpitch : rpitch;
+    size_t dp = byrow ? (size_t)(gap * per) * crow : crow;
+    for (int64_t k = 0; k < ncopy; k++) {
+        char *hk = h + (size_t)k * hstep, *dk = dev + (size_t)k * dstep;
+        if (out)
+            TRY(hfft__sched_d2h(g, s, hk, hp, dk, dp, width, (size_t)height));
+        else
+            TRY(hfft__sched_h2d(g, s, dk, dp, hk, hp, width, (size_t)height));
+    }
+    return 0;
 }
 
 /* The slow dimension's columns [c0, c0 + w), on the compute stream. */
@@ -478,22 +492,9 @@ static int fs_in(hfft__gpu *g, hfft__trip *t, const hfft__round *real_in, const 
     const hfft__dev_ops *o = g->ops;
     hfft__stream in = g->st[0], c = g->st[NSTREAM];
     size_t rowb = (size_t)t->row * g->es;
-    /* real rows: one a dimension-0 index (2D), or several (copied by index) */
-    int64_t per = real_in ? t->row / (real_in->nreal / 2 + 1) : 0;
-    size_t crow = real_in ? (size_t)(real_in->nreal / 2 + 1) * g->es : 0, rs = g->es / 2;
-    size_t rpitch = real_in ? (size_t)real_in->rpitch * rs : 0;
     for (int64_t G = 0; G < t->fb / t->fm; G++) {
-        /* few large copies: each costs about 2 us of the link's time (H100) */
-        char *dev = (char *)t->arr + (size_t)(G * t->fm) * rowb;
-        if (!real_in) /* the group's fa runs of fm rows, fb rows apart */
-            TRY(hfft__sched_h2d(g, in, dev, (size_t)t->fb * rowb, src + (size_t)(G * t->fm) * rowb,
-                                (size_t)t->fb * rowb, (size_t)t->fm * rowb, (size_t)t->fa));
-        for (int64_t i = 0; i < t->fm && per == 1; i++) /* rows G fm + i + fb j1 */
-            TRY(hfft__sched_h2d(g, in, dev + (size_t)i * crow, (size_t)t->fb * crow,
-                                src + (size_t)(G * t->fm + i) * rpitch, (size_t)t->fb * rpitch,
-                                (size_t)real_in->nreal * rs, (size_t)t->fa));
-        for (int64_t j1 = 0; j1 < t->fa && per > 1; j1++)
-            TRY(copy_chunk(g, t, 0, real_in, (char *)src, G * t->fm + j1 * t->fb, t->fm));
+        /* the group's fa runs of fm indices, fb apart */
+        TRY(copy_chunk(g, t, 0, real_in, (char *)src, G * t->fm, t->fm, t->fa, t->fb));
         TRY(o->record(g->d, t->in_ev[G], in));
         TRY(o->wait(g->d, c, t->in_ev[G]));
         for (int64_t j1 = 0; j1 < t->fa; j1++)
@@ -563,7 +564,7 @@ int hfft__trip_run(hfft__gpu *g, const char *src, char *dst) {
     for (int k = 0; k < t->nchunk && !t->colin && !t->fs; k++) {
         int64_t a, n;
         chunk(t, k, &a, &n);
-        TRY(copy_chunk(g, t, 0, real_in, (char *)src, a, n));
+        TRY(copy_chunk(g, t, 0, real_in, (char *)src, a, n, 1, 0));
         TRY(o->record(d, t->in_ev[k], in));
         TRY(o->wait(d, c, t->in_ev[k]));
         for (int h = 0; h < g->nrounds; h++)
@@ -623,7 +624,7 @@ int hfft__trip_run(hfft__gpu *g, const char *src, char *dst) {
                 TRY(hfft__sched_d2h(g, out, dst + (size_t)l0 * es, (size_t)tr->tper * es, tb,
                                     (size_t)lines * es, (size_t)lines * es, (size_t)tr->L));
             } else {
-                TRY(copy_chunk(g, t, 1, real_out, dst, a, n));
+                TRY(copy_chunk(g, t, 1, real_out, dst, a, n, 1, 0));
             }
             TRY(o->record(d, t->out_ev[k], out));
         }
