@@ -238,6 +238,10 @@ void hfft__cards_times(const hfft__cards *c, double *secs) {
         hfft__gpu_times(c->g[0], secs);
 }
 
+int hfft__cards_round_times(const hfft__cards *c, double *secs) {
+    return c->trip || c->n != 1 ? -1 : hfft__gpu_round_times(c->g[0], secs);
+}
+
 void hfft__cards_fill_info(const hfft__cards *c, hfft_info *info) {
     if (c->trip) {
         hfft__mtrip_fill_info(c->trip, info);

@@ -40,6 +40,9 @@ int hfft__cards_one_trip(const hfft__cards *c);
 /* Bytes over every card's link since the last call. */
 void hfft__cards_take_link(hfft__cards *c, int64_t bytes[2]);
 void hfft__cards_times(const hfft__cards *c, double *secs);
+/* Streaming on one card: hfft__gpu_round_times; -1 otherwise (several cards drain
+   every round, so each round's host time is its own). */
+int hfft__cards_round_times(const hfft__cards *c, double *secs);
 void hfft__cards_fill_info(const hfft__cards *c, hfft_info *info);
 
 #endif

@@ -194,6 +194,8 @@ int hfft__gpu_create(const hfft__dev_ops *ops, hfft__dev *dev, const hfft__gpu_r
         st = ops->event_create(dev, &g->ev[i]);
     for (int i = 0; i < NCHUNK && !st; i++)
         st = ops->event_create(dev, &g->bev[i]);
+    for (int i = 0; i <= HFFT__MAX_ROUNDS && !st; i++)
+        st = ops->event_create_timed(dev, &g->rev[i]);
     for (int i = 0; i < NSLOT && !st; i++) {
         for (int j = 0; j < NCHUNK && !st; j++) {
             st = ops->event_create(dev, &g->in_ev[i][j]);
@@ -353,6 +355,9 @@ void hfft__gpu_destroy(hfft__gpu *g) {
     for (int i = 0; i < NCHUNK; i++)
         if (g->bev[i])
             g->ops->event_destroy(g->d, g->bev[i]);
+    for (int i = 0; i <= HFFT__MAX_ROUNDS; i++)
+        if (g->rev[i])
+            g->ops->event_destroy(g->d, g->rev[i]);
     for (int i = 0; i < NSLOT; i++) {
         for (int j = 0; j < NCHUNK; j++) {
             hfft__event e[3] = {g->in_ev[i][j], g->comp_ev[i][j], g->out_ev[i][j]};
@@ -369,6 +374,10 @@ void hfft__gpu_destroy(hfft__gpu *g) {
 static int run_round(hfft__gpu *g, int h, const void *src, void *dst, int drain) {
     srd *r = &g->rd[h];
     int64_t pass = 0;
+    if (h == 0 || g->rec != h)
+        g->rec = -1; /* an execute starts with round 0; rounds run out of turn get no times */
+    if (h == 0)
+        TRY(g->ops->record(g->d, g->rev[0], g->st[0]));
     switch (r->kind) {
     case K_NONE:
         return 0;
@@ -385,10 +394,18 @@ static int run_round(hfft__gpu *g, int h, const void *src, void *dst, int drain)
         break;
     }
     g->passes[h] = pass;
-    /* Plain rounds may meet the next one without a drain (see plain.c). */
-    if (!drain && r->kind == K_PLAIN && !g->stage)
+    /* Plain rounds may meet the next one without a drain (see plain.c): every copy
+       out goes through st[1], so the event after the round's last one ends it. */
+    if (!drain && r->kind == K_PLAIN && !g->stage) {
+        TRY(g->ops->record(g->d, g->rev[h + 1], g->st[1]));
+        g->rec = h + 1;
         return 0;
-    return hfft__sched_sync(g);
+    }
+    TRY(hfft__sched_sync(g));
+    TRY(g->ops->record(g->d, g->rev[h + 1], g->st[1]));
+    TRY(g->ops->event_sync(g->d, g->rev[h + 1])); /* at once: every stream is idle */
+    g->rec = h + 1;
+    return 0;
 }
 
 int hfft__gpu_run(hfft__gpu *g, int h, const void *src, void *dst, int drain) {
@@ -446,6 +463,17 @@ void hfft__gpu_take_link(hfft__gpu *g, int64_t bytes[2]) {
     bytes[0] = g->link[0];
     bytes[1] = g->link[1];
     g->link[0] = g->link[1] = 0;
+}
+
+int hfft__gpu_round_times(const hfft__gpu *g, double *secs) {
+    if (g->trip || g->rec != g->nrounds)
+        return -1;
+    double t[HFFT__MAX_ROUNDS];
+    for (int h = 0; h < g->nrounds; h++)
+        if (g->ops->event_elapsed(g->d, g->rev[h], g->rev[h + 1], &t[h]) || !(t[h] >= 0))
+            return -1;
+    memcpy(secs, t, (size_t)g->nrounds * sizeof *t);
+    return 0;
 }
 
 void hfft__gpu_times(const hfft__gpu *g, double *secs) {

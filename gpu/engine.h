@@ -50,6 +50,11 @@ void hfft__gpu_take_link(hfft__gpu *g, int64_t bytes[2]);
 /* One trip: the last execute's time per round: the first fast round takes the copy
    in with every fast dimension, the slow round (dimension 0) the rest. */
 void hfft__gpu_times(const hfft__gpu *g, double *secs);
+/* Streaming: the last execute's time per round on the device, from the end of the
+   round before (of round 0's first copy in) to the end of the round's last copy
+   out, where rounds met without a drain too; secs[0..nrounds).  -1 (secs
+   untouched) unless the last execute ran every round, in turn, to the end. */
+int hfft__gpu_round_times(const hfft__gpu *g, double *secs);
 void hfft__gpu_fill_info(const hfft__gpu *g, hfft_info *info);
 
 #endif

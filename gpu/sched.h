@@ -90,6 +90,11 @@ struct hfft__gpu {
     hfft__fftplan rplan[2];
     hfft__event res_ev;
     hfft__trip *trip;               /* the one-trip schedule, where the array fits */
+    /* Timed events at each round's end on the copy-out stream (rev[0]: the start of
+       round 0's copy in), so that rounds that meet without a drain still get each
+       its own time; rec counts those recorded by the execute in flight. */
+    hfft__event rev[HFFT__MAX_ROUNDS + 1];
+    int rec;
 };
 
 /* Strided lines of a round, from src (row pitch ss elements) to dst (ds). */

@@ -218,7 +218,10 @@ typedef struct hfft_info {
     int64_t pinned_bytes;       /* GPU plans: host bytes kept registered for new arrays (the 8
                                    most recently used; released at destroy) */
     double predicted_seconds[HFFT_MAX_ROUNDS]; /* model's time per round (0: no model ran) */
-    double measured_seconds[HFFT_MAX_ROUNDS];  /* each round's time in the last execute */
+    double measured_seconds[HFFT_MAX_ROUNDS];  /* each round's time in the last execute
+                                                  (GPU-only streaming: on the device, from
+                                                  the end of the round before, as rounds
+                                                  overlap there) */
     double measured_gpu[HFFT_MAX_ROUNDS];      /* of which the GPU side (hybrid rounds run
                                                   both at once) */
     double measured_cpu[HFFT_MAX_ROUNDS];      /* and the CPU side */
