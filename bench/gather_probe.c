@@ -1,0 +1,207 @@
+/*
+ * gather_probe.c: hfft-gather-probe (not installed), the first half of the
+ * CPU's column round without hfft: every thread walks down its own columns of
+ * a row-major array (rows `pitch` bytes apart) a tile at a time, `row` bytes
+ * of each row, into a buffer of its own.  It tells what the gather costs from
+ * what the FFTs cost (issue 15: the column round against the row round).
+ *
+ *   hfft-gather-probe [--gib G] [--pitch BYTES] [--row BYTES] [--threads T]
+ *                     [--ahead ROWS] [--pages huge|small|default]
+ *                     [--mode copy|tile|staged]
+ *
+ * Modes, per tile of row/8 columns of 8-byte elements (complex f32):
+ *   copy    each row's bytes copied whole, one after the other, into a
+ *           row-major buffer (the bound: no transposition)
+ *   tile    as cpu/tiles.c gathers: 8 rows at a time, each column's 8
+ *           elements written to its own column of a column-major buffer
+ *           (columns one padded column length apart)
+ *   staged  64 rows copied whole into a stage, then each column's 64
+ *           elements written out as one run
+ * `--ahead` prefetches that many rows ahead (into L2).  The array is first
+ * touched by the threads, rows dealt round-robin; `--pages` advises huge
+ * pages, small pages, or nothing.  Prints the slowest thread's time and the
+ * rate over the whole array, with the huge pages the kernel gave.
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <sched.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+
+enum { MODE_COPY, MODE_TILE, MODE_STAGED };
+enum { STEP = 8, STAGE_ROWS = 64, ES = 8, MAX_THREADS = 256 };
+
+static struct {
+    size_t bytes, pitch, row;
+    int threads, ahead, mode;
+    char *a;
+    pthread_barrier_t bar;
+    double secs[MAX_THREADS];
+} G;
+
+static double now(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static void prefetch_row(const char *p) {
+    for (size_t k = 0; k < G.row; k += 64)
+        __builtin_prefetch(p + k, 0, 2);
+}
+
+/* One tile: columns [0, row / ES) of `rows` rows from src into buf (column k at
+   k * ld bytes, or row-major for MODE_COPY). */
+static void tile(const char *src, size_t rows, char *buf, size_t ld, char *stage) {
+    size_t w = G.row / ES;
+    if (G.mode == MODE_COPY) {
+        for (size_t r = 0; r < rows; r++) {
+            if (G.ahead && r + (size_t)G.ahead < rows)
+                prefetch_row(src + (r + (size_t)G.ahead) * G.pitch);
+            memcpy(buf + r * G.row, src + r * G.pitch, G.row);
+        }
+        return;
+    }
+    size_t step = G.mode == MODE_TILE ? STEP : STAGE_ROWS;
+    for (size_t l0 = 0; l0 < rows; l0 += step) {
+        size_t n = rows - l0 < step ? rows - l0 : step;
+        for (size_t l = l0 + (size_t)G.ahead; G.ahead && l < l0 + (size_t)G.ahead + n && l < rows;
+             l++)
+            prefetch_row(src + l * G.pitch);
+        const char *s = src + l0 * G.pitch;
+        char *d = buf + l0 * ES;
+        if (G.mode == MODE_TILE) {
+            for (size_t k = 0; k < w; k++, s += ES, d += ld)
+                for (size_t l = 0; l < n; l++)
+                    memcpy(d + l * ES, s + l * G.pitch, ES);
+            continue;
+        }
+        for (size_t l = 0; l < n; l++)
+            memcpy(stage + l * G.row, s + l * G.pitch, G.row);
+        for (size_t k = 0; k < w; k++, d += ld)
+            for (size_t l = 0; l < n; l++)
+                memcpy(d + l * ES, stage + l * G.row + k * ES, ES);
+    }
+}
+
+static void *worker(void *arg) {
+    int id = (int)(intptr_t)arg;
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(id, &set);
+    (void)pthread_setaffinity_np(pthread_self(), sizeof set, &set);
+    size_t rows = G.bytes / G.pitch, tiles = G.pitch / G.row;
+    for (size_t r = (size_t)id; r < rows; r += (size_t)G.threads)
+        memset(G.a + r * G.pitch, 1, G.pitch);
+    /* a padded column length: an odd number of cache lines, as cpu/exec.c pads */
+    size_t lines = (rows * ES + 63) / 64;
+    size_t ld = (lines | 1) * 64;
+    size_t buf_bytes = G.mode == MODE_COPY ? rows * G.row : ld * (G.row / ES);
+    char *buf = aligned_alloc(64, (buf_bytes + 63) / 64 * 64);
+    char *stage = aligned_alloc(64, STAGE_ROWS * G.row);
+    if (!buf || !stage) {
+        fprintf(stderr, "hfft-gather-probe: out of memory\n");
+        exit(1);
+    }
+    memset(buf, 0, buf_bytes);
+    pthread_barrier_wait(&G.bar);
+    double t0 = now();
+    for (size_t t = tiles * (size_t)id / (size_t)G.threads;
+         t < tiles * (size_t)(id + 1) / (size_t)G.threads; t++)
+        tile(G.a + t * G.row, rows, buf, ld, stage);
+    G.secs[id] = now() - t0;
+    free(buf);
+    free(stage);
+    return NULL;
+}
+
+static void usage(void) {
+    fprintf(stderr, "usage: hfft-gather-probe [--gib G] [--pitch BYTES] [--row BYTES] "
+                    "[--threads T] [--ahead ROWS] [--pages huge|small|default] "
+                    "[--mode copy|tile|staged]\n");
+    exit(2);
+}
+
+int main(int argc, char **argv) {
+    double gib = 8;
+    const char *pages = "huge", *mode = "tile";
+    G.pitch = 262144;
+    G.row = 128;
+    G.threads = 16;
+    G.ahead = 16;
+    for (int i = 1; i < argc; i++) {
+        const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!v)
+            usage();
+        if (strcmp(o, "--gib") == 0)
+            gib = atof(v);
+        else if (strcmp(o, "--pitch") == 0)
+            G.pitch = (size_t)atoll(v);
+        else if (strcmp(o, "--row") == 0)
+            G.row = (size_t)atoll(v);
+        else if (strcmp(o, "--threads") == 0)
+            G.threads = atoi(v);
+        else if (strcmp(o, "--ahead") == 0)
+            G.ahead = atoi(v);
+        else if (strcmp(o, "--pages") == 0)
+            pages = v;
+        else if (strcmp(o, "--mode") == 0)
+            mode = v;
+        else
+            usage();
+        i++;
+    }
+    G.mode = strcmp(mode, "copy") == 0     ? MODE_COPY
+             : strcmp(mode, "tile") == 0   ? MODE_TILE
+             : strcmp(mode, "staged") == 0 ? MODE_STAGED
+                                           : -1;
+    G.bytes = (size_t)(gib * (double)(1u << 30)) / G.pitch * G.pitch;
+    if (G.mode < 0 || G.threads < 1 || G.threads > MAX_THREADS || G.row < ES || G.row % 64 ||
+        G.pitch < G.row || G.pitch % G.row || G.bytes < G.pitch || G.ahead < 0 ||
+        (strcmp(pages, "huge") && strcmp(pages, "small") && strcmp(pages, "default")))
+        usage();
+    size_t huge = (size_t)2 << 20, span = G.bytes + huge;
+    char *m = mmap(NULL, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED) {
+        fprintf(stderr, "hfft-gather-probe: cannot map %.1f GiB\n", gib);
+        return 1;
+    }
+    G.a = (char *)(((uintptr_t)m + huge - 1) & ~(uintptr_t)(huge - 1));
+#ifdef MADV_HUGEPAGE
+    if (strcmp(pages, "huge") == 0)
+        (void)madvise(G.a, G.bytes, MADV_HUGEPAGE);
+    else if (strcmp(pages, "small") == 0)
+        (void)madvise(G.a, G.bytes, MADV_NOHUGEPAGE);
+#endif
+    pthread_barrier_init(&G.bar, NULL, (unsigned)G.threads);
+    pthread_t th[MAX_THREADS];
+    for (int i = 0; i < G.threads; i++)
+        if (pthread_create(&th[i], NULL, worker, (void *)(intptr_t)i)) {
+            fprintf(stderr, "hfft-gather-probe: cannot start thread %d\n", i);
+            return 1;
+        }
+    for (int i = 0; i < G.threads; i++)
+        pthread_join(th[i], NULL);
+    double most = 0;
+    for (int i = 0; i < G.threads; i++)
+        most = G.secs[i] > most ? G.secs[i] : most;
+    long huge_kb = 0;
+    FILE *f = fopen("/proc/self/smaps_rollup", "r");
+    char line[256];
+    while (f && fgets(line, sizeof line, f))
+        if (strncmp(line, "AnonHugePages:", 14) == 0)
+            huge_kb = atol(line + 14);
+    if (f)
+        fclose(f);
+    printf("%s: %.1f GiB, rows %zu bytes apart, %zu bytes of each per tile, %d threads, ahead "
+           "%d, pages %s (%.1f GiB huge): %.3f s, %.1f GB/s, %.2f GB/s per thread\n",
+           mode, (double)G.bytes / (1u << 30), G.pitch, G.row, G.threads, G.ahead, pages,
+           huge_kb / 1048576.0, most, (double)G.bytes / most / 1e9,
+           (double)G.bytes / most / 1e9 / G.threads);
+    munmap(m, span);
+    return 0;
+}
