@@ -397,6 +397,10 @@ static int run_round(hfft__gpu *g, int h, const void *src, void *dst, int drain)
     /* Plain rounds may meet the next one without a drain (see plain.c): every copy
        out goes through st[1], so the event after the round's last one ends it. */
     if (!drain && r->kind == K_PLAIN && !g->stage) {
+        /* round 0's resident columns end on the compute stream; round 1's copies in
+           wait for them already, so the copy-out stream waiting too orders nothing new */
+        if (h == 0 && g->res)
+            TRY(g->ops->wait(g->d, g->st[1], g->res_ev));
         TRY(g->ops->record(g->d, g->rev[h + 1], g->st[1]));
         g->rec = h + 1;
         return 0;
