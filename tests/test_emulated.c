@@ -758,46 +758,67 @@ Test(emulated, passes_fill_the_budget) {
 }
 
 /*
- * GPU-only streaming rounds meet without a drain: the host has issued round 0
+ * GPU-only streaming rounds meet without a drain: the host has issued a round
  * long before its work is done (on the emulated device, before any of it is
  * done: the work runs at the last round's drain).  Each round's time comes from
  * the device, so that the balancer's per-round rates hold: every round is
- * credited with its own work, not with the time it took to issue it.  Both
- * rounds transform every element once; the host's clock gave round 0 about a
- * fiftieth of round 1 (2D 1024 x 2048 f32, 4 MiB), so a fifth is far from
- * either side.
+ * credited with its own work, not with the time it took to issue it.  Every
+ * round transforms each element once; the host's clock gave round 0 about a
+ * fiftieth of the execute (2D 1024 x 2048 f32, 4 MiB), so a tenth of it per
+ * round is far from either side.  Cases: 2D plain, 2D with columns kept on the
+ * device (round 0 ends after their FFTs, on another stream), 3D in three rounds.
  */
 Test(emulated, streaming_rounds_get_device_times) {
-    int64_t n[2] = {1024, 2048};
-    size_t bytes = (size_t)n[0] * (size_t)n[1] * 8;
-    hfftf_complex *a = tu_alloc(bytes);
-    memset(a, 0, bytes);
-    hfft_options o;
-    hfft_options_init(&o);
-    o.device = HFFT_DEVICE_EMULATED;
-    o.device_memory = 4 << 20;
-    hfftf_plan p = hfftf_plan_dft(2, n, a, a, HFFT_FORWARD,
-                                  HFFT_ESTIMATE | HFFT_GPU_ONLY | HFFT_SCHEDULE_PLAIN, &o);
-    cr_assert(p, "%s", hfft_last_error_message());
-    for (int rep = 0; rep < 2; rep++) {
-        cr_assert_eq(hfftf_execute(p), 0, "%s", hfft_last_error_message());
-        hfft_info info;
-        cr_assert_eq(hfftf_plan_info(p, &info), 0);
-        cr_assert_eq(info.rounds, 2);
-        cr_assert_eq(info.schedule, 1, "schedule %d: streaming plain", info.schedule);
-        double sum = 0;
-        for (int h = 0; h < 2; h++) {
-            cr_assert_gt(info.measured_seconds[h], 0.0, "round %d", h);
-            cr_assert_eq(info.measured_gpu[h], info.measured_seconds[h], "round %d", h);
-            cr_assert_eq(info.measured_cpu[h], 0.0, "round %d", h);
-            sum += info.measured_seconds[h];
+    static const struct {
+        int rank;
+        int64_t n[3];
+        int64_t budget;
+        unsigned schedule;
+        int rounds;
+        int resident; /* expect columns kept on the device */
+    } cases[] = {
+        {2, {1024, 2048, 0}, 4 << 20, HFFT_SCHEDULE_PLAIN, 2, 0},
+        {2, {1024, 2048, 0}, 14 << 20, 0, 2, 1},
+        {3, {8, 512, 1024}, 4 << 20, HFFT_SCHEDULE_PLAIN, 3, 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        int64_t total = tu_total(cases[i].rank, cases[i].n);
+        size_t bytes = (size_t)total * 8;
+        hfftf_complex *a = tu_alloc(bytes);
+        memset(a, 0, bytes);
+        hfft_options o;
+        hfft_options_init(&o);
+        o.device = HFFT_DEVICE_EMULATED;
+        o.device_memory = cases[i].budget;
+        hfftf_plan p = hfftf_plan_dft(cases[i].rank, cases[i].n, a, a, HFFT_FORWARD,
+                                      HFFT_ESTIMATE | HFFT_GPU_ONLY | cases[i].schedule, &o);
+        cr_assert(p, "case %zu: %s", i, hfft_last_error_message());
+        for (int rep = 0; rep < 2; rep++) {
+            cr_assert_eq(hfftf_execute(p), 0, "case %zu: %s", i, hfft_last_error_message());
+            hfft_info info;
+            cr_assert_eq(hfftf_plan_info(p, &info), 0);
+            cr_assert_eq(info.rounds, cases[i].rounds, "case %zu: %d rounds", i, info.rounds);
+            cr_assert_eq(info.schedule, 1, "case %zu: schedule %d, not streaming plain", i,
+                         info.schedule);
+            cr_assert_eq(info.resident_bytes > 0, cases[i].resident,
+                         "case %zu: %lld bytes resident", i, (long long)info.resident_bytes);
+            double sum = 0;
+            for (int h = 0; h < info.rounds; h++) {
+                cr_assert_gt(info.measured_seconds[h], 0.0, "case %zu round %d", i, h);
+                cr_assert_eq(info.measured_gpu[h], info.measured_seconds[h], "case %zu round %d",
+                             i, h);
+                cr_assert_eq(info.measured_cpu[h], 0.0, "case %zu round %d", i, h);
+                sum += info.measured_seconds[h];
+            }
+            for (int h = 0; h < info.rounds; h++)
+                cr_assert_gt(info.measured_seconds[h], 0.1 * sum,
+                             "case %zu, execute %d: round %d %.3g s of %.3g s: the time to "
+                             "issue it, not its work",
+                             i, rep, h, info.measured_seconds[h], sum);
         }
-        cr_assert_gt(info.measured_seconds[0], 0.2 * sum,
-                     "execute %d: round 0 %.3g s of %.3g s: the time to issue it, not its work",
-                     rep, info.measured_seconds[0], sum);
+        hfftf_destroy_plan(p);
+        tu_free(a);
     }
-    hfftf_destroy_plan(p);
-    tu_free(a);
 }
 
 /*
