@@ -109,10 +109,10 @@ int hfft__plan_execute(hfft__plan *p, void *const in_[2], void *const out_[2]) {
         p->info.measured_seconds[h] = hfft__now() - t0;
     }
     /* GPU-only rounds meet without a drain, so the host's clock gives the first
-       round only the time to issue it: each round's time comes from the device. */
+       round only the time to issue it: each round's time comes from the device
+       (none for one trip, which times its rounds itself, or several cards). */
     double dev[HFFT__MAX_ROUNDS];
-    if (!st && p->gpu && !p->cpu && !hfft__cards_one_trip(p->gpu) &&
-        hfft__cards_round_times(p->gpu, dev) == 0)
+    if (!st && p->gpu && !p->cpu && hfft__cards_round_times(p->gpu, dev) == 0)
         for (int h = 0; h < p->nrounds; h++)
             p->info.measured_seconds[h] = p->info.measured_gpu[h] = dev[h];
     if (p->gpu)
