@@ -46,11 +46,11 @@ static void h_info(const problem *p, void *plan, hfft_info *i) {
 
 static void describe_hfft(const hfft_info *i, char *s, size_t len) {
     static const char *const place[] = {"cpu", "gpu", "hybrid"};
-    static const char *const sched[] = {"-", "plain", "radix2", "one-trip"};
+    static const char *const sched[] = {"-", "plain", "radix2", "one-trip", "four-step"};
     static const char *const pin[] = {"staged", "registered", "hfft_malloc"};
     char b1[32], b2[32], b3[32], passes[48] = "", ratios[64] = "";
     int pl = i->placement >= 0 && i->placement <= 2 ? i->placement : 0;
-    int sc = i->schedule >= 0 && i->schedule <= 3 ? i->schedule : 0;
+    int sc = i->schedule >= 0 && i->schedule <= 4 ? i->schedule : 0;
     if (pl == 0) {
         snprintf(s, len, "cpu threads=%d host=%s", i->threads,
                  bench_fmt_bytes((double)i->host_bytes, b3, sizeof b3));

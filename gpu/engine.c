@@ -4,7 +4,9 @@
  * round with the schedule its size calls for (one file each):
  *   plain    whole lines per pass through rotating buffers (plain.c);
  *   radix2   the 2013 four-subsequence split inside a pass (radix2.c);
- *   long     lines longer than a pass, by decimation in time (longline.c).
+ *   long     lines longer than a pass, by decimation in time (longline.c);
+ *   four     both rounds of an out-of-place 2D (or planes) plan as runs of whole
+ *            rows, four-step along dimension 0 (fourstep.c).
  * Written once against the device interface, so that the CUDA backend and
  * the emulated device run the same passes.
  */
@@ -231,6 +233,8 @@ int hfft__gpu_create(const hfft__dev_ops *ops, hfft__dev *dev, const hfft__gpu_r
     /* One trip where the array fits (unless a streaming schedule was asked for). */
     if (req->schedule == 0 && req->slots == 0 && req->pass_bytes <= 0) {
         st = hfft__trip_size(g, budget);
+        if (st == 1) /* out of place, two rounds: both as runs of whole rows */
+            st = hfft__four_size(g, budget);
         if (st <= 0) {
             if (st)
                 hfft__gpu_destroy(g);
@@ -344,6 +348,7 @@ void hfft__gpu_destroy(hfft__gpu *g) {
         return;
     hfft__stage_destroy(g->stage);
     hfft__trip_destroy(g);
+    hfft__four_destroy(g);
     hfft__res_release(g);
     release(g);
     for (int i = 0; i < NSTREAM + 1; i++)
@@ -392,11 +397,15 @@ static int run_round(hfft__gpu *g, int h, const void *src, void *dst, int drain)
     case K_LONG:
         TRY(hfft__long_round(g, r, src, dst, &pass));
         break;
+    case K_FOUR:
+        TRY(hfft__four_round(g, h, src, dst));
+        pass = hfft__four_passes(g, h);
+        break;
     }
     g->passes[h] = pass;
     /* Plain rounds may meet the next one without a drain (see plain.c): every copy
        out goes through st[1], so the event after the round's last one ends it. */
-    if (!drain && r->kind == K_PLAIN && !g->stage) {
+    if (!drain && (r->kind == K_PLAIN || r->kind == K_FOUR) && !g->stage) {
         /* round 0's resident columns end on the compute stream; round 1's copies in
            wait for them already, so the copy-out stream waiting too orders nothing new */
         if (h == 0 && g->res)
@@ -448,13 +457,13 @@ int hfft__gpu_stage(hfft__gpu *g, int on, int threads) {
         return 0;
     }
     for (int h = 0; h < g->nrounds; h++)
-        if (g->rd[h].kind != K_NONE && g->rd[h].kind != K_PLAIN)
+        if (g->rd[h].kind != K_NONE && g->rd[h].kind != K_PLAIN && g->rd[h].kind != K_FOUR)
             return hfft__fail(HFFT_ERR_UNSUPPORTED,
                               "staged copies need the plain schedule; the %s schedule copies "
                               "straight from pinned (registered) arrays",
                               g->rd[h].kind == K_RADIX2 ? "radix-2" : "long-line");
-    /* one trip: slots of 32 MiB, wide rows going through them in pieces */
-    size_t slot = g->trip ? (size_t)32 << 20 : largest_chunk(g);
+    /* one trip and four-step: slots of 32 MiB, wide rows going through them in pieces */
+    size_t slot = g->trip || g->four ? (size_t)32 << 20 : largest_chunk(g);
     return hfft__stage_create(g->ops, g->d, slot, threads > 0 ? threads : 1,
                               &g->stage);
 }
@@ -493,13 +502,15 @@ void hfft__gpu_fill_info(const hfft__gpu *g, hfft_info *info) {
         int64_t units = r->units, per = r->blk > 0 ? r->blk : 1;
         int64_t outer = hfft__round_strided(&r->r) ? r->r.no : 1;
         int64_t n = r->kind == K_PLAIN ? hfft__plain_passes(g, r) : (units + per - 1) / per;
+        if (r->kind == K_FOUR)
+            n = hfft__four_passes(g, h), outer = 1;
         info->passes[h] = r->kind == K_NONE ? 0 : (int)(outer * n);
         if (r->kind == K_RADIX2)
             sched = 2;
         else if (r->kind != K_NONE && sched == 0)
             sched = 1;
     }
-    info->schedule = g->trip ? 3 : sched;
+    info->schedule = g->trip ? 3 : g->four ? 4 : sched;
     info->transposed = any_transpose(g);
     info->streams = sched == 2 ? NSTREAM : g->trip ? 3 : g->nslot;
     info->device_bytes = g->ops->used(g->d);

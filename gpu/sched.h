@@ -1,6 +1,6 @@
 /*
  * sched.h: what the GPU engine's schedule files share (engine.c sizes and
- * runs rounds; plain.c, radix2.c and longline.c each hold one schedule kind;
+ * runs rounds; plain.c, radix2.c, longline.c and fourstep.c each hold one schedule kind;
  * pass.c what all of them use).
  * Private to gpu/: the planner sees gpu/engine.h only.  Everything here is
  * driven by the engine's one thread.
@@ -18,8 +18,9 @@
 
 typedef struct hfft__gpu hfft__gpu;
 typedef struct hfft__trip hfft__trip;
+typedef struct hfft__four hfft__four;
 
-enum { K_NONE, K_PLAIN, K_RADIX2, K_LONG };
+enum { K_NONE, K_PLAIN, K_RADIX2, K_LONG, K_FOUR };
 #define NSLOT 8     /* device buffers at most */
 #define NSTREAM 8   /* streams and cuFFT plans */
 #define NCHUNK 8    /* copy chunks per plain pass */
@@ -90,6 +91,7 @@ struct hfft__gpu {
     hfft__fftplan rplan[2];
     hfft__event res_ev;
     hfft__trip *trip;               /* the one-trip schedule, where the array fits */
+    hfft__four *four;               /* the four-step streaming schedule (both rounds) */
     /* Timed events at each round's end on the copy-out stream (rev[0]: the start of
        round 0's copy in), so that rounds that meet without a drain still get each
        its own time; rec counts those recorded by the execute in flight. */
@@ -150,6 +152,14 @@ void hfft__trip_destroy(hfft__gpu *g);
 /* The last execute's phases into secs (see hfft__gpu_times). */
 void hfft__trip_times(const hfft__gpu *g, double *secs);
 size_t hfft__trip_bytes(const hfft__gpu *g);
+
+/* fourstep.c: out-of-place two-round plans streamed as runs of whole rows */
+/* 0 and g->four (both rounds K_FOUR) where it applies and fits `budget`; 1 where not. */
+int hfft__four_size(hfft__gpu *g, int64_t budget);
+/* Round h (0: from src into dst, 1: in place on dst), issued, not waited for. */
+int hfft__four_round(hfft__gpu *g, int h, const char *src, char *dst);
+int64_t hfft__four_passes(const hfft__gpu *g, int h);
+void hfft__four_destroy(hfft__gpu *g);
 
 /* resident.c: partial residency for two-round streaming plans */
 int hfft__res_eligible(const hfft__gpu *g);

@@ -193,7 +193,8 @@ typedef struct hfft_info {
     int placement;              /* 0 CPU only, 1 GPU only, 2 hybrid */
     int schedule;               /* 0 none (CPU), 1 plain, 2 radix-2, 3 one trip (the whole
                                    array on the device: each byte crosses the link once each
-                                   way) */
+                                   way), 4 four-step streaming (out of place, two rounds that
+                                   copy runs of whole rows) */
     int rounds;                 /* rounds of passes over the array */
     int passes[HFFT_MAX_ROUNDS];    /* GPU passes per round */
     int streams;                /* pass buffers in flight (plain) or streams (radix-2) */

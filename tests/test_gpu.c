@@ -494,6 +494,33 @@ Test(gpu, one_trip_and_residency) {
         }
 }
 
+/* Out of place and larger than the budget: both rounds four-step as runs of whole rows
+   (schedule 4), each byte twice each way; odd rows, both directions and precisions. */
+Test(gpu, four_step_streaming) {
+    require_cuda();
+    static const struct {
+        int prec, rank;
+        int64_t n[3], budget;
+    } cases[] = {{4, 2, {4096, 3000}, 24 * MiB},
+                 {8, 2, {2048, 1000}, 8 * MiB},
+                 {4, 3, {240, 96, 100}, 8 * MiB},
+                 {8, 2, {3 * 5 * 7 * 11, 640}, 8 * MiB}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        for (int dir = 0; dir < 2; dir++) {
+            hfft_options o = cuda(cases[i].budget);
+            tu_case c = {cases[i].prec, cases[i].rank,
+                         {cases[i].n[0], cases[i].n[1], cases[i].n[2]}, 0,
+                         dir ? HFFT_BACKWARD : HFFT_FORWARD, HFFT_GPU_ONLY, &o};
+            hfft_info info;
+            run_case(&c, &info);
+            int64_t bytes = tu_total(cases[i].rank, cases[i].n) * (int64_t)tu_esize(cases[i].prec);
+            cr_assert_eq(info.schedule, 4, "case %zu: schedule %d", i, info.schedule);
+            cr_assert(info.link_bytes[0] == 2 * bytes && info.link_bytes[1] == 2 * bytes,
+                      "case %zu: %lld in, %lld out of %lld", i, (long long)info.link_bytes[0],
+                      (long long)info.link_bytes[1], (long long)bytes);
+        }
+}
+
 Test(gpu, long_lines_four_step) {
     require_cuda();
     for (int prec = 4; prec <= 8; prec += 4) {

@@ -304,7 +304,7 @@ static const char *name_of(const char *const *names, int n, int v) {
 static int describe(const X(plan) p, char *buf, size_t size) {
     static const char *const kinds[] = {"c2c", "r2c", "c2r"};
     static const char *const placements[] = {"cpu", "gpu", "hybrid"};
-    static const char *const schedules[] = {"none", "plain", "radix2", "one-trip"};
+    static const char *const schedules[] = {"none", "plain", "radix2", "one-trip", "four-step"};
     hfft_info i;
     if (!p || H(plan_info)(unwrap(p), &i))
         return snprintf(buf, size, "(hfft null-plan)");
@@ -321,7 +321,7 @@ static int describe(const X(plan) p, char *buf, size_t size) {
                     "rounds=%d threads=%d%s%s%s)",
                     HFFT_VERSION_STRING, name_of(kinds, 3, i.kind), i.rank ? n : "rank0",
                     (long long)i.howmany, i.precision == 4 ? "single" : "double", i.device_name,
-                    name_of(placements, 3, i.placement), name_of(schedules, 4, i.schedule), split,
+                    name_of(placements, 3, i.placement), name_of(schedules, 5, i.schedule), split,
                     i.rounds, i.threads, i.cpu_plan ? " cpu-plan=fftw-whole" : "",
                     i.note[0] ? " note=" : "", i.note);
 }

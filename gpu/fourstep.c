@@ -1,0 +1,405 @@
+/*
+ * fourstep.c: the four-step streaming schedule, for GPU-only out-of-place
+ * plans of two rounds (the slow dimension's columns and the rows: 2D, or 3D
+ * with small planes; c2c or r2c) whose array does not fit the device.  The
+ * plain schedule's column round copies pitched rows of a few tens of KiB,
+ * which the link moves about a tenth slower than whole rows while kernels run
+ * (the copy engines fetch the host's page entries again for every row;
+ * bench/RESULTS.md).  Here both rounds copy runs of whole rows instead (2D
+ * 32768 x 65536 r32 and 32768^2 c2c at a 2 GiB budget: 8-10% faster on an
+ * H100).  With d0 = fa fb and input row
+ * q + fb p (q < fb, p < fa):
+ *   round A, by groups of consecutive q: the rows q + fb p in (runs of the
+ *     group's rows, fb rows apart), each row transformed, the fa-point lines
+ *     along p, each result k1 out to row fa q + k1 of the output (contiguous);
+ *   round B, by residues of consecutive k1, in place on the output: the rows
+ *     fa q + k1 in (runs of the residues' rows, fa rows apart), times
+ *     exp(sign 2 pi i q k1 / d0), the fb-point lines along q, each result k2
+ *     back to row fa k2 + k1 = k, the row it read.
+ * K buffers in turn; one stream copies in, one computes, one copies out.
+ * The passes of each round grow slowly from one unit and shrink back to one
+ * at the end (passes()), so that what one direction waits for at a round's
+ * ends is short (round B's copies in need every row round A wrote).  In
+ * place, c2r (whose real rows come last), hybrid shares and several cards
+ * keep the plain schedule.  Each byte crosses the
+ * link twice each way, as in the plain schedule; the input is only read.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpu/sched.h"
+
+#define FOUR_SLOTS 3       /* buffers in turn */
+#define FOUR_MIN_PASSES 4  /* a round's passes at least, where its units allow */
+#define FOUR_PLANS 96      /* distinct pass sizes per round at most */
+#define NARROW_RUN ((size_t)64 << 10) /* real rows narrower than this: copies by p */
+/* Rows (a dimension-0 index's elements) up to 1 MiB.  Wider ones (3D planes) leave
+   the plain schedule's column passes runs of about a MiB already, and make this
+   schedule's units coarse: 3D 2048^3 r32 at an 8 GiB budget (planes of 16.8 MB,
+   passes of whole 1 GiB units at the rounds' ends) took 1.737 s here against
+   1.656 s plain (H100, bench/RESULTS.md). */
+#define FOUR_ROW_MAX ((size_t)1 << 20)
+
+struct hfft__four {
+    int z;                  /* the round along dimension 0; the other one is the rows' */
+    int64_t d0, row;        /* dimension 0's length; complex elements per index of it */
+    int64_t fa, fb;
+    int64_t per;            /* lines of the row round per dimension-0 index */
+    size_t rowb;            /* bytes of an index's row (complex side) */
+    const hfft__round *real; /* the row round where it reads reals, or NULL */
+    int npass[2];           /* passes of round A (units: groups of fa rows), B (fb rows) */
+    int64_t *at[2];         /* pass k of round x covers units [at[x][k], at[x][k + 1]) */
+    hfft__fftplan rows;     /* the row round on one group's fa indices */
+    int nplan[2];           /* fa-point lines (A) and fb-point lines (B), per pass size */
+    int64_t pm[2][FOUR_PLANS];
+    hfft__fftplan lines[2][FOUR_PLANS];
+    size_t work;            /* the plans' largest work area */
+    int used[FOUR_SLOTS];   /* buffer k has a copy out in flight this round */
+    int next;               /* the buffer of the next pass */
+    hfft__event mid;        /* round A's last copy out */
+};
+
+static int four_plan(hfft__gpu *g, hfft__fftplan *p, int kind, int rank, const int64_t *n,
+                     int64_t stride, int64_t dist, int64_t batch, size_t *work) {
+    size_t w = 0;
+    TRY(g->ops->fft_plan(g->d, g->prec, kind, rank, n, stride, dist, batch, g->sign, p, &w));
+    if (w > *work)
+        *work = w;
+    return 0;
+}
+
+void hfft__four_destroy(hfft__gpu *g) {
+    hfft__four *f = g->four;
+    if (!f)
+        return;
+    if (f->rows)
+        g->ops->fft_destroy(g->d, f->rows);
+    for (int x = 0; x < 2; x++) {
+        for (int k = 0; k < f->nplan[x]; k++)
+            if (f->lines[x][k])
+                g->ops->fft_destroy(g->d, f->lines[x][k]);
+        free(f->at[x]);
+    }
+    if (f->mid)
+        g->ops->event_destroy(g->d, f->mid);
+    free(f);
+    g->four = NULL;
+}
+
+/* The round along dimension 0, where the plan is one this schedule runs; else -1. */
+static int eligible(const hfft__gpu *g) {
+    if (g->nrounds != 2 || g->inplace || g->stage)
+        return -1;
+    int z = -1;
+    for (int h = 0; h < 2; h++)
+        if (g->rd[h].r.no == 1 && hfft__round_strided(&g->rd[h].r))
+            z = h;
+    if (z < 0)
+        return -1;
+    const hfft__round *c = &g->rd[z].r, *r = &g->rd[1 - z].r;
+    if (hfft__round_strided(r) || c->kind != HFFT__C2C || c->twn || c->tout || r->twn ||
+        r->tout || (r->kind != HFFT__C2C && r->kind != HFFT__R2C))
+        return -1;
+    if (r->kind == HFFT__R2C && z != 1)
+        return -1; /* the real rows are read first */
+    if (r->no % c->L || (r->no / c->L) * r->dout != c->ni)
+        return -1; /* the rows are not the columns' neighbours */
+    for (int h = 0; h < 2; h++)
+        if (g->rd[h].units != hfft__round_units(&g->rd[h].r) || g->rd[h].u0)
+            return -1; /* a share of a round: the plain schedule */
+    return z;
+}
+
+/* d0 = fa fb, 2 <= fa <= fb, as near each other as d0's divisors allow; 0 if prime. */
+static int factor(int64_t d0, int64_t *fa, int64_t *fb) {
+    int64_t best = 0;
+    for (int64_t a = 2; a * a <= d0; a++)
+        if (d0 % a == 0)
+            best = a;
+    if (!best)
+        return 0;
+    *fa = best;
+    *fb = d0 / best;
+    return 1;
+}
+
+/*
+ * Pass bounds over u units, at most m a pass, into at[0..n]: a head growing
+ * from 1 by at most 8/7 a pass, passes of about m, and a tail shrinking by at
+ * most 7/8 a pass down to 1 (m smaller where the ramps would not leave room
+ * for a pass of m).  With both directions busy one of them runs faster than
+ * the other (H100s: in 41.4 and out 47.7 GB/s on one, in 51.1 and out 48.9 on
+ * another; bench/RESULTS.md).  Where passes change size that slowly, the
+ * slower direction is never left waiting for the faster: what is left to
+ * copy out when the last copy in ends (which round B's copies in, and the
+ * execute's end, wait for) is about the last pass, and a round's first copy
+ * out waits for one small pass.  Halving and doubling passes left the copy
+ * out several passes behind at each end of a round (about 10 ms of 0.2 s).
+ */
+static int64_t *passes(int64_t u, int64_t m, int *n) {
+    int64_t head[256], tail[256], sh, st;
+    int nh, nt;
+    /* the largest pass size whose ramps leave room for one pass of it */
+    for (;; m--) {
+        sh = st = nh = nt = 0;
+        for (int64_t s = 1; s < m && nh < 255; s += s / 7 > 1 ? s / 7 : 1)
+            sh += head[nh++] = s;
+        for (int64_t s = m - m / 8 < m - 1 ? m - m / 8 : m - 1; s >= 1 && nt < 255;
+             s = s - s / 8 < s - 1 ? s - s / 8 : s - 1)
+            st += tail[nt++] = s;
+        if (m <= 1 || sh + st <= u - m)
+            break;
+    }
+    int64_t body = u - sh - st, nbody = (body + m - 1) / m;
+    int total = nh + (int)nbody + nt;
+    int64_t *at = malloc(sizeof *at * (size_t)(total + 1));
+    if (!at)
+        return NULL;
+    int k = 0;
+    at[0] = 0;
+    for (int i = 0; i < nh; i++, k++)
+        at[k + 1] = at[k] + head[i];
+    for (int64_t i = 0; i < nbody; i++, k++)
+        at[k + 1] = at[k] + body / nbody + (i < body % nbody ? 1 : 0);
+    for (int i = 0; i < nt; i++, k++)
+        at[k + 1] = at[k] + tail[i];
+    *n = total;
+    return at;
+}
+
+/* The plan of round x's lines for passes of m units (made where missing). */
+static int lines_plan(hfft__gpu *g, hfft__four *f, int x, int64_t m, size_t *work) {
+    for (int k = 0; k < f->nplan[x]; k++)
+        if (f->pm[x][k] == m)
+            return 0;
+    if (f->nplan[x] == FOUR_PLANS)
+        return 1; /* more pass sizes than plans kept: the plain schedule */
+    int k = f->nplan[x]++;
+    f->pm[x][k] = m;
+    const int64_t *n = x ? &f->fb : &f->fa;
+    return four_plan(g, &f->lines[x][k], HFFT__C2C, 1, n, m * f->row, 1, m * f->row, work);
+}
+
+static hfft__fftplan find_plan(const hfft__four *f, int x, int64_t m) {
+    for (int k = 0; k < f->nplan[x]; k++)
+        if (f->pm[x][k] == m)
+            return f->lines[x][k];
+    return NULL;
+}
+
+/* Passes, plans, buffers and events in `budget` bytes: 0, 1 where this schedule
+   does not apply or fit (the plain schedule then), or a failure. */
+static int four_try(hfft__gpu *g, hfft__four *f, int64_t budget, size_t cap) {
+    size_t work = 0;
+    int64_t ma = (int64_t)(cap / ((size_t)f->fa * f->rowb));
+    int64_t mb = (int64_t)(cap / ((size_t)f->fb * f->rowb));
+    if (ma < 1 || mb < 1)
+        return 1;
+    /* at least FOUR_MIN_PASSES passes a round where the units allow */
+    if (ma > f->fb / FOUR_MIN_PASSES && f->fb >= FOUR_MIN_PASSES)
+        ma = f->fb / FOUR_MIN_PASSES;
+    if (mb > f->fa / FOUR_MIN_PASSES && f->fa >= FOUR_MIN_PASSES)
+        mb = f->fa / FOUR_MIN_PASSES;
+    f->at[0] = passes(f->fb, ma, &f->npass[0]);
+    f->at[1] = passes(f->fa, mb, &f->npass[1]);
+    if (!f->at[0] || !f->at[1])
+        return hfft__fail(HFFT_ERR_HOST_MEMORY, "GPU engine: out of memory");
+    const hfft__round *r = &g->rd[1 - f->z].r;
+    const int64_t *shape = r->rank == 2 ? r->n2 : &r->L;
+    TRY(four_plan(g, &f->rows, r->kind, r->rank, shape, 1, r->dout, f->fa * f->per, &work));
+    for (int x = 0; x < 2; x++)
+        for (int k = 0; k < f->npass[x]; k++)
+            TRY(lines_plan(g, f, x, f->at[x][k + 1] - f->at[x][k], &work));
+    f->work = work;
+    size_t most = (size_t)(ma * f->fa) * f->rowb, mostb = (size_t)(mb * f->fb) * f->rowb;
+    size_t slot = ((most > mostb ? most : mostb) + 255) & ~(size_t)255;
+    if ((int64_t)(FOUR_SLOTS * slot + work) > budget)
+        return 1;
+    g->cap = slot;
+    g->nslot = FOUR_SLOTS;
+    for (int k = 0; k < FOUR_SLOTS; k++)
+        TRY(g->ops->alloc(g->d, &g->buf[k], slot));
+    if (work) {
+        TRY(g->ops->alloc(g->d, &g->work[0], work));
+        g->work_bytes = work;
+        g->nwork = 1;
+    }
+    return g->ops->event_create(g->d, &f->mid);
+}
+
+static void four_release(hfft__gpu *g) {
+    for (int k = 0; k < NSLOT; k++)
+        if (g->buf[k])
+            g->ops->free(g->d, g->buf[k]);
+    if (g->work[0])
+        g->ops->free(g->d, g->work[0]);
+    memset(g->buf, 0, sizeof g->buf);
+    g->work[0] = NULL;
+    g->work_bytes = 0;
+    g->nwork = 0;
+    g->cap = 0;
+    hfft__four_destroy(g);
+}
+
+int hfft__four_size(hfft__gpu *g, int64_t budget) {
+    int z = eligible(g);
+    if (z < 0)
+        return 1;
+    const hfft__round *c = &g->rd[z].r, *r = &g->rd[1 - z].r;
+    int64_t fa, fb;
+    if ((size_t)c->ni * g->es > FOUR_ROW_MAX || !factor(c->L, &fa, &fb))
+        return 1;
+    size_t cap = (size_t)budget / FOUR_SLOTS;
+    for (int tries = 0; tries < 4; tries++) {
+        hfft__four *f = calloc(1, sizeof *f);
+        if (!f)
+            return hfft__fail(HFFT_ERR_HOST_MEMORY, "GPU engine: out of memory");
+        g->four = f;
+        f->z = z;
+        f->d0 = c->L;
+        f->row = c->ni;
+        f->fa = fa;
+        f->fb = fb;
+        f->per = r->no / c->L;
+        f->rowb = (size_t)f->row * g->es;
+        f->real = r->kind == HFFT__R2C ? r : NULL;
+        int st = four_try(g, f, budget, cap);
+        if (!st) {
+            g->rd[0].kind = g->rd[1].kind = K_FOUR;
+            return 0;
+        }
+        size_t work = f->work;
+        four_release(g);
+        if (st != 1 && st != HFFT_ERR_DEVICE_MEMORY && st != HFFT_ERR_BUDGET)
+            return st;
+        hfft__clear_error();
+        if (st == 1 && !work)
+            return 1;
+        /* the work areas took room: passes that leave it to them */
+        size_t fit = (int64_t)(work + 256) < budget ? ((size_t)budget - work) / FOUR_SLOTS : 0;
+        cap = fit < cap * 7 / 8 ? fit : cap * 7 / 8;
+    }
+    return 1;
+}
+
+/* Round A's pass over groups [q0, q0 + m) into buffer b (rows p m + i). */
+static int copy_in_a(hfft__gpu *g, hfft__four *f, const char *src, char *b, int64_t q0,
+                     int64_t m) {
+    hfft__stream in = g->st[0];
+    if (!f->real)
+        return hfft__sched_h2d(g, in, b, (size_t)m * f->rowb, src + (size_t)q0 * f->rowb,
+                               (size_t)f->fb * f->rowb, (size_t)m * f->rowb, (size_t)f->fa);
+    /* real rows, each padded to n/2 + 1 complex on the device */
+    const hfft__round *r = f->real;
+    size_t rs = g->es / 2, rp = (size_t)r->rpitch * rs, width = (size_t)r->nreal * rs;
+    size_t crow = (size_t)(r->nreal / 2 + 1) * g->es;
+    int64_t per = f->row / (r->nreal / 2 + 1); /* real rows per index */
+    if (per == 1 && width >= NARROW_RUN) {
+        /* one copy per group: its fa rows, fb rows apart */
+        for (int64_t i = 0; i < m; i++)
+            TRY(hfft__sched_h2d(g, in, b + (size_t)i * crow, (size_t)m * crow,
+                                src + (size_t)(q0 + i) * rp, (size_t)f->fb * rp, width,
+                                (size_t)f->fa));
+        return 0;
+    }
+    /* one copy per p: the group's m indices, consecutive on the host */
+    for (int64_t p = 0; p < f->fa; p++)
+        TRY(hfft__sched_h2d(g, in, b + (size_t)(p * m * per) * crow, crow,
+                            src + (size_t)((q0 + f->fb * p) * per) * rp, rp, width,
+                            (size_t)(m * per)));
+    return 0;
+}
+
+/* The next buffer, once the copy in has waited for its last copy out. */
+static int take_slot(hfft__gpu *g, hfft__four *f, int *s) {
+    *s = f->next;
+    f->next = (f->next + 1) % FOUR_SLOTS;
+    if (f->used[*s])
+        TRY(g->ops->wait(g->d, g->st[0], g->out_ev[*s][0]));
+    f->used[*s] = 1;
+    return 0;
+}
+
+static int round_a(hfft__gpu *g, hfft__four *f, const char *src, char *dst) {
+    const hfft__dev_ops *o = g->ops;
+    hfft__dev *d = g->d;
+    hfft__stream in = g->st[0], out = g->st[1], c = g->st[NSTREAM];
+    size_t rowb = f->rowb;
+    for (int k = 0; k < f->npass[0]; k++) {
+        int64_t q0 = f->at[0][k], m = f->at[0][k + 1] - q0;
+        int s;
+        TRY(take_slot(g, f, &s));
+        char *b = g->buf[s];
+        TRY(copy_in_a(g, f, src, b, q0, m));
+        TRY(o->record(d, g->in_ev[s][0], in));
+        TRY(o->wait(d, c, g->in_ev[s][0]));
+        /* the rows (any fa of them are a group's worth), then the fa-point lines */
+        for (int64_t i = 0; i < m; i++)
+            TRY(o->fft_exec(d, f->rows, c, b + (size_t)(i * f->fa) * rowb, g->work[0]));
+        TRY(o->fft_exec(d, find_plan(f, 0, m), c, b, g->work[0]));
+        TRY(o->record(d, g->comp_ev[s][0], c));
+        TRY(o->wait(d, out, g->comp_ev[s][0]));
+        /* result k1 of group q0 + i (buffer row k1 m + i) to output row fa (q0 + i) + k1 */
+        for (int64_t i = 0; i < m; i++)
+            TRY(hfft__sched_d2h(g, out, dst + (size_t)(f->fa * (q0 + i)) * rowb, rowb,
+                                b + (size_t)i * rowb, (size_t)m * rowb, rowb, (size_t)f->fa));
+        TRY(o->record(d, g->out_ev[s][0], out));
+    }
+    return o->record(d, f->mid, out);
+}
+
+static int round_b(hfft__gpu *g, hfft__four *f, char *dst) {
+    const hfft__dev_ops *o = g->ops;
+    hfft__dev *d = g->d;
+    hfft__stream in = g->st[0], out = g->st[1], c = g->st[NSTREAM];
+    size_t rowb = f->rowb, hp = (size_t)f->fa * rowb;
+    /* every row round A wrote has landed before any is read */
+    TRY(o->wait(d, in, f->mid));
+    for (int k = 0; k < f->npass[1]; k++) {
+        int64_t k0 = f->at[1][k], m = f->at[1][k + 1] - k0;
+        int s;
+        TRY(take_slot(g, f, &s));
+        char *b = g->buf[s];
+        /* rows fa q + k1, k1 in [k0, k0 + m): buffer row q m + (k1 - k0) */
+        TRY(hfft__sched_h2d(g, in, b, (size_t)m * rowb, dst + (size_t)k0 * rowb, hp,
+                            (size_t)m * rowb, (size_t)f->fb));
+        TRY(o->record(d, g->in_ev[s][0], in));
+        TRY(o->wait(d, c, g->in_ev[s][0]));
+        for (int64_t j = 0; j < m; j++)
+            TRY(o->twiddle(d, g->prec, c, b + (size_t)j * rowb, f->fb, f->row, m * f->row, f->d0,
+                           0, 0, k0 + j, g->sign));
+        TRY(o->fft_exec(d, find_plan(f, 1, m), c, b, g->work[0]));
+        TRY(o->record(d, g->comp_ev[s][0], c));
+        TRY(o->wait(d, out, g->comp_ev[s][0]));
+        TRY(hfft__sched_d2h(g, out, dst + (size_t)k0 * rowb, hp, b, (size_t)m * rowb,
+                            (size_t)m * rowb, (size_t)f->fb));
+        TRY(o->record(d, g->out_ev[s][0], out));
+    }
+    return 0;
+}
+
+int hfft__four_round(hfft__gpu *g, int h, const char *src, char *dst) {
+    hfft__four *f = g->four;
+    if (h == 0) {
+        size_t in_bytes = (size_t)f->d0 * (f->real ? (size_t)f->per * (size_t)f->real->rpitch *
+                                                         (g->es / 2)
+                                                   : f->rowb);
+        size_t out_bytes = (size_t)f->d0 * f->rowb;
+        if (!src || !dst || src == dst ||
+            (src < dst + out_bytes && dst < src + in_bytes))
+            return hfft__fail(HFFT_ERR_INVALID_ARGUMENT,
+                              "four-step streaming reads the input and writes the output: the "
+                              "arrays must not overlap");
+        memset(f->used, 0, sizeof f->used);
+        return round_a(g, f, src, dst);
+    }
+    if (src != dst)
+        return hfft__fail(HFFT_ERR_INTERNAL,
+                          "four-step streaming: the second round runs in place on the output");
+    memset(f->used, 0, sizeof f->used);
+    return round_b(g, f, dst);
+}
+
+int64_t hfft__four_passes(const hfft__gpu *g, int h) {
+    return g->four ? g->four->npass[h ? 1 : 0] : 0;
+}
