@@ -1,7 +1,7 @@
 /*
  * fourstep.c: the four-step streaming schedule, for GPU-only out-of-place
  * plans of two rounds (the slow dimension's columns and the rows: 2D, or 3D
- * with small planes; c2c or r2c) whose array does not fit the device.  The
+ * with its planes; c2c or r2c) whose array does not fit the device.  The
  * plain schedule's column round copies pitched rows of a few tens of KiB,
  * which the link moves about a tenth slower than whole rows while kernels run
  * (the copy engines fetch the host's page entries again for every row;
@@ -15,7 +15,11 @@
  *   round B, by residues of consecutive k1, in place on the output: the rows
  *     fa q + k1 in (runs of the residues' rows, fa rows apart), times
  *     exp(sign 2 pi i q k1 / d0), the fb-point lines along q, each result k2
- *     back to row fa k2 + k1 = k, the row it read.
+ *     back to row fa k2 + k1 = k, the row it read.  Wide rows (3D planes) go
+ *     in pieces of a row: its columns are independent in this round.
+ * (3D 2048^3 r32 at an 8 GiB budget: the same time as plain, whose column
+ * passes already copy runs of about 1 MiB there, both at the copy in's rate
+ * with the other direction busy; bench/RESULTS.md.)
  * K buffers in turn; one stream copies in, one computes, one copies out.
  * The passes of each round grow slowly from one unit and shrink back to one
  * at the end (passes()), so that what one direction waits for at a round's
@@ -33,12 +37,7 @@
 #define FOUR_MIN_PASSES 4  /* a round's passes at least, where its units allow */
 #define FOUR_PLANS 96      /* distinct pass sizes per round at most */
 #define NARROW_RUN ((size_t)64 << 10) /* real rows narrower than this: copies by p */
-/* Rows (a dimension-0 index's elements) up to 1 MiB.  Wider ones (3D planes) leave
-   the plain schedule's column passes runs of about a MiB already, and make this
-   schedule's units coarse: 3D 2048^3 r32 at an 8 GiB budget (planes of 16.8 MB,
-   passes of whole 1 GiB units at the rounds' ends) took 1.737 s here against
-   1.656 s plain (H100, bench/RESULTS.md). */
-#define FOUR_ROW_MAX ((size_t)1 << 20)
+#define PIECE_MIN ((size_t)256 << 10) /* round B's row pieces at least (host runs) */
 
 struct hfft__four {
     int z;                  /* the round along dimension 0; the other one is the rows' */
@@ -46,6 +45,7 @@ struct hfft__four {
     int64_t fa, fb;
     int64_t per;            /* lines of the row round per dimension-0 index */
     size_t rowb;            /* bytes of an index's row (complex side) */
+    int64_t nb, pw;         /* round B cuts each row into nb pieces of pw elements */
     const hfft__round *real; /* the row round where it reads reals, or NULL */
     int npass[2];           /* passes of round A (units: groups of fa rows), B (fb rows) */
     int64_t *at[2];         /* pass k of round x covers units [at[x][k], at[x][k + 1]) */
@@ -110,16 +110,39 @@ static int eligible(const hfft__gpu *g) {
     return z;
 }
 
-/* d0 = fa fb, 2 <= fa <= fb, as near each other as d0's divisors allow; 0 if prime. */
-static int factor(int64_t d0, int64_t *fa, int64_t *fb) {
-    int64_t best = 0;
-    for (int64_t a = 2; a * a <= d0; a++)
-        if (d0 % a == 0)
-            best = a;
+/*
+ * d0 = fa fb (both at least 2) and round B's pieces, nb to a row: round A's
+ * unit is a group of fa whole rows (its row transforms need them whole),
+ * round B's a residue's fb pieces of a row, pieces of at least PIECE_MIN
+ * bytes or a 256th of a pass where that is less (whole rows where rows are
+ * narrower than two such pieces).  The pair whose
+ * larger unit is the smallest: units that are small against a pass let the
+ * passes shrink at a round's ends (2D 32768 x 65536 r32: 128 x 256, units of
+ * 34 and 67 MB; 3D 2048^3 r32, planes of 16.8 MB: 4 x 512 or 8 x 256 with 64
+ * pieces a plane, units of 67 and 134 MB).  0 where d0 is prime.
+ */
+static int factor(hfft__four *f, size_t es, size_t cap) {
+    size_t least = cap / 256 < PIECE_MIN ? cap / 256 : PIECE_MIN;
+    int64_t nb = 1;
+    for (int64_t k = 2; (size_t)(f->row / k) * es >= least && k <= f->row; k++)
+        if (f->row % k == 0)
+            nb = k;
+    size_t best = 0;
+    for (int64_t a = 2; a <= f->d0 / 2; a++) {
+        if (f->d0 % a)
+            continue;
+        size_t ua = (size_t)a * f->rowb, ub = (size_t)(f->d0 / a) * (f->rowb / (size_t)nb);
+        size_t most = ua > ub ? ua : ub;
+        if (!best || most < best) {
+            best = most;
+            f->fa = a;
+        }
+    }
     if (!best)
         return 0;
-    *fa = best;
-    *fb = d0 / best;
+    f->fb = f->d0 / f->fa;
+    f->nb = nb;
+    f->pw = f->row / nb;
     return 1;
 }
 
@@ -176,8 +199,8 @@ static int lines_plan(hfft__gpu *g, hfft__four *f, int x, int64_t m, size_t *wor
         return 1; /* more pass sizes than plans kept: the plain schedule */
     int k = f->nplan[x]++;
     f->pm[x][k] = m;
-    const int64_t *n = x ? &f->fb : &f->fa;
-    return four_plan(g, &f->lines[x][k], HFFT__C2C, 1, n, m * f->row, 1, m * f->row, work);
+    const int64_t *n = x ? &f->fb : &f->fa, w = m * (x ? f->pw : f->row);
+    return four_plan(g, &f->lines[x][k], HFFT__C2C, 1, n, w, 1, w, work);
 }
 
 static hfft__fftplan find_plan(const hfft__four *f, int x, int64_t m) {
@@ -191,17 +214,19 @@ static hfft__fftplan find_plan(const hfft__four *f, int x, int64_t m) {
    does not apply or fit (the plain schedule then), or a failure. */
 static int four_try(hfft__gpu *g, hfft__four *f, int64_t budget, size_t cap) {
     size_t work = 0;
+    size_t pb = (size_t)f->pw * g->es;
     int64_t ma = (int64_t)(cap / ((size_t)f->fa * f->rowb));
-    int64_t mb = (int64_t)(cap / ((size_t)f->fb * f->rowb));
+    int64_t mb = (int64_t)(cap / ((size_t)f->fb * pb));
     if (ma < 1 || mb < 1)
         return 1;
     /* at least FOUR_MIN_PASSES passes a round where the units allow */
     if (ma > f->fb / FOUR_MIN_PASSES && f->fb >= FOUR_MIN_PASSES)
         ma = f->fb / FOUR_MIN_PASSES;
-    if (mb > f->fa / FOUR_MIN_PASSES && f->fa >= FOUR_MIN_PASSES)
-        mb = f->fa / FOUR_MIN_PASSES;
+    int64_t ub = f->fa * f->nb; /* round B's units */
+    if (mb > ub / FOUR_MIN_PASSES && ub >= FOUR_MIN_PASSES)
+        mb = ub / FOUR_MIN_PASSES;
     f->at[0] = passes(f->fb, ma, &f->npass[0]);
-    f->at[1] = passes(f->fa, mb, &f->npass[1]);
+    f->at[1] = passes(ub, mb, &f->npass[1]);
     if (!f->at[0] || !f->at[1])
         return hfft__fail(HFFT_ERR_HOST_MEMORY, "GPU engine: out of memory");
     const hfft__round *r = &g->rd[1 - f->z].r;
@@ -211,7 +236,7 @@ static int four_try(hfft__gpu *g, hfft__four *f, int64_t budget, size_t cap) {
         for (int k = 0; k < f->npass[x]; k++)
             TRY(lines_plan(g, f, x, f->at[x][k + 1] - f->at[x][k], &work));
     f->work = work;
-    size_t most = (size_t)(ma * f->fa) * f->rowb, mostb = (size_t)(mb * f->fb) * f->rowb;
+    size_t most = (size_t)(ma * f->fa) * f->rowb, mostb = (size_t)(mb * f->fb) * pb;
     size_t slot = ((most > mostb ? most : mostb) + 255) & ~(size_t)255;
     if ((int64_t)(FOUR_SLOTS * slot + work) > budget)
         return 1;
@@ -246,9 +271,6 @@ int hfft__four_size(hfft__gpu *g, int64_t budget) {
     if (z < 0)
         return 1;
     const hfft__round *c = &g->rd[z].r, *r = &g->rd[1 - z].r;
-    int64_t fa, fb;
-    if ((size_t)c->ni * g->es > FOUR_ROW_MAX || !factor(c->L, &fa, &fb))
-        return 1;
     size_t cap = (size_t)budget / FOUR_SLOTS;
     for (int tries = 0; tries < 4; tries++) {
         hfft__four *f = calloc(1, sizeof *f);
@@ -258,10 +280,12 @@ int hfft__four_size(hfft__gpu *g, int64_t budget) {
         f->z = z;
         f->d0 = c->L;
         f->row = c->ni;
-        f->fa = fa;
-        f->fb = fb;
         f->per = r->no / c->L;
         f->rowb = (size_t)f->row * g->es;
+        if (!factor(f, g->es, cap)) {
+            hfft__four_destroy(g);
+            return 1;
+        }
         f->real = r->kind == HFFT__R2C ? r : NULL;
         int st = four_try(g, f, budget, cap);
         if (!st) {
@@ -352,27 +376,33 @@ static int round_b(hfft__gpu *g, hfft__four *f, char *dst) {
     const hfft__dev_ops *o = g->ops;
     hfft__dev *d = g->d;
     hfft__stream in = g->st[0], out = g->st[1], c = g->st[NSTREAM];
-    size_t rowb = f->rowb, hp = (size_t)f->fa * rowb;
+    size_t pb = (size_t)f->pw * g->es, hp = (size_t)f->fa * f->rowb;
     /* every row round A wrote has landed before any is read */
     TRY(o->wait(d, in, f->mid));
     for (int k = 0; k < f->npass[1]; k++) {
-        int64_t k0 = f->at[1][k], m = f->at[1][k + 1] - k0;
+        /* units [u0, u0 + m): piece u % nb of rows fa q + u / nb, consecutive on the
+           host for each q; buffer row q holds the m pieces */
+        int64_t u0 = f->at[1][k], m = f->at[1][k + 1] - u0;
         int s;
         TRY(take_slot(g, f, &s));
         char *b = g->buf[s];
-        /* rows fa q + k1, k1 in [k0, k0 + m): buffer row q m + (k1 - k0) */
-        TRY(hfft__sched_h2d(g, in, b, (size_t)m * rowb, dst + (size_t)k0 * rowb, hp,
-                            (size_t)m * rowb, (size_t)f->fb));
+        TRY(hfft__sched_h2d(g, in, b, (size_t)m * pb, dst + (size_t)u0 * pb, hp, (size_t)m * pb,
+                            (size_t)f->fb));
         TRY(o->record(d, g->in_ev[s][0], in));
         TRY(o->wait(d, c, g->in_ev[s][0]));
-        for (int64_t j = 0; j < m; j++)
-            TRY(o->twiddle(d, g->prec, c, b + (size_t)j * rowb, f->fb, f->row, m * f->row, f->d0,
-                           0, 0, k0 + j, g->sign));
+        /* the pieces of each residue k1 together: row q times exp(sign 2 pi i q k1 / d0) */
+        for (int64_t j = 0, n; j < m; j += n) {
+            int64_t k1 = (u0 + j) / f->nb;
+            n = (k1 + 1) * f->nb - (u0 + j);
+            n = n < m - j ? n : m - j;
+            TRY(o->twiddle(d, g->prec, c, b + (size_t)j * pb, f->fb, n * f->pw, m * f->pw, f->d0,
+                           0, 0, k1, g->sign));
+        }
         TRY(o->fft_exec(d, find_plan(f, 1, m), c, b, g->work[0]));
         TRY(o->record(d, g->comp_ev[s][0], c));
         TRY(o->wait(d, out, g->comp_ev[s][0]));
-        TRY(hfft__sched_d2h(g, out, dst + (size_t)k0 * rowb, hp, b, (size_t)m * rowb,
-                            (size_t)m * rowb, (size_t)f->fb));
+        TRY(hfft__sched_d2h(g, out, dst + (size_t)u0 * pb, hp, b, (size_t)m * pb, (size_t)m * pb,
+                            (size_t)f->fb));
         TRY(o->record(d, g->out_ev[s][0], out));
     }
     return 0;

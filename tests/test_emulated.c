@@ -152,7 +152,7 @@ ParameterizedTestParameters(emulated, schedules) {
         {F32, 2, {4000, 64}, 1 << 20, 0, 0.4, 0, 0, 2},
         {F32, 3, {4, 400, 400}, 8 << 20, 0, 0.5, 0, 0, 2},
         /* passes ramped up and down at the edges of a round (many units per pass) */
-        {F32, 2, {16, 1000}, 65536, 0, 0, 0, 1, 2},
+        {F32, 2, {16, 1000}, 65536, PLAIN, 0, 0, 1, 2},
         {F64, 2, {1000, 16}, 65536, PLAIN, 0, 0, 1, 2},
         {F32, 2, {8, 1000}, 65536, PLAIN, 0.7, 0, 1, 2},
         /* sizes of one: dimensions squeezed out before the device sees them */
@@ -173,10 +173,13 @@ ParameterizedTestParameters(emulated, schedules) {
         /* four-step streaming out of place (in place: plain): d0 = fa fb, passes of
            whole rows ramped at both ends of each round; 1000 = 25 x 40 (passes of up
            to 6 and 4 units), 100 = 10 x 10 one unit a pass, 4096 = 64 x 64, 3D
-           planes as rows; 97 is prime (plain) */
+           planes as rows; round B on pieces of rows (16 x 1000: 2 x 8, 50 pieces a
+           row; 128 x 12 x 10: 10 pieces); 97 is prime (plain) */
         {F32, 2, {1000, 16}, 65536, 0, 0, 0, FOUR, 2},
         {F64, 2, {1000, 16}, 131072, 0, 0, 0, FOUR, 2},
         {F32, 2, {100, 30}, 8192, 0, 0, 0, FOUR, 2},
+        {F32, 2, {16, 1000}, 65536, 0, 0, 0, FOUR, 2},
+        {F64, 2, {36, 2000}, 524288, 0, 0, 0, FOUR, 2},
         {F64, 2, {4096, 3}, 65536, 0, 0, 0, FOUR, 2},
         {F32, 3, {128, 12, 10}, 65536, 0, 0, 0, FOUR, 2},
         {F64, 3, {60, 7, 9}, 32768, 0, 0, 0, FOUR, 0},

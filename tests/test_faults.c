@@ -279,7 +279,13 @@ ParameterizedTestParameters(faults, at_execute) {
         {8, 2, {64, 48}, 8192, HFFT_SCHEDULE_PLAIN, 0, "fft_exec:2"},
         {8, 2, {64, 48}, 8192, 0, 0, "h2d:1"},
         /* a fault in the second round */
-        {4, 2, {64, 48}, 4096, 0, 0, "d2h:60"},
+        {4, 2, {64, 48}, 4096, HFFT_SCHEDULE_PLAIN, 0, "d2h:60"},
+        /* four-step streaming (out of place; 32 + 24 passes, one copy each way a pass):
+           in round A, and in round B's copies in and out */
+        {4, 2, {64, 48}, 4096, 0, 0, "d2h:20"},
+        {4, 2, {64, 48}, 4096, 0, 0, "h2d:40"},
+        {4, 2, {64, 48}, 4096, 0, 0, "d2h:50"},
+        {8, 2, {64, 48}, 8192, 0, 0, "fft_exec:3"},
         /* radix-2 */
         {4, 2, {64, 48}, 4096, HFFT_SCHEDULE_RADIX2, 0, "h2d:3"},
         {8, 2, {64, 48}, 8192, HFFT_SCHEDULE_RADIX2, 0, "d2h:2"},
