@@ -54,6 +54,7 @@ typedef struct args {
     const char *timeline; /* --timeline FILE.png: one traced execute per GPU row drawn */
     const char *devices;  /* --devices: hfft_options.devices */
     int timelines;        /* pictures drawn so far (the second and later get a suffix) */
+    int probe_each;       /* --probe-each: the link measured again before each timed execute */
     uint64_t seed;
 } args;
 
@@ -144,6 +145,9 @@ void bench_measure_link(args *a, const char *why_gpu);
 /* r->trip_s and r->duplex_s for problem p on `cards` cards, `most` bytes moved in one
    direction. */
 void bench_link_bounds(const problem *p, double most, int cards, result *r);
+/* The link measured again into G (as bench_measure_link, quietly): 0, or -1 where it
+   was not measured at the start or cannot be now. */
+int bench_link_again(void);
 void bench_measure_host(const args *a);
 
 /* report.c */

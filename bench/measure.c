@@ -43,6 +43,29 @@ void bench_measure_link(args *a, const char *why_gpu) {
         printf("link: not measured (%s)\n", bandwidth_off ? "--no-bandwidth" : why_gpu);
 }
 
+int bench_link_again(void) {
+    if (!G.link_measured)
+        return -1;
+#ifdef HFFT_BENCH_HAVE_CUDA
+    for (int all = 0; all < 1 + (G.ncards > 1); all++) {
+        bench_link l;
+        bench_link_measure(LINK_BYTES, LINK_CHUNK, LINK_REPS, G.cards, all ? G.ncards : 1, &l);
+        if (!l.measured)
+            return -1;
+        G.h2d[all] = l.h2d;
+        G.d2h[all] = l.d2h;
+        G.dup_h2d[all] = l.duplex_h2d;
+        G.dup_d2h[all] = l.duplex_d2h;
+    }
+    if (G.ncards == 1)
+        G.h2d[1] = G.h2d[0], G.d2h[1] = G.d2h[0], G.dup_h2d[1] = G.dup_h2d[0],
+        G.dup_d2h[1] = G.dup_d2h[0];
+    return 0;
+#else
+    return -1;
+#endif
+}
+
 void bench_link_bounds(const problem *p, double most, int cards, result *r) {
     r->cards = cards;
     if (!G.link_measured)

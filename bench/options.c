@@ -51,6 +51,10 @@ void bench_usage(FILE *f) {
             "  --inplace               time hfft in place (the error still comes from an\n"
             "                          out-of-place run); baselines always run in place\n"
             "                          on a copy\n"
+            "  --probe-each            hfft's GPU rows: the link measured again before each\n"
+            "                          timed execute, and bound, trip and dup the median of\n"
+            "                          each execute against the probe just before it (the\n"
+            "                          link's rate drifts between and within processes)\n"
             "  --verify                relative RMS error against FFTW in higher precision\n"
             "                          (double for f32, long double for f64); needs two\n"
             "                          more arrays' worth of host memory\n"
@@ -310,6 +314,8 @@ int bench_parse_args(int argc, char **argv, args *a, problem *probs, int *nprob)
             a->verify = 1;
         } else if (strcmp(o, "--inplace") == 0) {
             a->inplace = 1;
+        } else if (strcmp(o, "--probe-each") == 0) {
+            a->probe_each = 1;
         } else if (strcmp(o, "--host") == 0) {
             const char *v = need(argc, argv, &i);
             if (strcmp(v, "hfft_malloc") == 0)

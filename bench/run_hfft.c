@@ -184,21 +184,36 @@ void bench_run_hfft(const args *a, const problem *p, int e, void *A, void *B, re
     for (int h = 0; h < r->info.rounds && h < HFFT_MAX_ROUNDS; h++)
         r->predicted_s += r->info.predicted_seconds[h];
 
-    /* t: the execute times; then per round its time, GPU side and CPU side */
+    /* t: the execute times; then per round its time, GPU side and CPU side; then, with
+       --probe-each, each execute's one-trip and duplex bounds over its time */
     enum { R = HFFT_MAX_ROUNDS };
-    double *t = calloc((size_t)a->reps * (1 + 3 * R), sizeof *t);
+    double *t = calloc((size_t)a->reps * (3 + 3 * R), sizeof *t);
     if (!t)
         bench_die("out of memory");
+    double *each = t + (size_t)a->reps * (1 + 3 * R);
+    int probe = a->probe_each && r->info.placement != 0 && G.link_measured;
+    bench_env g0 = G; /* the other rows keep the run's first probe */
     int st = 0;
     for (int k = -1; k < a->reps && !st; k++) {
         if (a->inplace)
             bench_copy(p, B, A);
+        if (probe && k >= 0 && bench_link_again())
+            probe = 0;
         double s = hfft_ref_now();
         st = h_exec(p, plan);
         if (k < 0 || st)
             continue;
         t[k] = hfft_ref_now() - s;
         h_info(p, plan, &r->info);
+        if (probe) {
+            result b;
+            const hfft_info *i = &r->info;
+            double most = (double)(i->link_bytes[0] > i->link_bytes[1] ? i->link_bytes[0]
+                                                                        : i->link_bytes[1]);
+            bench_link_bounds(p, most, i->cards, &b);
+            each[k] = b.trip_s / t[k];
+            each[(size_t)a->reps + k] = b.duplex_s / t[k];
+        }
         for (int h = 0; h < R; h++) {
             t[(size_t)a->reps * (1 + h) + k] = r->info.measured_seconds[h];
             t[(size_t)a->reps * (1 + R + h) + k] = r->info.measured_gpu[h];
@@ -212,6 +227,15 @@ void bench_run_hfft(const args *a, const problem *p, int e, void *A, void *B, re
         free(t);
         return;
     }
+    G = g0;
+    if (probe && !st) {
+        printf("[%s] %s: each execute against the link measured just before it:", p->text,
+               engine_name[e]);
+        for (int k = 0; k < a->reps; k++)
+            printf(" %.4f s (%.1f%% dup, %.1f%% trip)", t[k], 100 * each[(size_t)a->reps + k],
+                   100 * each[k]);
+        printf("\n");
+    }
     bench_summarize(t, a->reps, r);
     /* each round's median over the timed runs, in place of the last run's */
     for (int h = 0; h < R; h++) {
@@ -223,8 +247,17 @@ void bench_run_hfft(const args *a, const problem *p, int e, void *A, void *B, re
         bench_summarize(t + (size_t)a->reps * (1 + 2 * R + h), a->reps, &m);
         r->info.measured_cpu[h] = m.med;
     }
-    free(t);
     hfft_link_figures(p, r);
+    if (probe && r->floor_s > 0) {
+        /* the bounds that give each column the median of the executes' own ratios */
+        result m;
+        bench_summarize(each, a->reps, &m);
+        r->trip_s = m.med * r->med;
+        bench_summarize(each + a->reps, a->reps, &m);
+        r->duplex_s = m.med * r->med;
+        r->floor_s = r->info.schedule == 3 ? r->trip_s : r->duplex_s;
+    }
+    free(t);
     {
         size_t o = strlen(r->plan);
         for (int h = 0; h < r->info.rounds && h < 3; h++) {
