@@ -20,6 +20,7 @@
  * (3D 2048^3 r32 at an 8 GiB budget: the same time as plain, whose column
  * passes already copy runs of about 1 MiB there, both at the copy in's rate
  * with the other direction busy; bench/RESULTS.md.)
+ * Rows narrower than 64 KiB keep the plain schedule (ROW_MIN).
  * K buffers in turn; one stream copies in, one computes, one copies out.
  * The passes of each round grow slowly from one unit and shrink back to one
  * at the end (passes()), so that what one direction waits for at a round's
@@ -38,6 +39,11 @@
 #define FOUR_PLANS 96      /* distinct pass sizes per round at most */
 #define NARROW_RUN ((size_t)64 << 10) /* real rows narrower than this: copies by p */
 #define PIECE_MIN ((size_t)256 << 10) /* round B's row pieces at least (host runs) */
+/* Rows of at least 64 KiB (or a 256th of a pass, where that is less: small budgets).
+   Round A copies each group's rows out from pitched rows on the device: narrower
+   ones were not measured, and keep the plain schedule. */
+#define ROW_MIN ((size_t)64 << 10)
+#define UNITS_MAX 1024 /* units a pass at most: the ramps then need under 96 plans */
 
 struct hfft__four {
     int z;                  /* the round along dimension 0; the other one is the rows' */
@@ -102,6 +108,9 @@ static int eligible(const hfft__gpu *g) {
         return -1;
     if (r->kind == HFFT__R2C && z != 1)
         return -1; /* the real rows are read first */
+    if (c->src_mid || c->dst_mid || r->src_mid || r->dst_mid || g->rd[0].inplace ||
+        !g->rd[1].inplace)
+        return -1; /* the first round from the input to the output, the second on it */
     if (r->no % c->L || (r->no / c->L) * r->dout != c->ni)
         return -1; /* the rows are not the columns' neighbours */
     for (int h = 0; h < 2; h++)
@@ -128,14 +137,17 @@ static int factor(hfft__four *f, size_t es, size_t cap) {
         if (f->row % k == 0)
             nb = k;
     size_t best = 0;
-    for (int64_t a = 2; a <= f->d0 / 2; a++) {
-        if (f->d0 % a)
+    for (int64_t d = 2; d * d <= f->d0; d++) {
+        if (f->d0 % d)
             continue;
-        size_t ua = (size_t)a * f->rowb, ub = (size_t)(f->d0 / a) * (f->rowb / (size_t)nb);
-        size_t most = ua > ub ? ua : ub;
-        if (!best || most < best) {
-            best = most;
-            f->fa = a;
+        for (int s = 0; s < 2; s++) { /* fa = d, and fa = d0 / d */
+            int64_t a = s ? f->d0 / d : d;
+            size_t ua = (size_t)a * f->rowb, ub = (size_t)(f->d0 / a) * (f->rowb / (size_t)nb);
+            size_t most = ua > ub ? ua : ub;
+            if (!best || most < best) {
+                best = most;
+                f->fa = a;
+            }
         }
     }
     if (!best)
@@ -219,6 +231,8 @@ static int four_try(hfft__gpu *g, hfft__four *f, int64_t budget, size_t cap) {
     int64_t mb = (int64_t)(cap / ((size_t)f->fb * pb));
     if (ma < 1 || mb < 1)
         return 1;
+    ma = ma < UNITS_MAX ? ma : UNITS_MAX;
+    mb = mb < UNITS_MAX ? mb : UNITS_MAX;
     /* at least FOUR_MIN_PASSES passes a round where the units allow */
     if (ma > f->fb / FOUR_MIN_PASSES && f->fb >= FOUR_MIN_PASSES)
         ma = f->fb / FOUR_MIN_PASSES;
@@ -236,8 +250,14 @@ static int four_try(hfft__gpu *g, hfft__four *f, int64_t budget, size_t cap) {
         for (int k = 0; k < f->npass[x]; k++)
             TRY(lines_plan(g, f, x, f->at[x][k + 1] - f->at[x][k], &work));
     f->work = work;
-    size_t most = (size_t)(ma * f->fa) * f->rowb, mostb = (size_t)(mb * f->fb) * pb;
-    size_t slot = ((most > mostb ? most : mostb) + 255) & ~(size_t)255;
+    /* the largest pass of either round (the ramps may have made them smaller) */
+    size_t slot = 0;
+    for (int x = 0; x < 2; x++)
+        for (int k = 0; k < f->npass[x]; k++) {
+            size_t b = (size_t)(f->at[x][k + 1] - f->at[x][k]) *
+                       (x ? (size_t)f->fb * pb : (size_t)f->fa * f->rowb);
+            slot = b > slot ? b : slot;
+        }
     if ((int64_t)(FOUR_SLOTS * slot + work) > budget)
         return 1;
     g->cap = slot;
@@ -282,7 +302,7 @@ int hfft__four_size(hfft__gpu *g, int64_t budget) {
         f->row = c->ni;
         f->per = r->no / c->L;
         f->rowb = (size_t)f->row * g->es;
-        if (!factor(f, g->es, cap)) {
+        if (f->rowb < (ROW_MIN < cap / 256 ? ROW_MIN : cap / 256) || !factor(f, g->es, cap)) {
             hfft__four_destroy(g);
             return 1;
         }
@@ -294,11 +314,13 @@ int hfft__four_size(hfft__gpu *g, int64_t budget) {
         }
         size_t work = f->work;
         four_release(g);
-        if (st != 1 && st != HFFT_ERR_DEVICE_MEMORY && st != HFFT_ERR_BUDGET)
+        /* too little room, or a layout cuFFT refuses: the plain schedule */
+        if (st != 1 && st != HFFT_ERR_DEVICE_MEMORY && st != HFFT_ERR_BUDGET &&
+            st != HFFT_ERR_CUFFT)
             return st;
         hfft__clear_error();
-        if (st == 1 && !work)
-            return 1;
+        if (st == HFFT_ERR_CUFFT || (st == 1 && !work))
+            return 1; /* smaller passes would not help */
         /* the work areas took room: passes that leave it to them */
         size_t fit = (int64_t)(work + 256) < budget ? ((size_t)budget - work) / FOUR_SLOTS : 0;
         cap = fit < cap * 7 / 8 ? fit : cap * 7 / 8;
@@ -411,9 +433,12 @@ static int round_b(hfft__gpu *g, hfft__four *f, char *dst) {
 int hfft__four_round(hfft__gpu *g, int h, const char *src, char *dst) {
     hfft__four *f = g->four;
     if (h == 0) {
-        size_t in_bytes = (size_t)f->d0 * (f->real ? (size_t)f->per * (size_t)f->real->rpitch *
-                                                         (g->es / 2)
-                                                   : f->rowb);
+        /* the real side: real rows per index (row / (n/2 + 1)) of rpitch reals */
+        size_t in_bytes =
+            (size_t)f->d0 *
+            (f->real ? (size_t)(f->row / (f->real->nreal / 2 + 1)) * (size_t)f->real->rpitch *
+                           (g->es / 2)
+                     : f->rowb);
         size_t out_bytes = (size_t)f->d0 * f->rowb;
         if (!src || !dst || src == dst ||
             (src < dst + out_bytes && dst < src + in_bytes))

@@ -495,13 +495,14 @@ Test(gpu, one_trip_and_residency) {
 }
 
 /* Out of place and larger than the budget: both rounds four-step as runs of whole rows
-   (schedule 4), each byte twice each way; odd rows, both directions and precisions. */
+   (schedule 4), each byte twice each way; odd rows, rows in pieces (2048 x 8200: two a
+   row), 3D planes, both directions and precisions. */
 Test(gpu, four_step_streaming) {
     require_cuda();
     static const struct {
         int prec, rank;
         int64_t n[3], budget;
-    } cases[] = {{4, 2, {4096, 3000}, 24 * MiB},
+    } cases[] = {{4, 2, {2048, 8200}, 24 * MiB},
                  {8, 2, {2048, 1000}, 8 * MiB},
                  {4, 3, {240, 96, 100}, 8 * MiB},
                  {8, 2, {3 * 5 * 7 * 11, 640}, 8 * MiB}};
