@@ -6,8 +6,8 @@
  * which the link moves about a tenth slower than whole rows while kernels run
  * (the copy engines fetch the host's page entries again for every row;
  * bench/RESULTS.md).  Here both rounds copy runs of whole rows instead (2D
- * 32768 x 65536 r32 and 32768^2 c2c at a 2 GiB budget: 8-10% faster on an
- * H100).  With d0 = fa fb and input row
+ * 32768 x 65536 r32 and 32768^2 c2c at a 2 GiB budget on H100s: medians 7.6%
+ * and 8.8% faster over alternating processes).  With d0 = fa fb and input row
  * q + fb p (q < fb, p < fa):
  *   round A, by groups of consecutive q: the rows q + fb p in (runs of the
  *     group's rows, fb rows apart), each row transformed, the fa-point lines
