@@ -13,29 +13,40 @@
 #include "cuda_baselines.h"
 #endif
 
+#ifdef HFFT_BENCH_HAVE_CUDA
+/* The link for the first card alone and, with several, all of them at once, into G;
+   printed where `print`.  0, or -1 where a measurement failed. */
+static int link_into_G(int print) {
+    int st = 0;
+    for (int all = 0; all < 1 + (G.ncards > 1); all++) {
+        bench_link l;
+        bench_link_measure(LINK_BYTES, LINK_CHUNK, LINK_REPS, G.cards, all ? G.ncards : 1, &l);
+        st = l.measured ? st : -1;
+        G.h2d[all] = l.h2d;
+        G.d2h[all] = l.d2h;
+        G.dup_h2d[all] = l.duplex_h2d;
+        G.dup_d2h[all] = l.duplex_d2h;
+        if (print)
+            printf("link (%s%s, pinned, 2 GiB per card in 32 MiB copies, median of %d): H2D "
+                   "%.1f GB/s, D2H %.1f GB/s, both at once %.1f + %.1f = %.1f GB/s\n",
+                   all ? "all cards at once: " : "one card: ", G.gpu_name, LINK_REPS,
+                   G.h2d[all] / 1e9, G.d2h[all] / 1e9, G.dup_h2d[all] / 1e9,
+                   G.dup_d2h[all] / 1e9, (G.dup_h2d[all] + G.dup_d2h[all]) / 1e9);
+    }
+    if (G.ncards == 1)
+        G.h2d[1] = G.h2d[0], G.d2h[1] = G.d2h[0], G.dup_h2d[1] = G.dup_h2d[0],
+        G.dup_d2h[1] = G.dup_d2h[0];
+    return st;
+}
+#endif
+
 void bench_measure_link(args *a, const char *why_gpu) {
     int bandwidth_off = a->bandwidth == 0;
     if (a->bandwidth == -1)
         a->bandwidth = G.gpu_present;
 #ifdef HFFT_BENCH_HAVE_CUDA
     if (a->bandwidth && G.gpu_present) {
-        for (int all = 0; all < 1 + (G.ncards > 1); all++) {
-            bench_link l;
-            bench_link_measure(LINK_BYTES, LINK_CHUNK, LINK_REPS, G.cards, all ? G.ncards : 1,
-                               &l);
-            G.h2d[all] = l.h2d;
-            G.d2h[all] = l.d2h;
-            G.dup_h2d[all] = l.duplex_h2d;
-            G.dup_d2h[all] = l.duplex_d2h;
-            printf("link (%s%s, pinned, 2 GiB per card in 32 MiB copies, median of %d): H2D "
-                   "%.1f GB/s, D2H %.1f GB/s, both at once %.1f + %.1f = %.1f GB/s\n",
-                   all ? "all cards at once: " : "one card: ", G.gpu_name, LINK_REPS,
-                   G.h2d[all] / 1e9, G.d2h[all] / 1e9, G.dup_h2d[all] / 1e9,
-                   G.dup_d2h[all] / 1e9, (G.dup_h2d[all] + G.dup_d2h[all]) / 1e9);
-        }
-        if (G.ncards == 1)
-            G.h2d[1] = G.h2d[0], G.d2h[1] = G.d2h[0], G.dup_h2d[1] = G.dup_h2d[0],
-            G.dup_d2h[1] = G.dup_d2h[0];
+        (void)link_into_G(1);
         G.link_measured = 1;
     }
 #endif
@@ -47,20 +58,7 @@ int bench_link_again(void) {
     if (!G.link_measured)
         return -1;
 #ifdef HFFT_BENCH_HAVE_CUDA
-    for (int all = 0; all < 1 + (G.ncards > 1); all++) {
-        bench_link l;
-        bench_link_measure(LINK_BYTES, LINK_CHUNK, LINK_REPS, G.cards, all ? G.ncards : 1, &l);
-        if (!l.measured)
-            return -1;
-        G.h2d[all] = l.h2d;
-        G.d2h[all] = l.d2h;
-        G.dup_h2d[all] = l.duplex_h2d;
-        G.dup_d2h[all] = l.duplex_d2h;
-    }
-    if (G.ncards == 1)
-        G.h2d[1] = G.h2d[0], G.d2h[1] = G.d2h[0], G.dup_h2d[1] = G.dup_h2d[0],
-        G.dup_d2h[1] = G.dup_d2h[0];
-    return 0;
+    return link_into_G(0);
 #else
     return -1;
 #endif

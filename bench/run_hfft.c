@@ -206,11 +206,8 @@ void bench_run_hfft(const args *a, const problem *p, int e, void *A, void *B, re
         t[k] = hfft_ref_now() - s;
         h_info(p, plan, &r->info);
         if (probe) {
-            result b;
-            const hfft_info *i = &r->info;
-            double most = (double)(i->link_bytes[0] > i->link_bytes[1] ? i->link_bytes[0]
-                                                                        : i->link_bytes[1]);
-            bench_link_bounds(p, most, i->cards, &b);
+            result b = {.info = r->info}; /* this execute's bounds, against its own probe */
+            hfft_link_figures(p, &b);
             each[k] = b.trip_s / t[k];
             each[(size_t)a->reps + k] = b.duplex_s / t[k];
         }

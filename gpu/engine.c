@@ -112,27 +112,6 @@ static size_t pick_capacity(const hfft__gpu_req *req, int64_t budget, size_t es,
     return cap & ~(size_t)255;
 }
 
-static void release(hfft__gpu *g) {
-    for (int h = 0; h < g->nrounds; h++)
-        hfft__sched_destroy_plans(g, &g->rd[h]);
-    for (int i = 0; i < NSLOT; i++) {
-        if (g->buf[i])
-            g->ops->free(g->d, g->buf[i]);
-        if (g->tbuf[i])
-            g->ops->free(g->d, g->tbuf[i]);
-    }
-    memset(g->tbuf, 0, sizeof g->tbuf);
-    for (int i = 0; i < NSTREAM; i++)
-        if (g->work[i])
-            g->ops->free(g->d, g->work[i]);
-    if (g->tb)
-        g->ops->free(g->d, g->tb);
-    g->tb = NULL;
-    g->tb_bytes = 0;
-    memset(g->buf, 0, sizeof g->buf);
-    memset(g->work, 0, sizeof g->work);
-}
-
 static int any_transpose(const hfft__gpu *g) {
     for (int h = 0; h < g->nrounds; h++)
         if (g->rd[h].kind != K_NONE && g->rd[h].transpose)
@@ -312,7 +291,7 @@ int hfft__gpu_create(const hfft__dev_ops *ops, hfft__dev *dev, const hfft__gpu_r
             break; /* a line that cannot fit any pass: shrinking will not help */
         }
         /* Too big, or the device refused memory: shrink the passes and try again. */
-        release(g);
+        hfft__sched_release(g);
         hfft__clear_error();
         st = 0;
         cap = next;
@@ -350,7 +329,7 @@ void hfft__gpu_destroy(hfft__gpu *g) {
     hfft__trip_destroy(g);
     hfft__four_destroy(g);
     hfft__res_release(g);
-    release(g);
+    hfft__sched_release(g);
     for (int i = 0; i < NSTREAM + 1; i++)
         if (g->st[i])
             g->ops->stream_destroy(g->d, g->st[i]);
@@ -501,9 +480,9 @@ void hfft__gpu_fill_info(const hfft__gpu *g, hfft_info *info) {
         const srd *r = &g->rd[h];
         int64_t units = r->units, per = r->blk > 0 ? r->blk : 1;
         int64_t outer = hfft__round_strided(&r->r) ? r->r.no : 1;
-        int64_t n = r->kind == K_PLAIN ? hfft__plain_passes(g, r) : (units + per - 1) / per;
-        if (r->kind == K_FOUR)
-            n = hfft__four_passes(g, h), outer = 1;
+        int64_t n = r->kind == K_PLAIN  ? hfft__plain_passes(g, r)
+                    : r->kind == K_FOUR ? hfft__four_passes(g, h) /* outer is 1 in both rounds */
+                                        : (units + per - 1) / per;
         info->passes[h] = r->kind == K_NONE ? 0 : (int)(outer * n);
         if (r->kind == K_RADIX2)
             sched = 2;

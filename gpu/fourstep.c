@@ -65,15 +65,6 @@ struct hfft__four {
     hfft__event mid;        /* round A's last copy out */
 };
 
-static int four_plan(hfft__gpu *g, hfft__fftplan *p, int kind, int rank, const int64_t *n,
-                     int64_t stride, int64_t dist, int64_t batch, size_t *work) {
-    size_t w = 0;
-    TRY(g->ops->fft_plan(g->d, g->prec, kind, rank, n, stride, dist, batch, g->sign, p, &w));
-    if (w > *work)
-        *work = w;
-    return 0;
-}
-
 void hfft__four_destroy(hfft__gpu *g) {
     hfft__four *f = g->four;
     if (!f)
@@ -212,7 +203,7 @@ static int lines_plan(hfft__gpu *g, hfft__four *f, int x, int64_t m, size_t *wor
     int k = f->nplan[x]++;
     f->pm[x][k] = m;
     const int64_t *n = x ? &f->fb : &f->fa, w = m * (x ? f->pw : f->row);
-    return four_plan(g, &f->lines[x][k], HFFT__C2C, 1, n, w, 1, w, work);
+    return hfft__sched_plan(g, &f->lines[x][k], HFFT__C2C, 1, n, w, 1, w, work);
 }
 
 static hfft__fftplan find_plan(const hfft__four *f, int x, int64_t m) {
@@ -245,7 +236,7 @@ static int four_try(hfft__gpu *g, hfft__four *f, int64_t budget, size_t cap) {
         return hfft__fail(HFFT_ERR_HOST_MEMORY, "GPU engine: out of memory");
     const hfft__round *r = &g->rd[1 - f->z].r;
     const int64_t *shape = r->rank == 2 ? r->n2 : &r->L;
-    TRY(four_plan(g, &f->rows, r->kind, r->rank, shape, 1, r->dout, f->fa * f->per, &work));
+    TRY(hfft__sched_plan(g, &f->rows, r->kind, r->rank, shape, 1, r->dout, f->fa * f->per, &work));
     for (int x = 0; x < 2; x++)
         for (int k = 0; k < f->npass[x]; k++)
             TRY(lines_plan(g, f, x, f->at[x][k + 1] - f->at[x][k], &work));
@@ -273,13 +264,7 @@ static int four_try(hfft__gpu *g, hfft__four *f, int64_t budget, size_t cap) {
 }
 
 static void four_release(hfft__gpu *g) {
-    for (int k = 0; k < NSLOT; k++)
-        if (g->buf[k])
-            g->ops->free(g->d, g->buf[k]);
-    if (g->work[0])
-        g->ops->free(g->d, g->work[0]);
-    memset(g->buf, 0, sizeof g->buf);
-    g->work[0] = NULL;
+    hfft__sched_release(g);
     g->work_bytes = 0;
     g->nwork = 0;
     g->cap = 0;

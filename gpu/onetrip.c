@@ -102,16 +102,6 @@ void hfft__trip_destroy(hfft__gpu *g) {
     g->trip = NULL;
 }
 
-static int plan(hfft__gpu *g, hfft__fftplan *p, int kind, int rank, const int64_t *n,
-                int64_t stride, int64_t dist, int64_t batch, size_t *work) {
-    size_t w = 0;
-    HFFT__TRY(g->ops->fft_plan(g->d, g->prec, kind, rank, n, stride, dist, batch, g->sign, p,
-                               &w));
-    if (w > *work)
-        *work = w;
-    return 0;
-}
-
 /* Plans of the rounds along the fast dimensions, for a chunk of dimension 0. */
 static int plan_inner(hfft__gpu *g, hfft__trip *t, size_t *work) {
     int64_t last = t->d0 - (int64_t)(t->nchunk - 1) * t->crow;
@@ -121,13 +111,13 @@ static int plan_inner(hfft__gpu *g, hfft__trip *t, size_t *work) {
             continue;
         int64_t per = r->no / t->d0; /* lines (or outer indices) per dimension-0 index */
         if (hfft__round_strided(r)) {
-            TRY(plan(g, &t->inner[h][0], HFFT__C2C, 1, &r->L, r->s, 1, r->ni, work));
+            TRY(hfft__sched_plan(g, &t->inner[h][0], HFFT__C2C, 1, &r->L, r->s, 1, r->ni, work));
             continue;
         }
         const int64_t *shape = r->rank == 2 ? r->n2 : &r->L;
-        TRY(plan(g, &t->inner[h][0], r->kind, r->rank, shape, 1, r->dout, t->crow * per, work));
+        TRY(hfft__sched_plan(g, &t->inner[h][0], r->kind, r->rank, shape, 1, r->dout, t->crow * per, work));
         if (last != t->crow)
-            TRY(plan(g, &t->inner[h][1], r->kind, r->rank, shape, 1, r->dout, last * per, work));
+            TRY(hfft__sched_plan(g, &t->inner[h][1], r->kind, r->rank, shape, 1, r->dout, last * per, work));
     }
     return 0;
 }
@@ -270,11 +260,11 @@ static int trip_try(hfft__gpu *g, int64_t budget, int z, int chunks) {
     t->transpose = !t->fs && t->d0 >= TRANSPOSE_MIN_L;
     t->wc = t->row < WCOLS ? t->row : WCOLS;
     if (!st && t->fs) {
-        st = plan(g, &t->s1, HFFT__C2C, 1, &t->fa, t->fb * t->row, 1, t->fm * t->row, &work);
+        st = hfft__sched_plan(g, &t->s1, HFFT__C2C, 1, &t->fa, t->fb * t->row, 1, t->fm * t->row, &work);
         if (!st)
-            st = plan(g, &t->s2, HFFT__C2C, 1, &t->fb, t->row, 1, t->row, &work);
+            st = hfft__sched_plan(g, &t->s2, HFFT__C2C, 1, &t->fb, t->row, 1, t->row, &work);
     } else if (!st && t->transpose) {
-        st = plan(g, &t->col[0], HFFT__C2C, 1, &t->d0, 1, t->d0, t->wc, &work);
+        st = hfft__sched_plan(g, &t->col[0], HFFT__C2C, 1, &t->d0, 1, t->d0, t->wc, &work);
     } else {
         /* a plan per block width: the first, the rest, the last (at most three) */
         for (int j = 0, k = 0; j < t->nblock && !st; j++) {
@@ -289,7 +279,7 @@ static int trip_try(hfft__gpu *g, int64_t budget, int z, int chunks) {
                 break;
             }
             t->colw[k] = w;
-            st = plan(g, &t->col[k++], HFFT__C2C, 1, &t->d0, t->row, 1, w, &work);
+            st = hfft__sched_plan(g, &t->col[k++], HFFT__C2C, 1, &t->d0, t->row, 1, w, &work);
         }
     }
     size_t tb = t->transpose ? (size_t)(t->wc * t->d0) * g->es : 0;

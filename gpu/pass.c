@@ -54,6 +54,36 @@ int hfft__sched_make_plans(hfft__gpu *g, srd *r, int n, int64_t L, int64_t batch
     return 0;
 }
 
+int hfft__sched_plan(hfft__gpu *g, hfft__fftplan *p, int kind, int rank, const int64_t *n,
+                     int64_t stride, int64_t dist, int64_t batch, size_t *work) {
+    size_t w = 0;
+    TRY(g->ops->fft_plan(g->d, g->prec, kind, rank, n, stride, dist, batch, g->sign, p, &w));
+    if (w > *work)
+        *work = w;
+    return 0;
+}
+
+void hfft__sched_release(hfft__gpu *g) {
+    for (int h = 0; h < g->nrounds; h++)
+        hfft__sched_destroy_plans(g, &g->rd[h]);
+    for (int i = 0; i < NSLOT; i++) {
+        if (g->buf[i])
+            g->ops->free(g->d, g->buf[i]);
+        if (g->tbuf[i])
+            g->ops->free(g->d, g->tbuf[i]);
+    }
+    memset(g->tbuf, 0, sizeof g->tbuf);
+    for (int i = 0; i < NSTREAM; i++)
+        if (g->work[i])
+            g->ops->free(g->d, g->work[i]);
+    if (g->tb)
+        g->ops->free(g->d, g->tb);
+    g->tb = NULL;
+    g->tb_bytes = 0;
+    memset(g->buf, 0, sizeof g->buf);
+    memset(g->work, 0, sizeof g->work);
+}
+
 int hfft__sched_sync(hfft__gpu *g) {
     for (int i = 0; i < NSTREAM + 1; i++)
         TRY(g->ops->sync(g->d, g->st[i]));

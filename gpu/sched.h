@@ -111,6 +111,12 @@ typedef struct view {
 /* n cuFFT plans for the round's tiles (see pass.c); reports the largest work area. */
 int hfft__sched_make_plans(hfft__gpu *g, srd *r, int n, int64_t L, int64_t batch, size_t *work);
 void hfft__sched_destroy_plans(hfft__gpu *g, srd *r);
+/* One cuFFT plan (the backend's fft_plan with the engine's precision and sign); *work
+   raised to its work area where that is larger. */
+int hfft__sched_plan(hfft__gpu *g, hfft__fftplan *p, int kind, int rank, const int64_t *n,
+                     int64_t stride, int64_t dist, int64_t batch, size_t *work);
+/* Frees the passes' buffers, scratch, work areas and plans. */
+void hfft__sched_release(hfft__gpu *g);
 /* Waits for everything issued; every buffer is idle afterwards. */
 int hfft__sched_sync(hfft__gpu *g);
 /* Copies between host and device, straight or staged, counted in g->link. */
