@@ -22,9 +22,10 @@
  * with the other direction busy; bench/RESULTS.md.)
  * Rows narrower than 64 KiB keep the plain schedule (ROW_MIN).
  * K buffers in turn; one stream copies in, one computes, one copies out.
- * The passes of each round grow slowly from one unit and shrink back to one
- * at the end (passes()), so that what one direction waits for at a round's
- * ends is short (round B's copies in need every row round A wrote).  In
+ * Passes are small (PASS_MAX) and where they hold several units they grow
+ * slowly from one unit and shrink back to one at the end (passes()), so that
+ * what one direction waits for at a round's ends is short (round B's copies
+ * in need every row round A wrote).  In
  * place, c2r (whose real rows come last), hybrid shares and several cards
  * keep the plain schedule.  Each byte crosses the
  * link twice each way, as in the plain schedule; the input is only read.
@@ -44,6 +45,12 @@
    ones were not measured, and keep the plain schedule. */
 #define ROW_MIN ((size_t)64 << 10)
 #define UNITS_MAX 1024 /* units a pass at most: the ramps then need under 96 plans */
+/* Bytes a pass at most (about a millisecond and a half of the link).  Passes of
+   a third of the budget, reached and left by slow ramps, kept one direction
+   waiting about a millisecond a pass of each ramp; passes this small need no
+   ramps (2D 32768 x 65536 r32 at a 2 GiB budget: both directions busy 97-98%
+   of the span instead of 89-94%, 2-4% faster; bench/RESULTS.md). */
+#define PASS_MAX ((size_t)64 << 20)
 
 struct hfft__four {
     int z;                  /* the round along dimension 0; the other one is the rows' */
@@ -155,12 +162,14 @@ static int factor(hfft__four *f, size_t es, size_t cap) {
  * most 7/8 a pass down to 1 (m smaller where the ramps would not leave room
  * for a pass of m).  With both directions busy one of them runs faster than
  * the other (H100s: in 41.4 and out 47.7 GB/s on one, in 51.1 and out 48.9 on
- * another; bench/RESULTS.md).  Where passes change size that slowly, the
- * slower direction is never left waiting for the faster: what is left to
- * copy out when the last copy in ends (which round B's copies in, and the
- * execute's end, wait for) is about the last pass, and a round's first copy
- * out waits for one small pass.  Halving and doubling passes left the copy
- * out several passes behind at each end of a round (about 10 ms of 0.2 s).
+ * another; bench/RESULTS.md).  Where passes change size that slowly, what
+ * is left to copy out when the last copy in ends (which round B's copies in,
+ * and the execute's end, wait for) is about the last pass, and a round's
+ * first copy out waits for one small pass.  Halving and doubling passes left
+ * the copy out several passes behind at each end of a round (about 10 ms of
+ * 0.2 s).  Each pass of a ramp still leaves one direction idle for about a
+ * millisecond (the copy in of a larger pass against the copy out of a smaller
+ * one), so passes stay small (PASS_MAX) and the ramps short.
  */
 static int64_t *passes(int64_t u, int64_t m, int *n) {
     int64_t head[256], tail[256], sh, st;
@@ -230,6 +239,13 @@ static int four_try(hfft__gpu *g, hfft__four *f, int64_t budget, size_t cap) {
     int64_t ub = f->fa * f->nb; /* round B's units */
     if (mb > ub / FOUR_MIN_PASSES && ub >= FOUR_MIN_PASSES)
         mb = ub / FOUR_MIN_PASSES;
+    /* passes of at most PASS_MAX bytes (one unit where a unit is larger) */
+    int64_t ta = (int64_t)(PASS_MAX / ((size_t)f->fa * f->rowb));
+    int64_t tb = (int64_t)(PASS_MAX / ((size_t)f->fb * pb));
+    ta = ta > 1 ? ta : 1;
+    tb = tb > 1 ? tb : 1;
+    ma = ma < ta ? ma : ta;
+    mb = mb < tb ? mb : tb;
     f->at[0] = passes(f->fb, ma, &f->npass[0]);
     f->at[1] = passes(ub, mb, &f->npass[1]);
     if (!f->at[0] || !f->at[1])
