@@ -505,7 +505,9 @@ Test(gpu, four_step_streaming) {
     } cases[] = {{4, 2, {2048, 8200}, 24 * MiB},
                  {8, 2, {2048, 1000}, 8 * MiB},
                  {4, 3, {240, 96, 100}, 8 * MiB},
-                 {8, 2, {3 * 5 * 7 * 11, 640}, 8 * MiB}};
+                 {8, 2, {3 * 5 * 7 * 11, 640}, 8 * MiB},
+                 /* a budget whose thirds exceed the 64 MiB a pass may hold */
+                 {4, 2, {8192, 8192}, 224 * MiB}};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         for (int dir = 0; dir < 2; dir++) {
             hfft_options o = cuda(cases[i].budget);
