@@ -2,10 +2,12 @@
  * tune.c: hfft-tune, the installed tuner.  Over the cards plans use
  * (--devices), it measures the link (one card, then all at once) and the host
  * memory once; then for each problem it times the transform GPU-only (the
- * planner's passes, and a few alternatives that stop as soon as they lose)
- * and CPU-only, puts both into the cost model, and measures the per-round
- * shares the model proposes; each measured hybrid refits the model, which
- * proposes the next shares, until they settle (three hybrids at most).  The
+ * planner's passes, and a few alternatives that stop as soon as they lose;
+ * where that plan streams four-step, also with the plain schedule, which the
+ * hybrids' GPU side runs) and CPU-only, puts both into the cost model, and
+ * measures the per-round shares the model proposes; each measured hybrid
+ * refits the model, which proposes the next shares, until they settle (three
+ * hybrids at most).  The
  * choice is the fastest candidate it measured, never the model's word alone.
  * It prints progress on stderr, each measurement beside the model's
  * prediction made before it, a table per problem and one at the end, and
@@ -98,7 +100,9 @@ static void usage(FILE *f) {
             "  --help            this text\n\n"
             "Steps per problem: GPU-only with the planner's passes; two GPU alternatives\n"
             "(three buffers, the radix-2 schedule) that stop after one run when they lose;\n"
-            "CPU-only (one run); then up to three hybrids at the shares the model, refitted\n"
+            "where GPU-only streams four-step, which takes no CPU share, GPU-only with the\n"
+            "plain schedule too, which the hybrids' model starts from (their GPU side runs\n"
+            "it); CPU-only (one run); then up to three hybrids at the shares the model, refitted\n"
             "after each, proposes; and one run of the best per-round mix where no measured\n"
             "candidate has it.  About 10 + 4 x reps transforms, each after its plan and a\n"
             "warm-up.  Once per run: the link (about a second) and the host memory.\n"
@@ -441,6 +445,20 @@ static int tune(const problem *p, int inplace, const hfft__link *link, hfft__wis
             gpu = r;
     }
 
+    /* The hybrids' GPU side runs the plain schedule; where the GPU-only plan streams
+       four-step (which takes no CPU share), a plain GPU-only run is what their
+       model starts from, while the four-step stays a candidate. */
+    cand *base = gpu;
+    if (gpu->r.info.schedule == 4) {
+        progress("[2/5] GPU-only, plain (the hybrids' GPU side)\n");
+        cand pl = proto;
+        snprintf(pl.label, sizeof pl.label, "GPU-only, plain");
+        pl.schedule = 1;
+        cand *r = run(t, &pl, reps, 0.0);
+        if (r->r.ok && r->r.info.rounds == nr)
+            base = r;
+    }
+
     /* 2. the CPU side, once */
     progress("[3/5] CPU-only\n");
     cand cp = {"CPU-only", {NONE_SHARE, NONE_SHARE, NONE_SHARE}, 0, 0, 0, HFFT_CPU_ONLY,
@@ -453,12 +471,12 @@ static int tune(const problem *p, int inplace, const hfft__link *link, hfft__wis
     hfft__round_model m[3];
     double t_cpu[3], share[3] = {1, 1, 1};
     for (int h = 0; h < nr; h++) {
-        model_of(t, gpu, cpu, h, hybrid_threads, &m[h], &t_cpu[h]);
+        model_of(t, base, cpu, h, hybrid_threads, &m[h], &t_cpu[h]);
         m[h].host_bw = host_bw;
         share[h] = hfft__model_best_share(link, &m[h], 0.0, NULL);
     }
     for (int k = 0; k < MAX_PROBES; k++) {
-        cand hy = *gpu;
+        cand hy = *base;
         snprintf(hy.label, sizeof hy.label, "hybrid %d (model's shares)", k + 1);
         hy.flags = HFFT_HYBRID;
         for (int h = 0; h < 3; h++) {
@@ -480,7 +498,7 @@ static int tune(const problem *p, int inplace, const hfft__link *link, hfft__wis
         for (int h = 0; h < nr; h++) {
             double f = r->ratio[h];
             if (f > NONE_SHARE && f < 1.0) {
-                hfft__model_fit(&m[h], gpu->r.round[h], t_cpu[h], f, r->r.gpu[h], r->r.cpu[h]);
+                hfft__model_fit(&m[h], base->r.round[h], t_cpu[h], f, r->r.gpu[h], r->r.cpu[h]);
                 double next = hfft__model_best_share(link, &m[h], 0.0, NULL);
                 moved = fabs(next - share[h]) > moved ? fabs(next - share[h]) : moved;
                 share[h] = next;
@@ -498,8 +516,8 @@ static int tune(const problem *p, int inplace, const hfft__link *link, hfft__wis
         for (int i = 0; i < t->n; i++) {
             const cand *c = &t->c[i];
             int same_gpu = c->flags == HFFT_CPU_ONLY ||
-                           (c->slots == gpu->slots && c->pass_bytes == gpu->pass_bytes &&
-                            c->schedule == gpu->schedule);
+                           (c->slots == base->slots && c->pass_bytes == base->pass_bytes &&
+                            c->schedule == base->schedule);
             if (c->r.ok && !c->r.stopped && same_gpu &&
                 (b < 0 || c->r.round[h] < t->c[b].r.round[h]))
                 b = i;
@@ -510,7 +528,7 @@ static int tune(const problem *p, int inplace, const hfft__link *link, hfft__wis
     for (int h = 1; h < nr; h++)
         same &= pick[h] == pick[0];
     if (!same && t->n < MAX_CANDS) {
-        cand mix = *gpu;
+        cand mix = *base;
         snprintf(mix.label, sizeof mix.label, "best round of each");
         mix.flags = HFFT_HYBRID;
         for (int h = 0; h < 3; h++) {
@@ -555,7 +573,10 @@ static int tune(const problem *p, int inplace, const hfft__link *link, hfft__wis
     q.budget = budget;
     q.slots = best->slots;
     q.pass_bytes = best->pass_bytes;
-    q.schedule = best->schedule;
+    /* a hybrid measured on the plain base runs plain whatever it asks (four-step
+       takes no CPU share); its wisdom names no schedule, so that a GPU-only plan
+       reading it keeps the planner's four-step */
+    q.schedule = base != gpu && best->flags == HFFT_HYBRID ? gpu->schedule : best->schedule;
     q.nratio = nr;
     for (int h = 0; h < nr; h++) {
         q.ratio[h] = best->flags == HFFT_CPU_ONLY ? 0.0 : best->ratio[h];
