@@ -780,9 +780,11 @@ Test(emulated, passes_fill_the_budget) {
  * the device, so that the balancer's per-round rates hold: every round is
  * credited with its own work, not with the time it took to issue it.  Every
  * round transforms each element once; the host's clock gave round 0 about a
- * fiftieth of the execute (2D 1024 x 2048 f32, 4 MiB), so a tenth of it per
- * round is far from either side.  Cases: 2D plain, 2D with columns kept on the
- * device (round 0 ends after their FFTs, on another stream), 3D in three rounds.
+ * fiftieth of the execute (2D 1024 x 2048 f32, 4 MiB), so each round must have
+ * at least a twentieth of it (a tenth failed once under the sanitizers, where
+ * the 3D case's first round read 8% of the sum).  Cases: 2D plain, 2D with
+ * columns kept on the device (round 0 ends after their FFTs, on another
+ * stream), 3D in three rounds.
  */
 Test(emulated, streaming_rounds_get_device_times) {
     static const struct {
@@ -827,7 +829,7 @@ Test(emulated, streaming_rounds_get_device_times) {
                 sum += info.measured_seconds[h];
             }
             for (int h = 0; h < info.rounds; h++)
-                cr_assert_gt(info.measured_seconds[h], 0.1 * sum,
+                cr_assert_gt(info.measured_seconds[h], 0.05 * sum,
                              "case %zu, execute %d: round %d %.3g s of %.3g s: the time to "
                              "issue it, not its work",
                              i, rep, h, info.measured_seconds[h], sum);
