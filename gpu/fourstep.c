@@ -222,6 +222,13 @@ static hfft__fftplan find_plan(const hfft__four *f, int x, int64_t m) {
     return NULL;
 }
 
+/* At most m units a pass, and at most PASS_MAX bytes (one unit where a unit is larger). */
+static int64_t small_passes(int64_t m, size_t unit) {
+    int64_t t = (int64_t)(PASS_MAX / unit);
+    t = t > 1 ? t : 1;
+    return m < t ? m : t;
+}
+
 /* Passes, plans, buffers and events in `budget` bytes: 0, 1 where this schedule
    does not apply or fit (the plain schedule then), or a failure. */
 static int four_try(hfft__gpu *g, hfft__four *f, int64_t budget, size_t cap) {
@@ -239,13 +246,8 @@ static int four_try(hfft__gpu *g, hfft__four *f, int64_t budget, size_t cap) {
     int64_t ub = f->fa * f->nb; /* round B's units */
     if (mb > ub / FOUR_MIN_PASSES && ub >= FOUR_MIN_PASSES)
         mb = ub / FOUR_MIN_PASSES;
-    /* passes of at most PASS_MAX bytes (one unit where a unit is larger) */
-    int64_t ta = (int64_t)(PASS_MAX / ((size_t)f->fa * f->rowb));
-    int64_t tb = (int64_t)(PASS_MAX / ((size_t)f->fb * pb));
-    ta = ta > 1 ? ta : 1;
-    tb = tb > 1 ? tb : 1;
-    ma = ma < ta ? ma : ta;
-    mb = mb < tb ? mb : tb;
+    ma = small_passes(ma, (size_t)f->fa * f->rowb);
+    mb = small_passes(mb, (size_t)f->fb * pb);
     f->at[0] = passes(f->fb, ma, &f->npass[0]);
     f->at[1] = passes(ub, mb, &f->npass[1]);
     if (!f->at[0] || !f->at[1])

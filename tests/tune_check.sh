@@ -10,21 +10,20 @@ tune=${1:?usage: tune_check.sh TUNE WORKDIR}
 work=${2:?usage: tune_check.sh TUNE WORKDIR}
 mkdir -p "$work"
 fail() { echo "tune_check: $*" >&2; exit 1; }
-for run in "--out-of-place 2d:256x512:f32" "3d:16x32x64:f64"; do
-    set -- $run
-    w=$work/wisdom-$#
+# check NAME SHAPE INPLACE ARGS...: tune ARGS into WORK/wisdom-NAME; SHAPE as the
+# summary and the wisdom write it (256x512), INPLACE as the wisdom does (0 or 1)
+check() {
+    local name=$1 shape=$2 inplace=$3 w=$work/wisdom-$1 out
+    shift 3
     rm -f "$w"
     out=$(HFFT_DEVICE=emulated "$tune" --budget 1MiB --reps 1 --quiet --wisdom "$w" "$@" 2>&1) ||
-        { echo "$out"; fail "hfft-tune $* exited $?"; }
+        { echo "$out"; fail "hfft-tune $* exited with an error"; }
     echo "$out"
-    shape=${!#}
-    shape=${shape#*d:}
-    shape=${shape%:*}
-    inplace=1
-    [ "$1" = --out-of-place ] && inplace=0
-    grep -q "^summary" <<<"$out" || fail "no summary table for $*"
+    grep -q "^summary" <<<"$out" || fail "no summary table for $name"
     grep -Eq "^  [23]d ${shape} " <<<"$out" || fail "the summary has no row for $shape"
     grep -Eq "^problem .*n=${shape} inplace=${inplace} budget=1048576 " "$w" ||
         fail "no wisdom line for $shape (inplace=$inplace) in $w: $(cat "$w")"
-done
+}
+check 2d 256x512 0 --out-of-place 2d:256x512:f32
+check 3d 16x32x64 1 3d:16x32x64:f64
 echo "tune_check: passed"
