@@ -37,6 +37,7 @@
 typedef struct problem {
     int rank, prec;
     int64_t n[3];
+    int64_t howmany; /* transforms one after the other (a dense batch); 1: one */
 } problem;
 
 typedef struct result {
@@ -80,7 +81,9 @@ static void usage(FILE *f) {
             "Prints each measurement beside the cost model's prediction, a table per problem\n"
             "and one at the end, and writes the fastest measured choice to wisdom, which hfft\n"
             "plans read from then on.\n\n"
-            "PROBLEM  2d 32768x32768 f32   (or 2d:32768x32768:f32); 3d ZxYxX; f32 or f64\n\n"
+            "PROBLEM  2d 32768x32768 f32   (or 2d:32768x32768:f32); 3d ZxYxX; 1d N; f32 or\n"
+            "         f64; :bHOWMANY after the precision for a dense batch of that many\n"
+            "         transforms, one after the other (1d:65536:f32:b131072)\n\n"
             "options:\n"
             "  --budget BYTES    device memory budget to tune for (\"2GiB\"), each card's;\n"
             "                    default: automatic.  Plans use the entry only with the same\n"
@@ -131,12 +134,22 @@ static int parse_problem(const char *dim, const char *shape, const char *prec, p
     }
     if (*s)
         return -1;
-    if (strcmp(prec, "f32") == 0)
+    if (strncmp(prec, "f32", 3) == 0)
         p->prec = 4;
-    else if (strcmp(prec, "f64") == 0)
+    else if (strncmp(prec, "f64", 3) == 0)
         p->prec = 8;
     else
         return -1;
+    p->howmany = 1;
+    if (prec[3] == ':' && prec[4] == 'b') {
+        char *end;
+        long long h = strtoll(prec + 5, &end, 10);
+        if (end == prec + 5 || *end || h < 1)
+            return -1;
+        p->howmany = h;
+    } else if (prec[3]) {
+        return -1;
+    }
     return 0;
 }
 
@@ -179,11 +192,19 @@ static result measure(const problem *p, void *in, void *out, const cand *c, int 
     o.pass_bytes = c->pass_bytes;
     unsigned flags = c->flags | (c->schedule == 2 ? HFFT_SCHEDULE_RADIX2
                                  : c->schedule == 1 ? HFFT_SCHEDULE_PLAIN : 0);
+    int64_t per = p->n[0] * (p->rank > 1 ? p->n[1] : 1) * (p->rank > 2 ? p->n[2] : 1);
     double t0 = hfft__now();
-    void *plan = p->prec == 4 ? (void *)hfftf_plan_dft(p->rank, p->n, in, out, HFFT_FORWARD,
-                                                       flags, &o)
-                              : (void *)hfft_plan_dft(p->rank, p->n, in, out, HFFT_FORWARD,
-                                                      flags, &o);
+    void *plan;
+    if (p->howmany > 1)
+        plan = p->prec == 4
+                   ? (void *)hfftf_plan_many_dft64(p->rank, p->n, p->howmany, in, NULL, 1, per, out,
+                                                   NULL, 1, per, HFFT_FORWARD, flags, &o)
+                   : (void *)hfft_plan_many_dft64(p->rank, p->n, p->howmany, in, NULL, 1, per, out,
+                                                  NULL, 1, per, HFFT_FORWARD, flags, &o);
+    else
+        plan = p->prec == 4
+                   ? (void *)hfftf_plan_dft(p->rank, p->n, in, out, HFFT_FORWARD, flags, &o)
+                   : (void *)hfft_plan_dft(p->rank, p->n, in, out, HFFT_FORWARD, flags, &o);
     r.plan_s = hfft__now() - t0;
     if (!plan) {
         progress("%s: plan failed: %s\n", c->label, hfft_last_error_message());
@@ -383,7 +404,8 @@ static void model_of(const tuner *t, const cand *gpu, const cand *cpu, int h, in
 static int tune(const problem *p, int inplace, const hfft__link *link, hfft__wisdom *w,
                 summary *sum) {
     double t_problem = hfft__now();
-    int64_t total = p->n[0] * (p->rank > 1 ? p->n[1] : 1) * (p->rank > 2 ? p->n[2] : 1);
+    int64_t total =
+        p->n[0] * (p->rank > 1 ? p->n[1] : 1) * (p->rank > 2 ? p->n[2] : 1) * p->howmany;
     size_t bytes = (size_t)total * 2u * (size_t)p->prec;
     tuner *t = calloc(1, sizeof *t);
     if (!t)
@@ -397,7 +419,9 @@ static int tune(const problem *p, int inplace, const hfft__link *link, hfft__wis
     for (int k = 0; k < p->rank; k++)
         o += (size_t)snprintf(sum->name + o, sizeof sum->name - o, "%s%lld", k ? "x" : "",
                               (long long)p->n[k]);
-    snprintf(sum->name + o, sizeof sum->name - o, " %s", p->prec == 4 ? "f32" : "f64");
+    o += (size_t)snprintf(sum->name + o, sizeof sum->name - o, " %s", p->prec == 4 ? "f32" : "f64");
+    if (p->howmany > 1 && o < sizeof sum->name)
+        snprintf(sum->name + o, sizeof sum->name - o, " x %lld", (long long)p->howmany);
     sum->nr = nr;
     printf("\nproblem %s %s, %.2f GiB, budget %s\n", sum->name,
            inplace ? "in-place" : "out-of-place", bytes / 1073741824.0,
@@ -569,6 +593,7 @@ static int tune(const problem *p, int inplace, const hfft__link *link, hfft__wis
     q.prec = p->prec;
     q.rank = p->rank;
     memcpy(q.n, p->n, sizeof q.n);
+    q.howmany = p->howmany;
     q.inplace = inplace;
     q.budget = budget;
     q.slots = best->slots;

@@ -17,7 +17,10 @@
  *   problem prec=4 n=32768x32768 inplace=1 budget=2147483648 ratio=1,0.72 slots=4
  *           pass=268435456 schedule=1 predicted=0.19,0.13 measured=0.19,0.135
  *           cpu=1.1e9,2.4e10 cpuslow=1.2,1.3 gpuslow=1.0,1.05      (one line)
+ *   problem prec=4 n=65536 howmany=131072 inplace=1 budget=0 ratio=0.7 ...
  *
+ * `howmany` (optional, 1 where absent) is a dense batch's count of transforms,
+ * one after the other.
  * A line that does not parse makes the file corrupt: HFFT_ERR_WISDOM naming
  * the line, never a crash and never a guess.
  */
@@ -186,6 +189,8 @@ static int parse_problem(char *rest, hfft__wisdom_problem *q) {
             have_prec = 1;
         } else if (strcmp(k, "n") == 0 && parse_shape(v, &q->rank, q->n) == 0) {
             have_n = 1;
+        } else if (strcmp(k, "howmany") == 0 && parse_i64(v, &x) == 0 && x >= 1) {
+            q->howmany = x;
         } else if (strcmp(k, "inplace") == 0 && parse_i64(v, &x) == 0 && (x == 0 || x == 1)) {
             q->inplace = (int)x;
         } else if (strcmp(k, "budget") == 0 && parse_i64(v, &x) == 0 && x >= 0) {
@@ -211,6 +216,8 @@ static int parse_problem(char *rest, hfft__wisdom_problem *q) {
             return -1;
         }
     }
+    if (!q->howmany)
+        q->howmany = 1;
     return have_n && have_prec ? 0 : -1;
 }
 
@@ -355,6 +362,8 @@ int hfft__wisdom_write(const char *path, const hfft__wisdom *w) {
         fprintf(f, "problem prec=%d n=", q->prec);
         for (int k = 0; k < q->rank; k++)
             fprintf(f, "%s%lld", k ? "x" : "", (long long)q->n[k]);
+        if (q->howmany > 1)
+            fprintf(f, " howmany=%lld", (long long)q->howmany);
         fprintf(f, " inplace=%d budget=%lld", q->inplace, (long long)q->budget);
         put_list(f, "ratio", q->ratio, nr);
         fprintf(f, " slots=%d pass=%lld schedule=%d", q->slots, (long long)q->pass_bytes,
@@ -379,9 +388,12 @@ int hfft__wisdom_write(const char *path, const hfft__wisdom *w) {
     return 0;
 }
 
+static int64_t count_of(int64_t howmany) { return howmany > 1 ? howmany : 1; }
+
 static int same_problem(const hfft__wisdom_problem *q, int prec, int rank, const int64_t *n,
-                        int inplace, int64_t budget) {
-    if (q->prec != prec || q->rank != rank || q->inplace != inplace || q->budget != budget)
+                        int64_t howmany, int inplace, int64_t budget) {
+    if (q->prec != prec || q->rank != rank || q->inplace != inplace || q->budget != budget ||
+        count_of(q->howmany) != count_of(howmany))
         return 0;
     for (int k = 0; k < rank; k++)
         if (q->n[k] != n[k])
@@ -390,26 +402,31 @@ static int same_problem(const hfft__wisdom_problem *q, int prec, int rank, const
 }
 
 const hfft__wisdom_problem *hfft__wisdom_find(const hfft__wisdom *w, int prec, int rank,
-                                              const int64_t *n, int inplace, int64_t budget) {
+                                              const int64_t *n, int64_t howmany, int inplace,
+                                              int64_t budget) {
     for (int i = 0; i < w->nprob; i++)
-        if (same_problem(&w->prob[i], prec, rank, n, inplace, budget))
+        if (same_problem(&w->prob[i], prec, rank, n, howmany, inplace, budget))
             return &w->prob[i];
     return NULL;
 }
 
 const hfft__wisdom_problem *hfft__wisdom_nearest(const hfft__wisdom *w, int prec, int rank,
-                                                 const int64_t *n, int64_t budget) {
-    double want = 0;
+                                                 const int64_t *n, int64_t howmany,
+                                                 int64_t budget) {
+    double want = log((double)count_of(howmany));
     for (int k = 0; k < rank; k++)
         want += log((double)n[k]);
     const hfft__wisdom_problem *best = NULL;
     double best_d = 0;
     for (int i = 0; i < w->nprob; i++) {
         const hfft__wisdom_problem *q = &w->prob[i];
-        if (q->prec != prec || q->rank != rank || q->budget != budget || q->gpu_rate[0] <= 0)
+        if (q->prec != prec || q->rank != rank || q->budget != budget || q->gpu_rate[0] <= 0 ||
+            (count_of(q->howmany) > 1) != (count_of(howmany) > 1))
             continue;
-        /* distance in log of the element count, then in the shape */
-        double have = 0, shape = 0;
+        /* distance in log of the element count, then in the shape (the count of a batch's
+           transforms its last dimension) */
+        double have = log((double)count_of(q->howmany)),
+               shape = fabs(log((double)count_of(q->howmany)) - log((double)count_of(howmany)));
         for (int k = 0; k < rank; k++) {
             have += log((double)q->n[k]);
             shape += fabs(log((double)q->n[k]) - log((double)n[k]));
@@ -425,7 +442,7 @@ const hfft__wisdom_problem *hfft__wisdom_nearest(const hfft__wisdom *w, int prec
 
 int hfft__wisdom_add(hfft__wisdom *w, const hfft__wisdom_problem *q) {
     for (int i = 0; i < w->nprob; i++) {
-        if (same_problem(&w->prob[i], q->prec, q->rank, q->n, q->inplace, q->budget)) {
+        if (same_problem(&w->prob[i], q->prec, q->rank, q->n, q->howmany, q->inplace, q->budget)) {
             w->prob[i] = *q;
             return 0;
         }

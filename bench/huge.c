@@ -21,8 +21,15 @@
  *
  *   hfft-huge [--devices LIST] [--budget BYTES] [--reps N] [--schedule plain]
  *             [--slots N] [--pass-bytes BYTES] [--probe-each] [--link-array]
- *             [--mode gpu|auto|cpu] [--timeline FILE.png] PROBLEM   (RANKd:N0[xN1[xN2]][:f32|f64][:bHOWMANY];
- *                                              a batch repeats the wave in each transform)
+ *             [--mode gpu|auto|hybrid|cpu] [--ratio R] [--measure] [--timeline FILE.png]
+ *             PROBLEM   (RANKd:N0[xN1[xN2]][:f32|f64][:bHOWMANY]; a batch repeats the wave in
+ *                        each transform)
+ * --ratio R fixes the GPU's share of every round (with auto or hybrid); --measure plans
+ * with HFFT_MEASURE (the planner's probe chooses the shares where no wisdom does).  With
+ * a CPU share the link moves only the GPU's, so each execute is set both against the
+ * duplex bound of the bytes it moved (the GPU side's efficiency) and against S / duplex
+ * (the whole array's, the figure --probe-each's median reports: above 100% where the
+ * CPU's share takes bytes off the link).
  */
 #include <math.h>
 #include <pthread.h>
@@ -201,7 +208,7 @@ static void usage(void) {
     fprintf(stderr, "usage: hfft-huge [--devices LIST] [--budget BYTES] [--reps N] "
                     "[--schedule plain] [--slots N] [--pass-bytes BYTES] [--probe-each] "
                     "[--link-array] "
-                    "[--mode gpu|auto|cpu] [--timeline FILE.png] "
+                    "[--mode gpu|auto|hybrid|cpu] [--ratio R] [--measure] [--timeline FILE.png] "
                     "RANKd:N0[xN1[xN2]][:f32|f64][:bHOWMANY]\n");
     exit(2);
 }
@@ -310,9 +317,25 @@ int main(int argc, char **argv) {
             link_array = 1;
         } else if (strcmp(argv[i], "--mode") == 0 && i + 1 < argc) {
             i++;
-            flags = strcmp(argv[i], "auto") == 0  ? 0
-                    : strcmp(argv[i], "cpu") == 0 ? HFFT_CPU_ONLY
-                                                  : HFFT_GPU_ONLY;
+            unsigned keep = flags & HFFT_MEASURE;
+            if (strcmp(argv[i], "auto") == 0)
+                flags = 0;
+            else if (strcmp(argv[i], "hybrid") == 0)
+                flags = HFFT_HYBRID;
+            else if (strcmp(argv[i], "cpu") == 0)
+                flags = HFFT_CPU_ONLY;
+            else if (strcmp(argv[i], "gpu") == 0)
+                flags = HFFT_GPU_ONLY;
+            else
+                usage();
+            flags |= keep;
+        } else if (strcmp(argv[i], "--ratio") == 0 && i + 1 < argc) {
+            char *end;
+            o.ratio = strtod(argv[++i], &end);
+            if (*end || !(o.ratio > 0 && o.ratio <= 1))
+                usage();
+        } else if (strcmp(argv[i], "--measure") == 0) {
+            flags |= HFFT_MEASURE;
         } else if (argv[i][0] != '-' && !rank) {
             argv_problem = argv[i];
             int used = 0;
@@ -339,8 +362,8 @@ int main(int argc, char **argv) {
             usage();
         }
     }
-    if (!rank)
-        usage();
+    if (!rank || (o.ratio > 0 && (flags & (HFFT_GPU_ONLY | HFFT_CPU_ONLY))))
+        usage(); /* a share needs --mode auto or hybrid */
     int64_t per = n[0] * n[1] * n[2], total = per * howmany;
     size_t bytes = (size_t)total * 2u * (size_t)prec;
     /* the spike's place: away from every axis, so that a transposed or shifted result shows */
@@ -391,11 +414,20 @@ int main(int argc, char **argv) {
         hfftf_plan_info(p, &info);
     else
         hfft_plan_info(p, &info);
-    printf("plan: %.2f s, %s, %d card(s), placement %d, schedule %d, rounds %d, split %lldx%lld, "
-           "device %.1f GiB of %.1f GiB\n",
-           t_plan, info.device_name, info.cards, info.placement, info.schedule, info.rounds,
-           (long long)info.split[0], (long long)info.split[1], info.device_bytes / 1073741824.0,
-           info.device_budget / 1073741824.0);
+    printf("plan: %.2f s, %s, %d card(s), placement %d (%s), schedule %d, rounds %d, split "
+           "%lldx%lld, device %.1f GiB of %.1f GiB",
+           t_plan, info.device_name, info.cards, info.placement,
+           info.placement == 0   ? "CPU"
+           : info.placement == 1 ? "GPU"
+                                 : "hybrid",
+           info.schedule, info.rounds, (long long)info.split[0], (long long)info.split[1],
+           info.device_bytes / 1073741824.0, info.device_budget / 1073741824.0);
+    if (info.placement == 2) {
+        printf(", GPU shares");
+        for (int h = 0; h < info.rounds && h < HFFT_MAX_ROUNDS; h++)
+            printf("%s%.3f", h ? "," : " ", info.ratio[h]);
+    }
+    printf("\n");
 
     double bound = 0, dup = 0; /* dup: the rate per direction with both busy */
     probe_link(&info, bytes, &bound, &dup);
@@ -430,9 +462,16 @@ int main(int argc, char **argv) {
                                                                        : info.link_bytes[1]);
         if (bound > 0)
             printf(" = %.1f%% of the one-trip bound", 100 * bound / t);
+        /* a hybrid moves only the GPU's share: against what GPU-only streaming moves too
+           (each round's S each way), which is the figure the median takes */
+        double whole = info.placement == 2 ? (double)bytes * info.rounds : most;
         if (dup > 0)
             printf(", %.1f%% of the duplex bound of the bytes moved", 100 * most / dup / t);
-        frac[r] = info.schedule == 3 ? bound / t : dup > 0 ? most / dup / t : 0;
+        if (dup > 0 && info.placement == 2)
+            printf(" and %.1f%% of the GPU-only streaming bound (%d x S / duplex); GPU %.4f s, "
+                   "CPU %.4f s",
+                   100 * whole / dup / t, info.rounds, info.measured_gpu[0], info.measured_cpu[0]);
+        frac[r] = info.schedule == 3 ? bound / t : dup > 0 ? whole / dup / t : 0;
         times[r] = t;
         printf("; link %.2f GB in, %.2f GB out (S = %.2f GB); relative RMS error %.2e (the "
                "input's own rounding %.1e)%s, largest element off the spike %.2e of N\n",

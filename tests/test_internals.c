@@ -1126,6 +1126,18 @@ Test(internals, wisdom_round_trip) {
     q.predicted[0] = 1e-3;
     q.predicted[1] = 2e-3;
     cr_assert_eq(hfft__wisdom_add(w, &q), 0);
+    /* a dense batch of 32 lines of 256 points: an entry of its own */
+    hfft__wisdom_problem qb = q;
+    qb.rank = 1;
+    qb.n[0] = 256;
+    qb.n[1] = 0;
+    qb.howmany = 32;
+    qb.budget = 1 << 20; /* lines whole on the device */
+    qb.pass_bytes = 0;
+    qb.slots = 0;
+    qb.ratio[0] = 0.625;
+    qb.nratio = 1;
+    cr_assert_eq(hfft__wisdom_add(w, &qb), 0);
     w->host_bw = 1.25e11;
     w->have_link = 1;
     w->link.duplex = 5.05e10;
@@ -1142,11 +1154,18 @@ Test(internals, wisdom_round_trip) {
                   back->link.all_d2h == 1.09e11 && back->link.all_duplex == 7.58e10,
               "all cards' link rates read back as %d cards, %g %g %g", back->link.cards,
               back->link.all_h2d, back->link.all_d2h, back->link.all_duplex);
-    cr_assert_eq(back->nprob, 1);
-    cr_assert_not_null(hfft__wisdom_find(back, 4, 2, q.n, 0, 8192));
-    cr_assert_null(hfft__wisdom_find(back, 4, 2, q.n, 1, 8192));
-    cr_assert_null(hfft__wisdom_find(back, 8, 2, q.n, 0, 8192));
-    cr_assert_null(hfft__wisdom_find(back, 4, 2, q.n, 0, 4096));
+    cr_assert_eq(back->nprob, 2);
+    cr_assert_not_null(hfft__wisdom_find(back, 4, 2, q.n, 1, 0, 8192));
+    cr_assert_null(hfft__wisdom_find(back, 4, 2, q.n, 1, 1, 8192));
+    cr_assert_null(hfft__wisdom_find(back, 8, 2, q.n, 1, 0, 8192));
+    cr_assert_null(hfft__wisdom_find(back, 4, 2, q.n, 1, 0, 4096));
+    cr_assert_null(hfft__wisdom_find(back, 4, 2, q.n, 16, 0, 8192));
+    const hfft__wisdom_problem *fb = hfft__wisdom_find(back, 4, 1, qb.n, 32, 0, 1 << 20);
+    cr_assert(fb && fb->howmany == 32 && fb->ratio[0] == 0.625, "the batch's entry");
+    cr_assert_null(hfft__wisdom_find(back, 4, 1, qb.n, 1, 0, 1 << 20));
+    cr_assert_null(hfft__wisdom_find(back, 4, 1, qb.n, 31, 0, 1 << 20));
+    /* the nearest of a batch is a batch, of a single transform a single one */
+    cr_assert_null(hfft__wisdom_nearest(back, 4, 1, qb.n, 1, 1 << 20));
 
     hfft_options o;
     hfft_options_init(&o);
@@ -1190,6 +1209,30 @@ Test(internals, wisdom_round_trip) {
     run_case(&c, &info);
     cr_assert_eq(info.wisdom, 1);
     setenv("HFFT_WISDOM", "none", 1);
+    /* The dense batch takes its entry; the same lines strided (interleaved) do not. */
+    o.wisdom = path;
+    o.device_memory = 1 << 20;
+    hfftf_complex *bi = malloc(sizeof *bi * 256 * 32), *bo = malloc(sizeof *bo * 256 * 32);
+    cr_assert(bi && bo);
+    int64_t bn = 256;
+    for (int strided = 0; strided < 2; strided++) {
+        hfftf_plan bp =
+            hfftf_plan_many_dft64(1, &bn, 32, bi, NULL, strided ? 32 : 1, strided ? 1 : 256, bo,
+                                  NULL, strided ? 32 : 1, strided ? 1 : 256, HFFT_FORWARD, 0, &o);
+        cr_assert_not_null(bp, "%s", hfft_last_error_message());
+        hfftf_plan_info(bp, &info);
+        if (!strided) {
+            cr_assert_eq(info.wisdom, 1, "batch: info.wisdom %d (%s)", info.wisdom,
+                         info.wisdom_note);
+            cr_assert_eq(info.ratio[0], 0.625, "batch share %g", info.ratio[0]);
+            cr_assert_eq(info.placement, 2);
+        } else {
+            cr_assert_neq(info.wisdom, 1, "a strided batch took the dense one's wisdom");
+        }
+        hfftf_destroy_plan(bp);
+    }
+    free(bi);
+    free(bo);
     free(back);
     free(w);
     remove(path);
@@ -1206,7 +1249,8 @@ Test(internals, wisdom_parser) {
         {"hfft-wisdom 1\nsignature s\n", NULL},
         {"# c\r\n\r\nhfft-wisdom 1\r\nsignature s\r\n  # indented comment\n", NULL},
         {"hfft-wisdom 1\nsignature s\nproblem prec=8 n=2x3x4 inplace=1 budget=0 ratio=1,0.5 "
-         "slots=0 pass=0 schedule=2\n", NULL},
+         "slots=0 pass=0 schedule=2\n",
+         NULL},
         {"hfft-wisdom 1\nsignature s\nlink h2d=1e10 d2h=1e10 duplex=2e10 rows=1024:0.5,4096:0.9\n",
          NULL},
         {"hfft-wisdom 1\nsignature s\nhost bw=1.4e11\n", NULL},
@@ -1224,6 +1268,8 @@ Test(internals, wisdom_parser) {
         {"hfft-wisdom 1\nsignature s\nproblem prec=4 n=4 slots=9\n", ":3"},
         {"hfft-wisdom 1\nsignature s\nproblem prec=4 n=4 schedule=3\n", ":3"},
         {"hfft-wisdom 1\nsignature s\nproblem prec=4 n=4 bogus=1\n", ":3"},
+        {"hfft-wisdom 1\nsignature s\nproblem prec=4 n=4 howmany=8 inplace=1\n", NULL},
+        {"hfft-wisdom 1\nsignature s\nproblem prec=4 n=4 howmany=0\n", ":3"},
         {"hfft-wisdom 1\nsignature s\nproblem prec=4 n=4x4x4x4\n", ":3"},
         {"hfft-wisdom 1\nsignature s\nlink h2d=1e10\n", ":3"},
         /* all cards' rates: with their count, all three, or none */
