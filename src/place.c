@@ -240,6 +240,7 @@ void hfft__place_release_all(hfft__place *p) {
 #define MALLOC_HEAD 4096
 #define HUGE_PAGE ((size_t)2 << 20)
 #define TOUCH_PIECE ((size_t)64 << 20)
+#define CHECK_ABOVE ((size_t)64 << 20) /* blocks this large are set against what is available */
 
 typedef struct malloc_head {
     const hfft__dev_ops *ops; /* the GPU it is registered with (NULL: none; the emulated
@@ -259,6 +260,37 @@ static void touch_piece(void *ctx, int64_t i, int thread) {
     size_t at = (size_t)i * TOUCH_PIECE;
     size_t n = t->bytes - at < TOUCH_PIECE ? t->bytes - at : TOUCH_PIECE;
     memset(t->base + at, 0, n);
+}
+
+int64_t hfft__host_available_from(const char *meminfo, const char *cg_max, const char *cg_current) {
+    const char *m = meminfo ? strstr(meminfo, "MemAvailable:") : NULL;
+    long long kb;
+    if (!m || sscanf(m, "MemAvailable: %lld kB", &kb) != 1 || kb < 0)
+        return -1;
+    int64_t avail = (int64_t)kb * 1024;
+    long long max, cur;
+    if (cg_max && cg_current && sscanf(cg_max, "%lld", &max) == 1 &&
+        sscanf(cg_current, "%lld", &cur) == 1 && max >= 0 && cur >= 0)
+        avail = max - cur < avail ? (max - cur > 0 ? max - cur : 0) : avail;
+    return avail;
+}
+
+/* A small file's text into buf (NULL where it cannot be read). */
+static const char *read_text(const char *path, char *buf, size_t n) {
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return NULL;
+    size_t got = fread(buf, 1, n - 1, f);
+    fclose(f);
+    buf[got] = '\0';
+    return got ? buf : NULL;
+}
+
+static int64_t host_available(void) {
+    char mi[8192], mx[64], cu[64];
+    return hfft__host_available_from(read_text("/proc/meminfo", mi, sizeof mi),
+                                     read_text("/sys/fs/cgroup/memory.max", mx, sizeof mx),
+                                     read_text("/sys/fs/cgroup/memory.current", cu, sizeof cu));
 }
 
 /* Faults every page in, one piece per job on a pool of one thread per core. */
@@ -296,6 +328,14 @@ void *hfft__malloc(size_t bytes) {
     int huge = total >= HUGE_PAGE;
     if (huge)
         total = (total + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE;
+    /* The kernel grants more than it has and ends the process at the first touch of a
+       page it cannot give: a block beyond what is available fails here instead. */
+    int64_t avail = total >= CHECK_ABOVE ? host_available() : -1;
+    if (avail >= 0 && (int64_t)total > avail) {
+        hfft__fail(HFFT_ERR_HOST_MEMORY, "hfft_malloc: %s of host memory: %s available",
+                   hfft__bytes_text((double)bytes).s, hfft__bytes_text((double)avail).s);
+        return NULL;
+    }
     void *m = NULL;
     if (hfft__fault_hit("host_alloc") ||
         posix_memalign(&m, huge ? HUGE_PAGE : (size_t)MALLOC_HEAD, total) != 0 || !m) {

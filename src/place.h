@@ -47,8 +47,15 @@ int hfft__place_new(hfft__place *p, void *const ptrs[], const size_t bytes[], in
 /* hfft__place_release and the cache's registrations too. */
 void hfft__place_release_all(hfft__place *p);
 
-/* hfft_malloc and hfft_free. */
+/* hfft_malloc and hfft_free.  hfft__malloc refuses a block larger than the host
+   memory available (HFFT_ERR_HOST_MEMORY) rather than touch pages the kernel cannot
+   give, which ends the process. */
 void *hfft__malloc(size_t bytes);
+/* Bytes of host memory available to this process: MemAvailable from the text of
+   /proc/meminfo, less where a cgroup's limit (memory.max, "max": none) less its
+   use (memory.current) leaves less; either text may be NULL; -1 where meminfo
+   gives no figure. */
+int64_t hfft__host_available_from(const char *meminfo, const char *cg_max, const char *cg_current);
 void hfft__free(void *ptr);
 
 #endif

@@ -21,8 +21,9 @@
 #include "gpu/butterfly.h"
 #include "gpu/devices.h"
 #include "gpu/engine.h"
-#include "src/core/settings.h"
 #include "ref.h"
+#include "src/core/settings.h"
+#include "src/place.h"
 #include "util.h"
 
 TestSuite(internals, .init = tu_setup, .fini = tu_env_clear);
@@ -1237,6 +1238,43 @@ Test(internals, wisdom_round_trip) {
     free(w);
     remove(path);
     rmdir(dir);
+}
+
+/* What is available: MemAvailable, less where a cgroup's limit leaves less. */
+Test(internals, host_available) {
+    const char *mi = "MemTotal:       131072 kB\nMemFree:  1 kB\nMemAvailable:   1000 kB\n";
+    cr_assert_eq(hfft__host_available_from(mi, NULL, NULL), 1024000);
+    cr_assert_eq(hfft__host_available_from(mi, "max\n", "4096\n"), 1024000);
+    cr_assert_eq(hfft__host_available_from(mi, "524288\n", "24288\n"), 500000);
+    cr_assert_eq(hfft__host_available_from(mi, "2000000000\n", "1\n"), 1024000);
+    cr_assert_eq(hfft__host_available_from(mi, "4096\n", "8192\n"), 0);
+    cr_assert_eq(hfft__host_available_from("MemTotal: 5 kB\n", NULL, NULL), -1);
+    cr_assert_eq(hfft__host_available_from(NULL, "1\n", "0\n"), -1);
+}
+
+/* A block beyond the host's memory fails with a status, before any page is touched
+   (the kernel may grant it and end the process at the first touch).  Twice the
+   machine's memory, which the kernel's default overcommit refuses too, so that
+   without the check the test fails on the message rather than ends the run. */
+Test(internals, hfft_malloc_beyond_the_host) {
+    FILE *f = fopen("/proc/sys/vm/overcommit_memory", "r");
+    int mode = -1;
+    if (f) {
+        if (fscanf(f, "%d", &mode) != 1)
+            mode = -1;
+        fclose(f);
+    }
+    long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
+    if (mode != 0 || pages <= 0 || psize <= 0) {
+        cr_skip_test("overcommit mode %d: a refused request is not certain", mode);
+        return;
+    }
+    size_t bytes = (size_t)pages * (size_t)psize * 2;
+    void *m = hfft_malloc(bytes);
+    cr_assert_null(m);
+    cr_assert_eq(hfft_last_error(), HFFT_ERR_HOST_MEMORY);
+    cr_assert(strstr(hfft_last_error_message(), "available") != NULL, "message '%s'",
+              hfft_last_error_message());
 }
 
 Test(internals, wisdom_parser) {
