@@ -133,6 +133,28 @@ int hfft__cards_create(const hfft__card *cards, int n, const hfft__gpu_req *req,
         *out = c;
         return 0;
     }
+    /* Where the cards cannot share one trip (a long line cut four-step) but the first
+       holds it alone: two cards streaming move 2 S over two links, S over each, as one
+       card's trip does over its own, and a long line's rounds then need a host array
+       of S between them (a 2^34-point f32 line on two H200s: 128 GiB that a 251 GiB
+       node cannot add to its 128 GiB array).  More cards stream, each moving less. */
+    int cut = 0;
+    for (int h = 0; h < req->nrounds; h++)
+        cut |= req->rounds[h].twn != 0 || req->rounds[h].tout;
+    if (cut && n == 2 && req->schedule == 0 && req->slots == 0 && req->pass_bytes <= 0) {
+        hfft__gpu_req one = *req;
+        one.trip_only = 1;
+        st = hfft__gpu_create(cards[0].ops, cards[0].dev, &one, &c->g[0]);
+        if (st <= 0) {
+            if (st) {
+                free(c);
+                return st;
+            }
+            c->n = 1;
+            *out = c;
+            return 0;
+        }
+    }
     st = 0;
     for (int k = 0; k < n && !st; k++) {
         hfft__gpu_req r = *req;
@@ -212,6 +234,8 @@ int hfft__cards_stage(hfft__cards *c, int on, int threads) {
 }
 
 int hfft__cards_staged(const hfft__cards *c) { return !c->trip && hfft__gpu_staged(c->g[0]); }
+
+int hfft__cards_used(const hfft__cards *c) { return c->n; }
 
 int hfft__cards_one_trip(const hfft__cards *c) {
     return c->trip != NULL || (c->n == 1 && hfft__gpu_one_trip(c->g[0]));

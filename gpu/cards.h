@@ -37,6 +37,9 @@ int hfft__cards_run(hfft__cards *c, int h, const void *src, void *dst, int drain
 int hfft__cards_stage(hfft__cards *c, int on, int threads);
 int hfft__cards_staged(const hfft__cards *c);
 int hfft__cards_one_trip(const hfft__cards *c);
+/* The cards it runs on: the first `hfft__cards_used` of those given (fewer where one
+   card's trip took the place of several streaming). */
+int hfft__cards_used(const hfft__cards *c);
 /* Bytes over every card's link since the last call. */
 void hfft__cards_take_link(hfft__cards *c, int64_t bytes[2]);
 void hfft__cards_times(const hfft__cards *c, double *secs);

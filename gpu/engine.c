@@ -212,6 +212,10 @@ int hfft__gpu_create(const hfft__dev_ops *ops, hfft__dev *dev, const hfft__gpu_r
     /* One trip where the array fits (unless a streaming schedule was asked for). */
     if (req->schedule == 0 && req->slots == 0 && req->pass_bytes <= 0) {
         st = hfft__trip_size(g, budget);
+        if (st == 1 && req->trip_only) {
+            hfft__gpu_destroy(g);
+            return 1;
+        }
         if (st == 1) /* out of place, two rounds: both as runs of whole rows */
             st = hfft__four_size(g, budget);
         if (st <= 0) {

@@ -26,9 +26,11 @@ typedef struct hfft__gpu_req {
     int slots;          /* pass buffers in flight; 0 auto */
     int inplace;
     int round_inplace[HFFT__MAX_ROUNDS]; /* round h reads and writes one host array */
+    int trip_only; /* one trip or nothing: hfft__gpu_create returns 1 where it does not fit */
 } hfft__gpu_req;
 
-/* Everything is allocated here, inside the budget the device has left. */
+/* Everything is allocated here, inside the budget the device has left.  0, or a
+   negative status; 1 (nothing made) where req->trip_only and the trip does not fit. */
 int hfft__gpu_create(const hfft__dev_ops *ops, hfft__dev *dev, const hfft__gpu_req *req,
                      hfft__gpu **out);
 void hfft__gpu_destroy(hfft__gpu *g);

@@ -92,7 +92,21 @@ static int make_gpu(hfft__plan *p, const hfft__choice *c) {
     for (int k = 0; k < p->ncard; k++)
         cards[k] = p->trace[k] ? (hfft__card){&hfft__trace_ops, hfft__trace_dev(p->trace[k])}
                                : (hfft__card){p->ops, p->cards[k]};
-    return hfft__cards_create(cards, p->ncard, &req, &p->gpu);
+    int st = hfft__cards_create(cards, p->ncard, &req, &p->gpu);
+    if (st)
+        return st;
+    /* the cards it runs on (one card's trip may take the place of several streaming) */
+    int used = hfft__cards_used(p->gpu);
+    p->info.cards = used;
+    p->info.device_budget = 0;
+    for (int k = 0; k < used; k++)
+        p->info.device_budget += p->ops->budget(p->cards[k]);
+    if (used > 1)
+        snprintf(p->info.device_name, sizeof p->info.device_name, "%d x %s", used,
+                 p->ops->describe(p->dev));
+    else
+        snprintf(p->info.device_name, sizeof p->info.device_name, "%s", p->ops->describe(p->dev));
+    return 0;
 }
 
 static int make_cpu(hfft__plan *p, int reserve) {

@@ -305,6 +305,44 @@ Test(emulated, hybrid_over_cards) {
         }
 }
 
+/*
+ * A long line (cut four-step) on two cards, where the first holds its whole trip:
+ * it runs there alone, each byte once over one link, rather than streaming over
+ * both with a host array between its rounds; where no card holds it, both stream.
+ * Against FFTW, in and out of place.
+ */
+Test(emulated, long_line_two_cards_one_trip) {
+    static const struct {
+        int prec;
+        int64_t budget;
+        int cards, trip;
+    } cases[] = {
+        {F32, 1 << 20, 1, 1},
+        {F32, 640 << 10, 1, 1},
+        {F32, 256 << 10, 2, 0},
+        {F64, 1 << 20, 2, 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        for (int inplace = 0; inplace < 2; inplace++) {
+            hfft_options o;
+            hfft_options_init(&o);
+            o.device = HFFT_DEVICE_EMULATED;
+            o.device_memory = cases[i].budget;
+            o.devices = "0,1";
+            o.threads = 2;
+            tu_case c = {cases[i].prec, 1, {65536}, inplace, HFFT_FORWARD, 0, &o, 0};
+            hfft_info info;
+            run_case(&c, &info);
+            cr_assert_eq(info.rounds, 2, "case %zu: %d rounds (not cut)", i, info.rounds);
+            cr_assert_eq(info.cards, cases[i].cards, "case %zu: %d cards", i, info.cards);
+            cr_assert_eq(info.schedule == 3, cases[i].trip, "case %zu: schedule %d", i,
+                         info.schedule);
+            int64_t s = 65536 * 2 * (int64_t)cases[i].prec;
+            cr_assert_eq(info.link_bytes[0], cases[i].trip ? s : 2 * s, "case %zu: %lld bytes in",
+                         i, (long long)info.link_bytes[0]);
+        }
+}
+
 /* options.slots: pass buffers on the device, 2 to 8. */
 Test(emulated, slots) {
     for (int slots = 2; slots <= 8; slots++) {
