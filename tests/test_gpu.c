@@ -30,6 +30,10 @@ static void gpu_setup(void) {
     tu_setup();
     if (none)
         setenv("HFFT_DEVICE", "none", 1);
+    /* One card unless the caller names the cards: the budgets, schedules and link
+       bytes asserted here are a single card's (plans over several cards are the
+       emulated suites', and the cases below that name "0,1") */
+    setenv("HFFT_DEVICES", "0", 0);
 }
 
 TestSuite(gpu, .init = gpu_setup, .fini = tu_env_clear);
