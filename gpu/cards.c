@@ -145,15 +145,15 @@ int hfft__cards_create(const hfft__card *cards, int n, const hfft__gpu_req *req,
         hfft__gpu_req one = *req;
         one.trip_only = 1;
         st = hfft__gpu_create(cards[0].ops, cards[0].dev, &one, &c->g[0]);
-        if (st <= 0) {
-            if (st) {
-                free(c);
-                return st;
-            }
+        if (st == 0) {
             c->n = 1;
             *out = c;
             return 0;
         }
+        /* no room, or the card refused the trip's memory: both cards stream, and
+           report their own failures */
+        c->g[0] = NULL;
+        hfft__clear_error();
     }
     st = 0;
     for (int k = 0; k < n && !st; k++) {
