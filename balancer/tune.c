@@ -103,9 +103,10 @@ static void usage(FILE *f) {
             "  --help            this text\n\n"
             "Steps per problem: GPU-only with the planner's passes; two GPU alternatives\n"
             "(three buffers, the radix-2 schedule) that stop after one run when they lose;\n"
-            "where GPU-only streams four-step, which takes no CPU share, GPU-only with the\n"
-            "plain schedule too, which the hybrids' model starts from (their GPU side runs\n"
-            "it); CPU-only (one run); then up to three hybrids at the shares the model, refitted\n"
+            "where a 3D GPU-only plan streams four-step, which shares no 3D plan with the\n"
+            "CPU, GPU-only with the plain schedule too, which the hybrids' model starts\n"
+            "from (their GPU side runs it); CPU-only (one run); then up to three hybrids at the "
+            "shares the model, refitted\n"
             "after each, proposes; and one run of the best per-round mix where no measured\n"
             "candidate has it.  About 10 + 4 x reps transforms, each after its plan and a\n"
             "warm-up.  Once per run: the link (about a second) and the host memory.\n"
@@ -469,11 +470,12 @@ static int tune(const problem *p, int inplace, const hfft__link *link, hfft__wis
             gpu = r;
     }
 
-    /* The hybrids' GPU side runs the plain schedule; where the GPU-only plan streams
-       four-step (which takes no CPU share), a plain GPU-only run is what their
-       model starts from, while the four-step stays a candidate. */
+    /* A 3D hybrid's GPU side runs the plain schedule (four-step shares its rounds
+       with the CPU only where the rows have one dimension); where the 3D GPU-only
+       plan streams four-step, a plain GPU-only run is what the hybrids' model
+       starts from, while the four-step stays a candidate. */
     cand *base = gpu;
-    if (gpu->r.info.schedule == 4) {
+    if (gpu->r.info.schedule == 4 && p->rank == 3) {
         progress("[2/5] GPU-only, plain (the hybrids' GPU side)\n");
         cand pl = proto;
         snprintf(pl.label, sizeof pl.label, "GPU-only, plain");
@@ -598,9 +600,9 @@ static int tune(const problem *p, int inplace, const hfft__link *link, hfft__wis
     q.budget = budget;
     q.slots = best->slots;
     q.pass_bytes = best->pass_bytes;
-    /* a hybrid measured on the plain base runs plain whatever it asks (four-step
-       takes no CPU share); its wisdom names no schedule, so that a GPU-only plan
-       reading it keeps the planner's four-step */
+    /* a 3D hybrid measured on the plain base runs plain whatever it asks (four-step
+       shares no 3D plan's rounds); its wisdom names no schedule, so that a GPU-only
+       plan reading it keeps the planner's four-step */
     q.schedule = base != gpu && best->flags == HFFT_HYBRID ? gpu->schedule : best->schedule;
     q.nratio = nr;
     for (int h = 0; h < nr; h++) {

@@ -94,6 +94,25 @@ int hfft__cpu_finish(hfft__cpu *c);
 int hfft__cpu_splits(int64_t n0, int64_t n1, int64_t lines, size_t es, int threads);
 int64_t hfft__cpu_host_bytes(const hfft__cpu *c);
 
+/* ---- a share of a four-step streaming plan (four.c) ----
+ * Where the GPU streams a two-round plan four-step (gpu/fourstep.c), the CPU's
+ * share of each round follows that layout instead of the plan's rounds:
+ * d0 = fa fb; round A (h 0) takes groups [first[0], fb): the rows of input
+ * indices q + fb p (p < fa; `per` rows of L complex elements an index, `row`
+ * in all; R2C: rows of nreal reals, rpitch apart on the input), transformed,
+ * and the fa-point lines across them, to output rows fa q + k1; round B (h 1)
+ * takes pieces [first[1], fa nb): piece u is columns [(u % nb) pw, + pw) of
+ * rows fa q + u / nb, q < fb, times W_d0^(q (u / nb)), then the fb-point
+ * lines along q, in place.  After it, hfft__cpu_start runs these for h 0 and
+ * 1 (its range arguments unused). */
+typedef struct hfft__cpu_four_desc {
+    int64_t d0, fa, fb, row, per, nb, pw;
+    int64_t first[2];
+    int kind; /* the rows: HFFT__C2C or HFFT__R2C */
+    int64_t L, nreal, rpitch;
+} hfft__cpu_four_desc;
+int hfft__cpu_four(hfft__cpu *c, const hfft__cpu_four_desc *d, const void *in, const void *out);
+
 /* ---- host memory (memory.c) ----
  * The host memory bandwidth as the pool's threads see it, the figure that CPU
  * rounds and the link share: each thread copies its share of `bytes` (first

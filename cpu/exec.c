@@ -296,24 +296,43 @@ int hfft__cpu_create(int prec, int sign, int nrounds, const hfft__round *rounds,
         st = plan_round(c, cr, (flags & HFFT__CPU_MEASURE) != 0, in, out);
     }
     if (!st && c->buf_bytes) {
-        int n = hfft__pool_size(pool);
-        c->buf_bytes = (c->buf_bytes + 63) & ~(size_t)63;
-        c->buf = calloc((size_t)n, sizeof *c->buf);
-        if (!c->buf)
-            st = hfft__fail(HFFT_ERR_HOST_MEMORY, "CPU executor: out of memory");
-        alloc_ctx a = {c, c->buf_bytes};
-        if (!st)
-            hfft__pool_each(pool, alloc_buffer, &a);
-        for (int t = 0; !st && t < n; t++)
-            if (!c->buf[t])
-                st = hfft__fail(HFFT_ERR_HOST_MEMORY, "CPU executor: %zu-byte thread buffer",
-                                c->buf_bytes);
+        size_t bytes = c->buf_bytes;
+        c->buf_bytes = 0;
+        st = hfft__cpu_buffers(c, bytes);
     }
     if (st) {
         hfft__cpu_destroy(c);
         return st;
     }
     *out_cpu = c;
+    return 0;
+}
+
+static void free_buffers(hfft__cpu *c) {
+    if (c->buf) {
+        for (int t = 0; t < hfft__pool_size(c->pool); t++)
+            free(c->buf[t]);
+        free(c->buf);
+    }
+    c->buf = NULL;
+    c->buf_bytes = 0;
+}
+
+int hfft__cpu_buffers(hfft__cpu *c, size_t bytes) {
+    bytes = (bytes + 63) & ~(size_t)63;
+    if (c->buf && c->buf_bytes >= bytes)
+        return 0;
+    free_buffers(c);
+    int n = hfft__pool_size(c->pool);
+    c->buf = calloc((size_t)n, sizeof *c->buf);
+    if (!c->buf)
+        return hfft__fail(HFFT_ERR_HOST_MEMORY, "CPU executor: out of memory");
+    c->buf_bytes = bytes;
+    alloc_ctx a = {c, bytes};
+    hfft__pool_each(c->pool, alloc_buffer, &a);
+    for (int t = 0; t < n; t++)
+        if (!c->buf[t])
+            return hfft__fail(HFFT_ERR_HOST_MEMORY, "CPU executor: %zu-byte thread buffer", bytes);
     return 0;
 }
 
@@ -329,11 +348,8 @@ void hfft__cpu_destroy(hfft__cpu *c) {
         free(cr->rows_done);
         hfft__twiddles_free(&cr->tw);
     }
-    if (c->buf) {
-        for (int t = 0; t < hfft__pool_size(c->pool); t++)
-            free(c->buf[t]);
-        free(c->buf);
-    }
+    hfft__cpu_four_destroy(c->four);
+    free_buffers(c);
     free(c);
 }
 
@@ -433,6 +449,8 @@ static void run_job(void *ctx, int64_t j, int thread) {
 }
 
 int hfft__cpu_start(hfft__cpu *c, int h, const void *src, void *dst, int64_t u0, int64_t u1) {
+    if (c->four)
+        return hfft__cpu_four_start(c, h, src, dst);
     cpu_round *cr = &c->rd[h];
     c->h = h;
     c->src = src;

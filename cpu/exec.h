@@ -55,6 +55,8 @@ typedef struct cpu_round {
     int64_t ld;               /* transposed rows (r.tout): elements between rows in the buffer */
 } cpu_round;
 
+typedef struct cpu_four cpu_four;
+
 struct hfft__cpu {
     int prec;
     int sign;
@@ -70,7 +72,14 @@ struct hfft__cpu {
     const char *src;
     char *dst;
     int64_t u0, u1, nblk, b0;
+    cpu_four *four; /* a four-step plan's share (four.c), or NULL */
 };
+
+/* Each pool thread's buffer at least `bytes` (exec.c). */
+int hfft__cpu_buffers(hfft__cpu *c, size_t bytes);
+/* four.c */
+void hfft__cpu_four_destroy(cpu_four *f);
+int hfft__cpu_four_start(hfft__cpu *c, int h, const void *src, void *dst);
 
 /* Columns [i0, i1) of tile round t (its column 0 at src and dst, which may be one
    array) through thread's buffer; with tw, each column's four-step twiddles;

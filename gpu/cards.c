@@ -113,7 +113,9 @@ int hfft__cards_create(const hfft__card *cards, int n, const hfft__gpu_req *req,
     c->nrounds = req->nrounds;
     memcpy(c->card, cards, (size_t)n * sizeof *cards);
     if (n == 1) {
-        int st = hfft__gpu_create(cards[0].ops, cards[0].dev, req, &c->g[0]);
+        hfft__gpu_req one = *req;
+        one.share_four = 1; /* one card: a CPU share may follow its four-step layout */
+        int st = hfft__gpu_create(cards[0].ops, cards[0].dev, &one, &c->g[0]);
         if (st) {
             free(c);
             return st;
@@ -236,6 +238,10 @@ int hfft__cards_stage(hfft__cards *c, int on, int threads) {
 int hfft__cards_staged(const hfft__cards *c) { return !c->trip && hfft__gpu_staged(c->g[0]); }
 
 int hfft__cards_used(const hfft__cards *c) { return c->n; }
+
+int hfft__cards_four(const hfft__cards *c, hfft__four_shape *s) {
+    return c->trip || c->n != 1 ? -1 : hfft__gpu_four(c->g[0], s);
+}
 
 int hfft__cards_one_trip(const hfft__cards *c) {
     return c->trip != NULL || (c->n == 1 && hfft__gpu_one_trip(c->g[0]));

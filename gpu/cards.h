@@ -40,6 +40,9 @@ int hfft__cards_one_trip(const hfft__cards *c);
 /* The cards it runs on: the first `hfft__cards_used` of those given (fewer where one
    card's trip took the place of several streaming). */
 int hfft__cards_used(const hfft__cards *c);
+/* 0 and *s where the plan streams four-step on one card (a CPU share follows its
+   layout); -1 where not. */
+int hfft__cards_four(const hfft__cards *c, hfft__four_shape *s);
 /* Bytes over every card's link since the last call. */
 void hfft__cards_take_link(hfft__cards *c, int64_t bytes[2]);
 void hfft__cards_times(const hfft__cards *c, double *secs);

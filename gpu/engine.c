@@ -166,6 +166,7 @@ int hfft__gpu_create(const hfft__dev_ops *ops, hfft__dev *dev, const hfft__gpu_r
     g->es = 2u * (size_t)req->prec;
     g->sign = req->sign;
     g->inplace = req->inplace;
+    g->share_four = req->share_four;
     g->nrounds = req->nrounds;
     g->fixed_passes = req->pass_bytes > 0;
     int st = 0;
@@ -454,6 +455,8 @@ int hfft__gpu_stage(hfft__gpu *g, int on, int threads) {
 int hfft__gpu_staged(const hfft__gpu *g) { return g->stage != NULL; }
 
 int hfft__gpu_one_trip(const hfft__gpu *g) { return g->trip != NULL; }
+
+int hfft__gpu_four(const hfft__gpu *g, hfft__four_shape *s) { return hfft__four_layout(g, s); }
 
 void hfft__gpu_take_link(hfft__gpu *g, int64_t bytes[2]) {
     bytes[0] = g->link[0];

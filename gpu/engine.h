@@ -27,7 +27,22 @@ typedef struct hfft__gpu_req {
     int inplace;
     int round_inplace[HFFT__MAX_ROUNDS]; /* round h reads and writes one host array */
     int trip_only; /* one trip or nothing: hfft__gpu_create returns 1 where it does not fit */
+    int share_four; /* four-step streaming may share its rounds with the CPU (one card) */
 } hfft__gpu_req;
+
+/* A four-step streaming plan's layout between its rounds, which a CPU share
+   follows (cpu/four.c): d0 = fa fb; round A's units are the fb groups of rows
+   q + fb p (fa dimension-0 indices of `row` complex elements each, `per` rows
+   of the row round), written to rows fa q + k1; round B's are fa nb pieces
+   (piece u: columns [(u % nb) pw, + pw) of rows fa q + u / nb, q < fb).  The
+   GPU takes units [0, gpu[x]) of round x. */
+typedef struct hfft__four_shape {
+    int z;
+    int64_t d0, fa, fb, row, per, nb, pw;
+    int64_t gpu[2];
+} hfft__four_shape;
+/* 0 and *s where g streams four-step; -1 where not. */
+int hfft__gpu_four(const hfft__gpu *g, hfft__four_shape *s);
 
 /* Everything is allocated here, inside the budget the device has left.  0, or a
    negative status; 1 (nothing made) where req->trip_only and the trip does not fit. */

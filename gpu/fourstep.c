@@ -25,10 +25,14 @@
  * Passes are small (PASS_MAX) and where they hold several units they grow
  * slowly from one unit and shrink back to one at the end (passes()), so that
  * what one direction waits for at a round's ends is short (round B's copies
- * in need every row round A wrote).  In
- * place, c2r (whose real rows come last), hybrid shares and several cards
- * keep the plain schedule.  Each byte crosses the
- * link twice each way, as in the plain schedule; the input is only read.
+ * in need every row round A wrote).  A hybrid plan on one card whose rows
+ * have one dimension (2D, or a batch of them between) shares both rounds with
+ * the CPU (cpu/four.c): the GPU takes the first groups of round A and the
+ * first units of round B, the CPU the rest, in the same layout between the
+ * rounds (hfft__four_layout).  In place, c2r (whose real rows come last), 3D
+ * planes with a CPU share and several cards keep the plain schedule.  Each
+ * byte of the GPU's share crosses the link twice each way, as in the plain
+ * schedule; the input is only read.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -60,6 +64,8 @@ struct hfft__four {
     size_t rowb;            /* bytes of an index's row (complex side) */
     int64_t nb, pw;         /* round B cuts each row into nb pieces of pw elements */
     const hfft__round *real; /* the row round where it reads reals, or NULL */
+    int64_t share[2];        /* the GPU's units: groups [0, share[0]) of round A, round B's
+                               [0, share[1]) (the rest is the CPU's) */
     int npass[2];           /* passes of round A (units: groups of fa rows), B (fb rows) */
     int64_t *at[2];         /* pass k of round x covers units [at[x][k], at[x][k + 1]) */
     hfft__fftplan rows;     /* the row round on one group's fa indices */
@@ -111,10 +117,41 @@ static int eligible(const hfft__gpu *g) {
         return -1; /* the first round from the input to the output, the second on it */
     if (r->no % c->L || (r->no / c->L) * r->dout != c->ni)
         return -1; /* the rows are not the columns' neighbours */
-    for (int h = 0; h < 2; h++)
-        if (g->rd[h].units != hfft__round_units(&g->rd[h].r) || g->rd[h].u0)
-            return -1; /* a share of a round: the plain schedule */
+    for (int h = 0; h < 2; h++) {
+        int64_t u = g->rd[h].units;
+        if (g->rd[h].u0 || u < 1)
+            return -1; /* a card's share after another's, or none: the plain schedule */
+        if (u < hfft__round_units(&g->rd[h].r) && (!g->share_four || r->rank != 1))
+            return -1; /* a CPU share beside several cards, or beside 3D planes */
+    }
     return z;
+}
+
+/* The GPU's units of round x (A: fb groups, B: u residue pieces) in proportion to
+   its share of the plan's round x: at least one, and where the CPU has a share of
+   that round, at least one left to it. */
+static int64_t gpu_units(const hfft__gpu *g, int x, int64_t u) {
+    int64_t all = hfft__round_units(&g->rd[x].r);
+    double f = (double)g->rd[x].units / (double)all;
+    int64_t k = (int64_t)(f * (double)u + 0.5), most = g->rd[x].units < all ? u - 1 : u;
+    return k > most ? most : k < 1 ? 1 : k;
+}
+
+int hfft__four_layout(const hfft__gpu *g, hfft__four_shape *s) {
+    const hfft__four *f = g->four;
+    if (!f)
+        return -1;
+    s->z = f->z;
+    s->d0 = f->d0;
+    s->fa = f->fa;
+    s->fb = f->fb;
+    s->row = f->row;
+    s->per = f->per;
+    s->nb = f->nb;
+    s->pw = f->pw;
+    s->gpu[0] = f->share[0];
+    s->gpu[1] = f->share[1];
+    return 0;
 }
 
 /*
@@ -240,15 +277,17 @@ static int four_try(hfft__gpu *g, hfft__four *f, int64_t budget, size_t cap) {
         return 1;
     ma = ma < UNITS_MAX ? ma : UNITS_MAX;
     mb = mb < UNITS_MAX ? mb : UNITS_MAX;
+    /* the GPU's units of each round (all of them unless the CPU takes a share) */
+    int64_t ua = f->share[0] = gpu_units(g, 0, f->fb);
+    int64_t ub = f->share[1] = gpu_units(g, 1, f->fa * f->nb);
     /* at least FOUR_MIN_PASSES passes a round where the units allow */
-    if (ma > f->fb / FOUR_MIN_PASSES && f->fb >= FOUR_MIN_PASSES)
-        ma = f->fb / FOUR_MIN_PASSES;
-    int64_t ub = f->fa * f->nb; /* round B's units */
+    if (ma > ua / FOUR_MIN_PASSES && ua >= FOUR_MIN_PASSES)
+        ma = ua / FOUR_MIN_PASSES;
     if (mb > ub / FOUR_MIN_PASSES && ub >= FOUR_MIN_PASSES)
         mb = ub / FOUR_MIN_PASSES;
     ma = small_passes(ma, (size_t)f->fa * f->rowb);
     mb = small_passes(mb, (size_t)f->fb * pb);
-    f->at[0] = passes(f->fb, ma, &f->npass[0]);
+    f->at[0] = passes(ua, ma, &f->npass[0]);
     f->at[1] = passes(ub, mb, &f->npass[1]);
     if (!f->at[0] || !f->at[1])
         return hfft__fail(HFFT_ERR_HOST_MEMORY, "GPU engine: out of memory");

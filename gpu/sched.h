@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "gpu/engine.h"
 #include "gpu/stage.h"
 #include "src/core/device.h"
 #include "src/core/problem.h"
@@ -53,6 +54,7 @@ struct hfft__gpu {
     const hfft__dev_ops *ops;
     hfft__dev *d;
     int prec, sign, inplace;
+    int share_four; /* four-step may share its rounds with the CPU (one card) */
     size_t es;
     size_t cap;                     /* bytes per slot buffer */
     size_t work_bytes;
@@ -165,6 +167,7 @@ int hfft__four_size(hfft__gpu *g, int64_t budget);
 /* Round h (0: from src into dst, 1: in place on dst), issued, not waited for. */
 int hfft__four_round(hfft__gpu *g, int h, const char *src, char *dst);
 int64_t hfft__four_passes(const hfft__gpu *g, int h);
+int hfft__four_layout(const hfft__gpu *g, hfft__four_shape *s);
 void hfft__four_destroy(hfft__gpu *g);
 
 /* resident.c: partial residency for two-round streaming plans */

@@ -293,6 +293,33 @@ static int make_mid(hfft__plan *p) {
     return 0;
 }
 
+/* The CPU's share where the GPU streams four-step: the GPU's layout between the
+   rounds, and the shares its units give each side. */
+static int share_four(hfft__plan *p, const hfft__four_shape *fs) {
+    const hfft__round *r = &p->rounds[1 - fs->z];
+    hfft__cpu_four_desc d;
+    memset(&d, 0, sizeof d);
+    d.d0 = fs->d0;
+    d.fa = fs->fa;
+    d.fb = fs->fb;
+    d.row = fs->row;
+    d.per = fs->per;
+    d.nb = fs->nb;
+    d.pw = fs->pw;
+    d.first[0] = fs->gpu[0];
+    d.first[1] = fs->gpu[1];
+    d.kind = r->kind;
+    d.L = r->kind == HFFT__R2C ? r->nreal / 2 + 1 : r->L;
+    d.nreal = r->nreal;
+    d.rpitch = r->rpitch;
+    int st = hfft__cpu_four(p->cpu, &d, p->in, p->out);
+    if (!st) {
+        p->info.ratio[0] = (double)fs->gpu[0] / (double)fs->fb;
+        p->info.ratio[1] = (double)fs->gpu[1] / (double)(fs->fa * fs->nb);
+    }
+    return st;
+}
+
 /* Some round has fewer units than the CPU has threads, and they are long. */
 static int few_units(const hfft__plan *p) {
     if (p->pb.kind != HFFT__C2C || p->split_line)
@@ -349,6 +376,9 @@ int hfft__build(hfft__plan *p, const hfft__choice *c, int split) {
     /* a core left to each card's feeding thread (cards.c drives each on its own) */
     if (!st && any_cpu)
         st = make_cpu(p, any_gpu ? p->ncard : 0);
+    hfft__four_shape fs;
+    if (!st && any_cpu && any_gpu && hfft__cards_four(p->gpu, &fs) == 0)
+        st = share_four(p, &fs);
     if (!st && any_gpu)
         st = place_arrays(p);
     if (!st)

@@ -528,6 +528,36 @@ Test(gpu, four_step_streaming) {
         }
 }
 
+/* The same with a CPU share (2D, one card): the CPU takes the four-step's own
+   groups and pieces (cpu/four.c) while the GPU streams its first ones; fixed
+   shares and HFFT_HYBRID's probe, both precisions, rows in pieces. */
+Test(gpu, hybrid_four_step) {
+    require_cuda();
+    static const struct {
+        int prec;
+        int64_t n[2], budget;
+        double rr[2];
+        unsigned flags;
+    } cases[] = {{4, {2048, 8200}, 24 * MiB, {0.7, 0.6}, 0},
+                 {8, {2048, 1000}, 8 * MiB, {0.3, 0.9}, 0},
+                 {4, {3 * 5 * 7 * 11, 640}, 8 * MiB, {0}, HFFT_HYBRID},
+                 {4, {8192, 8192}, 224 * MiB, {0.85, 0.75}, 0}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        hfft_options o = cuda(cases[i].budget);
+        o.round_ratio[0] = cases[i].rr[0];
+        o.round_ratio[1] = cases[i].rr[1];
+        tu_case c = {cases[i].prec,  2, {cases[i].n[0], cases[i].n[1]}, 0, HFFT_FORWARD,
+                     cases[i].flags, &o};
+        hfft_info info;
+        run_case(&c, &info);
+        int64_t bytes = tu_total(2, cases[i].n) * (int64_t)tu_esize(cases[i].prec);
+        cr_assert_eq(info.schedule, 4, "case %zu: schedule %d", i, info.schedule);
+        cr_assert_eq(info.placement, 2, "case %zu: placement %d", i, info.placement);
+        cr_assert(info.link_bytes[0] > 0 && info.link_bytes[0] < 2 * bytes,
+                  "case %zu: %lld in of %lld", i, (long long)info.link_bytes[0], (long long)bytes);
+    }
+}
+
 Test(gpu, long_lines_four_step) {
     require_cuda();
     for (int prec = 4; prec <= 8; prec += 4) {

@@ -30,6 +30,7 @@ typedef struct gcase {
     const char *what;
     int gpu; /* one dense complex array: the GPU engine must take it */
     const char *devices; /* hfft_options.devices (NULL: the default) */
+    double ratio[2];     /* hfft_options.round_ratio (0: unset) */
 } gcase;
 
 /* Reach of one side's layout in elements: [lo, hi]. */
@@ -239,6 +240,8 @@ static void run_guru_info(const gcase *g, int device, int64_t budget, hfft_info 
     o.device = device;
     o.device_memory = budget;
     o.devices = g->devices;
+    o.round_ratio[0] = g->ratio[0];
+    o.round_ratio[1] = g->ratio[1];
     void *p = plan_case(g, ip, op, &o);
     char where[96];
     snprintf(where, sizeof where, "%s (f%d, %s%s)", g->what, g->prec * 8,
@@ -592,6 +595,54 @@ Test(guru, real_rounds) {
 
 /* The real rounds on a CUDA GPU where one is usable (cuFFT R2C/C2R in the padded
    layout), streaming and in one trip; skipped, and said so, elsewhere. */
+/*
+ * A CPU share beside four-step streaming (out of place, one card, rows of one
+ * dimension): the CPU takes the GPU's layout between the rounds, its groups of
+ * round A and pieces of round B (cpu/four.c).  c2c and r2c, both precisions,
+ * fixed shares from nearly all GPU to nearly all CPU, HFFT_HYBRID's probe
+ * share, a batch between the two dimensions, and rows wide enough for round B
+ * to cut them in pieces; against FFTW in long double.
+ */
+Test(guru, hybrid_four_step) {
+    static const struct {
+        int kind, rank;
+        int64_t n[3];
+        int64_t budget;
+        int between; /* a batch of this many between dimension 0 and the rows */
+    } cases[] = {{C2C, 2, {64, 48}, 64 << 10, 0},  {R2C, 2, {64, 48}, 64 << 10, 0},
+                 {C2C, 2, {96, 100}, 64 << 10, 0}, {R2C, 2, {120, 90}, 64 << 10, 0},
+                 {C2C, 2, {30, 64}, 48 << 10, 3},  {C2C, 2, {16, 16384}, 3 << 20, 0},
+                 {R2C, 2, {24, 16384}, 3 << 20, 0}};
+    static const double shares[][2] = {{0.6, 0.7}, {0.05, 0.95}, {0.95, 0.05}, {0, 0}};
+    for (int prec = 4; prec <= 8; prec += 4)
+        for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+            for (size_t s = 0; s < sizeof shares / sizeof shares[0]; s++) {
+                int kind = cases[i].kind;
+                gcase g = {kind, prec, kind == C2C ? -1 : 0, 2, 0};
+                dense_dims(kind, 2, cases[i].n, 0, g.dims);
+                if (cases[i].between) {
+                    /* rows n[1] apart in a batch of `between`, dimension 0 between batches */
+                    int64_t b = cases[i].between;
+                    g.dims[0].is = g.dims[0].os = b * cases[i].n[1];
+                    g.hrank = 1;
+                    g.hdims[0] = (hfft_iodim){b, cases[i].n[1], cases[i].n[1]};
+                }
+                g.flags = shares[s][0] > 0 ? 0 : HFFT_HYBRID;
+                g.ratio[0] = shares[s][0];
+                g.ratio[1] = shares[s][1];
+                g.what = "hybrid beside four-step streaming";
+                hfft_info info;
+                run_guru_info(&g, HFFT_DEVICE_EMULATED, cases[i].budget, &info);
+                cr_assert_eq(info.schedule, 4, "case %zu share %zu f%d: schedule %d", i, s,
+                             prec * 8, info.schedule);
+                cr_assert_eq(info.placement, 2, "case %zu share %zu: placement %d", i, s,
+                             info.placement);
+                for (int h = 0; h < 2; h++)
+                    cr_assert(info.ratio[h] > 0 && info.ratio[h] < 1,
+                              "case %zu share %zu round %d: GPU share %g", i, s, h, info.ratio[h]);
+            }
+}
+
 Test(guru, real_rounds_cuda) {
     float probe[16];
     hfft_options o;
