@@ -33,7 +33,8 @@ static int64_t padded(int64_t L, size_t es) {
     return (int64_t)(lines * HFFT__LINE / es);
 }
 
-static int plan_tile(hfft__cpu *c, tile *t, int64_t L, int64_t pitch, int64_t ni, unsigned flags) {
+int hfft__cpu_plan_tile(hfft__cpu *c, tile *t, int64_t L, int64_t pitch, int64_t ni,
+                        unsigned flags) {
     size_t es = c->es;
     t->L = L;
     t->pitch = pitch;
@@ -181,7 +182,7 @@ static int plan_mode(hfft__cpu *c, cpu_round *cr, int measure, void *in, void *o
         if ((size_t)r->L * es <= COLUMN_MAX) {
             cr->mode = MODE_TILE;
             cr->stream = 1; /* a tile's rows are long gone from the cache when it scatters */
-            int st = plan_tile(c, &cr->t, r->L, r->s, r->ni, flags);
+            int st = hfft__cpu_plan_tile(c, &cr->t, r->L, r->s, r->ni, flags);
             /* A job's run of tiles: RUN bytes of each row, while every thread
                still gets several jobs. */
             int64_t tiles = (r->ni + cr->t.B - 1) / cr->t.B, per_job = RUN / ((size_t)cr->t.B * es);
@@ -215,7 +216,7 @@ static int plan_mode(hfft__cpu *c, cpu_round *cr, int measure, void *in, void *o
         cr->rows_done = calloc((size_t)r->no, sizeof *cr->rows_done);
         if (!cr->rows_done)
             return hfft__fail(HFFT_ERR_HOST_MEMORY, "CPU executor: out of memory");
-        int st = plan_tile(c, &cr->t, rows, cols, cols, flags);
+        int st = hfft__cpu_plan_tile(c, &cr->t, rows, cols, cols, flags);
         if (st)
             return st;
         cr->kc = (cols + cr->t.B - 1) / cr->t.B;
@@ -295,11 +296,8 @@ int hfft__cpu_create(int prec, int sign, int nrounds, const hfft__round *rounds,
         cr->inplace = inplace[h];
         st = plan_round(c, cr, (flags & HFFT__CPU_MEASURE) != 0, in, out);
     }
-    if (!st && c->buf_bytes) {
-        size_t bytes = c->buf_bytes;
-        c->buf_bytes = 0;
-        st = hfft__cpu_buffers(c, bytes);
-    }
+    if (!st && c->buf_bytes)
+        st = hfft__cpu_buffers(c, 0);
     if (st) {
         hfft__cpu_destroy(c);
         return st;
@@ -315,19 +313,21 @@ static void free_buffers(hfft__cpu *c) {
         free(c->buf);
     }
     c->buf = NULL;
-    c->buf_bytes = 0;
+    c->buf_alloc = 0;
 }
 
 int hfft__cpu_buffers(hfft__cpu *c, size_t bytes) {
+    bytes = bytes > c->buf_bytes ? bytes : c->buf_bytes;
     bytes = (bytes + 63) & ~(size_t)63;
-    if (c->buf && c->buf_bytes >= bytes)
+    c->buf_bytes = bytes;
+    if (c->buf && c->buf_alloc >= bytes)
         return 0;
     free_buffers(c);
     int n = hfft__pool_size(c->pool);
     c->buf = calloc((size_t)n, sizeof *c->buf);
     if (!c->buf)
         return hfft__fail(HFFT_ERR_HOST_MEMORY, "CPU executor: out of memory");
-    c->buf_bytes = bytes;
+    c->buf_alloc = bytes;
     alloc_ctx a = {c, bytes};
     hfft__pool_each(c->pool, alloc_buffer, &a);
     for (int t = 0; t < n; t++)
@@ -354,7 +354,9 @@ void hfft__cpu_destroy(hfft__cpu *c) {
 }
 
 int64_t hfft__cpu_host_bytes(const hfft__cpu *c) {
-    return c && c->buf ? (int64_t)c->buf_bytes * hfft__pool_size(c->pool) : 0;
+    return c ? (c->buf ? (int64_t)c->buf_alloc * hfft__pool_size(c->pool) : 0) +
+                   hfft__cpu_four_bytes(c)
+             : 0;
 }
 
 /* ---- jobs ---- */

@@ -66,7 +66,8 @@ struct hfft__cpu {
     cpu_round rd[HFFT__MAX_ROUNDS];
     hfft__pool *pool;
     char **buf;
-    size_t buf_bytes;
+    size_t buf_bytes; /* what the plans need a buffer to hold */
+    size_t buf_alloc; /* what each buffer holds */
     /* the batch in flight */
     int h;
     const char *src;
@@ -75,11 +76,20 @@ struct hfft__cpu {
     cpu_four *four; /* a four-step plan's share (four.c), or NULL */
 };
 
-/* Each pool thread's buffer at least `bytes` (exec.c). */
+/* The same, each column's element k first times W^(k pre_j) (tiles.c). */
+void hfft__cpu_tiles_pre(const hfft__cpu *c, const tile *t, const hfft__twiddles *pre,
+                         int64_t pre_j, const char *src, char *dst, int64_t i0, int64_t i1,
+                         int thread, int stream);
+/* Each pool thread's buffer at least `bytes`, or what the plans so far need where
+   that is more (exec.c). */
 int hfft__cpu_buffers(hfft__cpu *c, size_t bytes);
+/* A tile round's plans for columns of L elements, pitch apart, ni of them (exec.c). */
+int hfft__cpu_plan_tile(hfft__cpu *c, tile *t, int64_t L, int64_t pitch, int64_t ni,
+                        unsigned flags);
 /* four.c */
 void hfft__cpu_four_destroy(cpu_four *f);
 int hfft__cpu_four_start(hfft__cpu *c, int h, const void *src, void *dst);
+int64_t hfft__cpu_four_bytes(const hfft__cpu *c);
 
 /* Columns [i0, i1) of tile round t (its column 0 at src and dst, which may be one
    array) through thread's buffer; with tw, each column's four-step twiddles;

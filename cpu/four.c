@@ -3,19 +3,20 @@
  * in the GPU's layout between the rounds, so that the two sides split each
  * round's units: with d0 = fa fb and input index q + fb p,
  *   round A, a job per group q of the CPU's: the group's fa indices' rows
- *     transformed into the thread's buffer (index p at buffer row p), then
- *     the fa-point lines across them, in column chunks of about 1 MiB, out
- *     to output rows fa q + k1;
- *   round B, a job per column chunk of each of the CPU's pieces (piece u:
- *     columns [(u % nb) pw, + pw) of rows fa q + k1, k1 = u / nb, q < fb):
- *     the chunk gathered into the thread's buffer (row q at q wb), row q
- *     times W_d0^(q k1), the fb-point lines along q, and scattered back
- *     where it was read (result k2 at row fa k2 + k1: natural order).
+ *     transformed into the thread's row buffer (index p at its row p), then
+ *     the fa-point lines across them through tiles (exec.h: a few columns
+ *     gathered into a column-major buffer sized to the cache, transformed,
+ *     scattered) out to output rows fa q + k1;
+ *   round B, a job per tile of each of the CPU's pieces (piece u: columns
+ *     [(u % nb) pw, + pw) of rows fa q + k1, k1 = u / nb, q < fb): the
+ *     columns gathered, element q times W_d0^(q k1), the fb-point lines, and
+ *     scattered back where they were read (result k2 at row fa k2 + k1:
+ *     natural order).
  * The GPU takes the first units of each round, the CPU the rest; round B
  * starts once both sides' round A is in host memory (the plan's barrier).
- * Measured on an H100 host (16 threads, 2D 32768^2 f32, a prototype of these
- * jobs): round A 0.5-1.0 s and round B 0.33-0.54 s for the whole array,
- * depending on fa (bench/RESULTS.md): the shares a hybrid gives the CPU.
+ * FFTW's strided plans over the same lines, made with FFTW_ESTIMATE, ran the
+ * CPU's share several times slower beside the GPU (bench/RESULTS.md, run BH);
+ * tiles need only plans of contiguous columns, which ESTIMATE plans well.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -23,49 +24,46 @@
 #include "cpu/exec.h"
 #include "src/core/status.h"
 
-#define CHUNK_BYTES (1u << 20) /* the columns of a job's fa- or fb-point lines: about this */
-
 struct cpu_four {
     hfft__cpu_four_desc d;
-    size_t es, in_index;        /* bytes of a complex element; between input indices */
-    hfft__lines *rows;          /* one index's rows, input to buffer */
-    int64_t wa, wb, nck;        /* columns of round A's and round B's chunks; B's per piece */
-    hfft__lines *fa[2], *fb[2]; /* [0]: a whole chunk, [1]: the last, narrower one (or NULL) */
-    hfft__twiddles tw;
+    size_t es, in_index; /* bytes of a complex element; between input indices */
+    hfft__lines *rows;   /* one index's rows, input to the thread's row buffer */
+    tile ta, tb;         /* round A: fa-point columns of the row buffer (pitch row); round
+                              B: fb-point columns of the output (pitch fa row) */
+    int64_t nck;         /* round B's jobs per piece: tiles of tb.B columns */
+    hfft__twiddles tw;   /* W_d0 */
+    int nthreads;
+    size_t abytes; /* each thread's row buffer: fa indices' rows */
+    char **abuf;
 };
-
-static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
-
-static int plan_lines(const hfft__cpu *c, int64_t n, int64_t stride, int64_t howmany, int inplace,
-                      int unaligned, hfft__lines **out) {
-    hfft__lines_desc d;
-    memset(&d, 0, sizeof d);
-    d.prec = c->prec;
-    d.sign = c->sign;
-    d.rank = 1;
-    d.kind = HFFT__C2C;
-    d.n[0] = n;
-    d.is = d.os = stride;
-    d.howmany = howmany;
-    d.idist = d.odist = 1;
-    d.inplace = inplace;
-    d.fftw_flags = hfft__fftw_estimate() | (unaligned ? hfft__fftw_unaligned() : 0u);
-    return hfft__lines_plan(&d, out);
-}
 
 void hfft__cpu_four_destroy(cpu_four *f) {
     if (!f)
         return;
     if (f->rows)
         hfft__lines_destroy(f->rows);
+    const tile *t[2] = {&f->ta, &f->tb};
     for (int k = 0; k < 2; k++) {
-        if (f->fa[k])
-            hfft__lines_destroy(f->fa[k]);
-        if (f->fb[k])
-            hfft__lines_destroy(f->fb[k]);
+        if (t[k]->plan)
+            hfft__lines_destroy(t[k]->plan);
+        if (t[k]->plan_one)
+            hfft__lines_destroy(t[k]->plan_one);
     }
     hfft__twiddles_free(&f->tw);
+    for (int k = 0; f->abuf && k < f->nthreads; k++)
+        free(f->abuf[k]);
+    free(f->abuf);
     free(f);
+}
+
+/* On each pool thread: its row buffer, first touched there. */
+static void alloc_rows(void *ctx, int64_t job, int thread) {
+    cpu_four *f = ctx;
+    (void)job;
+    char *b = aligned_alloc(64, f->abytes);
+    if (b)
+        memset(b, 0, f->abytes);
+    f->abuf[thread] = b;
 }
 
 int hfft__cpu_four(hfft__cpu *c, const hfft__cpu_four_desc *d, const void *in, const void *out) {
@@ -82,9 +80,9 @@ int hfft__cpu_four(hfft__cpu *c, const hfft__cpu_four_desc *d, const void *in, c
     size_t rs = es / 2;
     f->in_index = d->kind == HFFT__R2C ? (size_t)(d->per * d->rpitch) * rs : (size_t)d->row * es;
     /* FFTW's aligned plans need every array they meet aligned as planned */
-    int una = c->unaligned || ((uintptr_t)in % 64) || ((uintptr_t)out % 64) || f->in_index % 64 ||
-              ((size_t)d->row * es) % 64 ||
-              (d->kind == HFFT__R2C && ((size_t)d->rpitch * rs) % 64) || ((size_t)d->pw * es) % 64;
+    int una = c->unaligned || ((uintptr_t)in % 64) || f->in_index % 64 ||
+              ((size_t)d->row * es) % 64 || (d->kind == HFFT__R2C && ((size_t)d->rpitch * rs) % 64);
+    (void)out;
     hfft__lines_desc r;
     memset(&r, 0, sizeof r);
     r.prec = c->prec;
@@ -97,27 +95,27 @@ int hfft__cpu_four(hfft__cpu *c, const hfft__cpu_four_desc *d, const void *in, c
     r.idist = d->kind == HFFT__R2C ? d->rpitch : d->L;
     r.odist = d->L;
     r.fftw_flags = hfft__fftw_estimate() | (una ? hfft__fftw_unaligned() : 0u);
+    unsigned tf = hfft__fftw_estimate();
     int st = hfft__lines_plan(&r, &f->rows);
-    /* round A: fa-point lines over wa columns of the buffer, out to the output's rows */
-    f->wa = min64(d->row, (int64_t)(CHUNK_BYTES / ((size_t)d->fa * es)));
-    f->wa = f->wa > 8 ? f->wa - f->wa % 8 : f->wa < 1 ? 1 : f->wa;
     if (!st)
-        st = plan_lines(c, d->fa, d->row, f->wa, 0, 1, &f->fa[0]);
-    if (!st && d->row % f->wa)
-        st = plan_lines(c, d->fa, d->row, d->row % f->wa, 0, 1, &f->fa[1]);
-    /* round B: fb-point lines over wb columns of a piece, in the buffer (pitch wb) */
-    f->wb = min64(d->pw, (int64_t)(CHUNK_BYTES / ((size_t)d->fb * es)));
-    f->wb = f->wb > 8 ? f->wb - f->wb % 8 : f->wb < 1 ? 1 : f->wb;
-    f->nck = (d->pw + f->wb - 1) / f->wb;
+        st = hfft__cpu_plan_tile(c, &f->ta, d->fa, d->row, d->row, tf);
     if (!st)
-        st = plan_lines(c, d->fb, f->wb, f->wb, 1, 0, &f->fb[0]);
-    if (!st && d->pw % f->wb)
-        st = plan_lines(c, d->fb, f->wb, d->pw % f->wb, 1, 0, &f->fb[1]);
+        st = hfft__cpu_plan_tile(c, &f->tb, d->fb, d->fa * d->row, d->pw, tf);
+    f->nck = (d->pw + f->tb.B - 1) / f->tb.B;
     if (!st)
         st = hfft__twiddles_make(d->d0, c->sign, &f->tw);
-    size_t need = (size_t)d->fa * (size_t)d->row * es, nb = (size_t)(d->fb * f->wb) * es;
     if (!st)
-        st = hfft__cpu_buffers(c, need > nb ? need : nb);
+        st = hfft__cpu_buffers(c, 0); /* the tiles' */
+    f->nthreads = hfft__pool_size(c->pool);
+    f->abytes = ((size_t)d->fa * (size_t)d->row * es + 63) & ~(size_t)63;
+    if (!st && !(f->abuf = calloc((size_t)f->nthreads, sizeof *f->abuf)))
+        st = hfft__fail(HFFT_ERR_HOST_MEMORY, "CPU four-step share: out of memory");
+    if (!st)
+        hfft__pool_each(c->pool, alloc_rows, f);
+    for (int k = 0; !st && k < f->nthreads; k++)
+        if (!f->abuf[k])
+            st = hfft__fail(HFFT_ERR_HOST_MEMORY, "CPU four-step share: %zu-byte row buffer",
+                            f->abytes);
     if (st) {
         hfft__cpu_four_destroy(f);
         return st;
@@ -127,43 +125,39 @@ int hfft__cpu_four(hfft__cpu *c, const hfft__cpu_four_desc *d, const void *in, c
     return 0;
 }
 
-/* Round A: group q of the CPU's. */
-static void job_a(const hfft__cpu *c, const cpu_four *f, int64_t q, char *buf) {
-    const hfft__cpu_four_desc *d = &f->d;
-    size_t es = f->es, rowb = (size_t)d->row * es;
-    for (int64_t p = 0; p < d->fa; p++)
-        hfft__lines_exec(f->rows, (char *)c->src + (size_t)(q + d->fb * p) * f->in_index,
-                         buf + (size_t)p * rowb);
-    char *o = c->dst + (size_t)(d->fa * q) * rowb;
-    for (int64_t c0 = 0; c0 < d->row; c0 += f->wa)
-        hfft__lines_exec(c0 + f->wa <= d->row ? f->fa[0] : f->fa[1], buf + (size_t)c0 * es,
-                         o + (size_t)c0 * es);
+int64_t hfft__cpu_four_bytes(const hfft__cpu *c) {
+    return c->four ? (int64_t)c->four->abytes * c->four->nthreads : 0;
 }
 
-/* Round B: chunk k of piece u of the CPU's. */
-static void job_b(const hfft__cpu *c, const cpu_four *f, int64_t u, int64_t k, char *buf) {
+/* Round A: group q of the CPU's: its indices' rows into the row buffer, then the
+   fa-point columns through tiles, out to the output's rows fa q + k1. */
+static void job_a(const hfft__cpu *c, const cpu_four *f, int64_t q, int thread) {
     const hfft__cpu_four_desc *d = &f->d;
-    size_t es = f->es, rowb = (size_t)d->row * es;
-    int64_t k1 = u / d->nb, c0 = (u % d->nb) * d->pw + k * f->wb;
-    int64_t w = min64(f->wb, d->pw - k * f->wb);
-    size_t run = (size_t)w * es, pitch = (size_t)f->wb * es;
-    char *base = c->dst + (size_t)k1 * rowb + (size_t)c0 * es, *b = buf;
-    size_t step = (size_t)d->fa * rowb; /* rows fa q + k1, q = 0, 1, ... */
-    for (int64_t q = 0; q < d->fb; q++)
-        memcpy(b + (size_t)q * pitch, base + (size_t)q * step, run);
-    hfft__twiddles_rows(&f->tw, c->prec, b, d->fb, f->wb, w, k1);
-    hfft__lines_exec(w == f->wb ? f->fb[0] : f->fb[1], b, b);
-    for (int64_t q = 0; q < d->fb; q++)
-        memcpy(base + (size_t)q * step, b + (size_t)q * pitch, run);
+    size_t rowb = (size_t)d->row * f->es;
+    char *b = f->abuf[thread];
+    for (int64_t p = 0; p < d->fa; p++)
+        hfft__lines_exec(f->rows, (char *)c->src + (size_t)(q + d->fb * p) * f->in_index,
+                         b + (size_t)p * rowb);
+    hfft__cpu_tiles(c, &f->ta, NULL, b, c->dst + (size_t)(d->fa * q) * rowb, 0, d->row, thread, 1);
+}
+
+/* Round B: tile k of piece u of the CPU's: rows fa q + k1 (q < fb) times
+   W_d0^(q k1), the fb-point columns, back in place. */
+static void job_b(const hfft__cpu *c, const cpu_four *f, int64_t u, int64_t k, int thread) {
+    const hfft__cpu_four_desc *d = &f->d;
+    int64_t k1 = u / d->nb, c0 = (u % d->nb) * d->pw;
+    int64_t i0 = c0 + k * f->tb.B, i1 = i0 + f->tb.B < c0 + d->pw ? i0 + f->tb.B : c0 + d->pw;
+    char *base = c->dst + (size_t)(k1 * d->row) * f->es;
+    hfft__cpu_tiles_pre(c, &f->tb, &f->tw, k1, base, base, i0, i1, thread, 1);
 }
 
 static void four_job(void *ctx, int64_t j, int thread) {
     hfft__cpu *c = ctx;
     const cpu_four *f = c->four;
     if (c->h == 0)
-        job_a(c, f, f->d.first[0] + j, c->buf[thread]);
+        job_a(c, f, f->d.first[0] + j, thread);
     else
-        job_b(c, f, f->d.first[1] + j / f->nck, j % f->nck, c->buf[thread]);
+        job_b(c, f, f->d.first[1] + j / f->nck, j % f->nck, thread);
 }
 
 int hfft__cpu_four_start(hfft__cpu *c, int h, const void *src, void *dst) {

@@ -66,15 +66,19 @@ INLINE void scatter(char *dst, size_t pitch, int64_t L, int64_t w, const char *b
 }
 
 /* Columns [i0, i1) of a region whose column 0 is at src and dst (which may be
-   one array), in tiles aligned to multiples of B. */
-INLINE void tiles(const tile *t, const hfft__twiddles *tw, const char *src, char *dst, int64_t i0,
-                  int64_t i1, char *buf, int stream, size_t es) {
+   one array), in tiles aligned to multiples of B; with pre, each column's
+   element k times W^(k pre_j) before the transforms. */
+INLINE void tiles(const tile *t, const hfft__twiddles *tw, const hfft__twiddles *pre, int64_t pre_j,
+                  const char *src, char *dst, int64_t i0, int64_t i1, char *buf, int stream,
+                  size_t es) {
     size_t pitch = (size_t)t->pitch * es, ld = (size_t)t->ld * es;
     char *stage = buf + (size_t)t->B * ld;
     for (int64_t a = i0; a < i1;) {
         int64_t e = (a / t->B + 1) * t->B < i1 ? (a / t->B + 1) * t->B : i1, w = e - a;
         char *d = dst + (size_t)a * es;
         gather(src + (size_t)a * es, pitch, t->L, w, buf, ld, es);
+        for (int64_t k = 0; pre && k < w; k++)
+            hfft__twiddles_rotate(pre, (int)es / 2, buf + (size_t)k * ld, t->L, 1, pre_j);
         if (w == t->B)
             hfft__lines_exec(t->plan, buf, buf);
         else
@@ -91,9 +95,18 @@ INLINE void tiles(const tile *t, const hfft__twiddles *tw, const char *src, char
 void hfft__cpu_tiles(const hfft__cpu *c, const tile *t, const hfft__twiddles *tw, const char *src,
                      char *dst, int64_t i0, int64_t i1, int thread, int stream) {
     if (c->es == 8)
-        tiles(t, tw, src, dst, i0, i1, c->buf[thread], stream, 8);
+        tiles(t, tw, NULL, 0, src, dst, i0, i1, c->buf[thread], stream, 8);
     else
-        tiles(t, tw, src, dst, i0, i1, c->buf[thread], stream, 16);
+        tiles(t, tw, NULL, 0, src, dst, i0, i1, c->buf[thread], stream, 16);
+}
+
+void hfft__cpu_tiles_pre(const hfft__cpu *c, const tile *t, const hfft__twiddles *pre,
+                         int64_t pre_j, const char *src, char *dst, int64_t i0, int64_t i1,
+                         int thread, int stream) {
+    if (c->es == 8)
+        tiles(t, NULL, pre, pre_j, src, dst, i0, i1, c->buf[thread], stream, 8);
+    else
+        tiles(t, NULL, pre, pre_j, src, dst, i0, i1, c->buf[thread], stream, 16);
 }
 
 /* Rows [0, w) of buf (ld elements apart, L long) written transposed: element

@@ -540,7 +540,7 @@ Test(gpu, hybrid_four_step) {
         unsigned flags;
     } cases[] = {{4, {2048, 8200}, 24 * MiB, {0.7, 0.6}, 0},
                  {8, {2048, 1000}, 8 * MiB, {0.3, 0.9}, 0},
-                 {4, {3 * 5 * 7 * 11, 640}, 8 * MiB, {0}, HFFT_HYBRID},
+                 {8, {3 * 5 * 7 * 11, 640}, 8 * MiB, {0}, HFFT_HYBRID},
                  {4, {8192, 8192}, 224 * MiB, {0.85, 0.75}, 0}};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         hfft_options o = cuda(cases[i].budget);
