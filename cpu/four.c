@@ -2,11 +2,16 @@
  * four.c: the CPU's share of a four-step streaming plan (gpu/fourstep.c),
  * in the GPU's layout between the rounds, so that the two sides split each
  * round's units: with d0 = fa fb and input index q + fb p,
- *   round A, a job per group q of the CPU's: the group's fa indices' rows
- *     transformed into the thread's row buffer (index p at its row p), then
- *     the fa-point lines across them through tiles (exec.h: a few columns
- *     gathered into a column-major buffer sized to the cache, transformed,
- *     scattered) out to output rows fa q + k1;
+ *   round A, group by group of the CPU's, all threads on a group together
+ *     (as exec.c's planes): the group's fa indices' rows transformed into one
+ *     of RING shared buffers (index p at its row p), then the fa-point lines
+ *     across them through tiles (exec.h: a few columns gathered into a
+ *     column-major buffer sized to the cache, transformed, scattered) out to
+ *     output rows fa q + k1.  The next group's rows run beside this group's
+ *     tiles, so that a group's buffer is still in the shared cache when its
+ *     tiles read it (a buffer a thread, fa rows of 256 KiB each in 2D
+ *     32768^2, outgrew the cache: the share ran at 9-12 GB/s of array beside
+ *     the GPU on the H100 and H200 hosts; bench/RESULTS.md);
  *   round B, a job per tile of each of the CPU's pieces (piece u: columns
  *     [(u % nb) pw, + pw) of rows fa q + k1, k1 = u / nb, q < fb): the
  *     columns gathered, element q times W_d0^(q k1), the fb-point lines, and
@@ -18,23 +23,29 @@
  * CPU's share several times slower beside the GPU (bench/RESULTS.md, run BH);
  * tiles need only plans of contiguous columns, which ESTIMATE plans well.
  */
+#include <sched.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cpu/exec.h"
 #include "src/core/status.h"
 
+#define RING 3 /* round A's group buffers: a group's rows run up to two groups ahead */
+
 struct cpu_four {
     hfft__cpu_four_desc d;
     size_t es, in_index; /* bytes of a complex element; between input indices */
-    hfft__lines *rows;   /* one index's rows, input to the thread's row buffer */
-    tile ta, tb;         /* round A: fa-point columns of the row buffer (pitch row); round
-                              B: fb-point columns of the output (pitch fa row) */
-    int64_t nck;         /* round B's jobs per piece: tiles of tb.B columns */
+    hfft__lines *rows;   /* one index's rows, input to a group buffer */
+    tile ta, tb;         /* round A: fa-point columns of a group buffer (pitch row); round
+                            B: fb-point columns of the output (pitch fa row) */
+    int64_t kr, rper;    /* round A: row jobs a group, indices a row job */
+    int64_t kc, tper;    /* round A: tile jobs a group, tiles a tile job */
+    int64_t nck;         /* round B: jobs a piece, a tile of tb.B columns each */
     hfft__twiddles tw;   /* W_d0 */
-    int nthreads;
-    size_t abytes; /* each thread's row buffer: fa indices' rows */
-    char **abuf;
+    size_t abytes;       /* a group buffer: fa indices' rows */
+    char *ring[RING];
+    _Atomic int64_t *rows_done, *tiles_done; /* round A, per group of the CPU's */
 };
 
 void hfft__cpu_four_destroy(cpu_four *f) {
@@ -50,20 +61,18 @@ void hfft__cpu_four_destroy(cpu_four *f) {
             hfft__lines_destroy(t[k]->plan_one);
     }
     hfft__twiddles_free(&f->tw);
-    for (int k = 0; f->abuf && k < f->nthreads; k++)
-        free(f->abuf[k]);
-    free(f->abuf);
+    for (int k = 0; k < RING; k++)
+        free(f->ring[k]);
+    free((void *)f->rows_done);
+    free((void *)f->tiles_done);
     free(f);
 }
 
-/* On each pool thread: its row buffer, first touched there. */
-static void alloc_rows(void *ctx, int64_t job, int thread) {
-    cpu_four *f = ctx;
-    (void)job;
-    char *b = aligned_alloc(64, f->abytes);
-    if (b)
-        memset(b, 0, f->abytes);
-    f->abuf[thread] = b;
+/* n jobs split into about `threads` jobs: the jobs, and n's a job. */
+static void split(int64_t n, int64_t threads, int64_t *jobs, int64_t *per) {
+    int64_t k = n < threads ? n : threads;
+    *per = (n + k - 1) / k;
+    *jobs = (n + *per - 1) / *per;
 }
 
 int hfft__cpu_four(hfft__cpu *c, const hfft__cpu_four_desc *d, const void *in, const void *out) {
@@ -106,16 +115,21 @@ int hfft__cpu_four(hfft__cpu *c, const hfft__cpu_four_desc *d, const void *in, c
         st = hfft__twiddles_make(d->d0, c->sign, &f->tw);
     if (!st)
         st = hfft__cpu_buffers(c, 0); /* the tiles' */
-    f->nthreads = hfft__pool_size(c->pool);
+    /* round A's jobs a group: its rows, and its tiles, each about one a thread */
+    int64_t threads = hfft__pool_size(c->pool);
+    split(d->fa, threads, &f->kr, &f->rper);
+    split((d->row + f->ta.B - 1) / f->ta.B, threads, &f->kc, &f->tper);
     f->abytes = ((size_t)d->fa * (size_t)d->row * es + 63) & ~(size_t)63;
-    if (!st && !(f->abuf = calloc((size_t)f->nthreads, sizeof *f->abuf)))
-        st = hfft__fail(HFFT_ERR_HOST_MEMORY, "CPU four-step share: out of memory");
-    if (!st)
-        hfft__pool_each(c->pool, alloc_rows, f);
-    for (int k = 0; !st && k < f->nthreads; k++)
-        if (!f->abuf[k])
-            st = hfft__fail(HFFT_ERR_HOST_MEMORY, "CPU four-step share: %zu-byte row buffer",
+    for (int k = 0; !st && k < RING; k++) {
+        if (!(f->ring[k] = aligned_alloc(64, f->abytes)))
+            st = hfft__fail(HFFT_ERR_HOST_MEMORY, "CPU four-step share: a %zu-byte group buffer",
                             f->abytes);
+        else
+            memset(f->ring[k], 0, f->abytes);
+    }
+    if (!st && (!(f->rows_done = calloc((size_t)d->fb, sizeof *f->rows_done)) ||
+                !(f->tiles_done = calloc((size_t)d->fb, sizeof *f->tiles_done))))
+        st = hfft__fail(HFFT_ERR_HOST_MEMORY, "CPU four-step share: out of memory");
     if (st) {
         hfft__cpu_four_destroy(f);
         return st;
@@ -126,19 +140,51 @@ int hfft__cpu_four(hfft__cpu *c, const hfft__cpu_four_desc *d, const void *in, c
 }
 
 int64_t hfft__cpu_four_bytes(const hfft__cpu *c) {
-    return c->four ? (int64_t)c->four->abytes * c->four->nthreads : 0;
+    return c->four ? (int64_t)c->four->abytes * RING : 0;
 }
 
-/* Round A: group q of the CPU's: its indices' rows into the row buffer, then the
-   fa-point columns through tiles, out to the output's rows fa q + k1. */
-static void job_a(const hfft__cpu *c, const cpu_four *f, int64_t q, int thread) {
+static void wait_for(_Atomic int64_t *n, int64_t want) {
+    while (atomic_load_explicit(n, memory_order_acquire) < want)
+        sched_yield();
+}
+
+/*
+ * Round A, job j over the CPU's G groups: group g's kr row jobs come before its
+ * kc tile jobs, which wait until its rows are done, in the order R(0), R(1)
+ * T(0), R(2) T(1), ..., T(G-1); a group's rows wait until the tiles of the
+ * group RING before it, whose buffer they take, are done.  A job waits only
+ * for jobs handed out before it, which never wait for it: no deadlock, on any
+ * thread count.
+ */
+static void job_a(const hfft__cpu *c, cpu_four *f, int64_t j, int thread) {
     const hfft__cpu_four_desc *d = &f->d;
+    int64_t kr = f->kr, kc = f->kc, groups = d->fb - d->first[0], g = 0, k = j;
+    int rows = 1;
+    if (j >= kr) {
+        int64_t s = 1 + (j - kr) / (kr + kc);
+        k = (j - kr) % (kr + kc);
+        rows = s < groups && k < kr;
+        g = rows ? s : s - 1;
+        if (!rows && s < groups)
+            k -= kr;
+    }
     size_t rowb = (size_t)d->row * f->es;
-    char *b = f->abuf[thread];
-    for (int64_t p = 0; p < d->fa; p++)
-        hfft__lines_exec(f->rows, (char *)c->src + (size_t)(q + d->fb * p) * f->in_index,
-                         b + (size_t)p * rowb);
-    hfft__cpu_tiles(c, &f->ta, NULL, b, c->dst + (size_t)(d->fa * q) * rowb, 0, d->row, thread, 1);
+    char *b = f->ring[g % RING];
+    int64_t q = d->first[0] + g;
+    if (rows) {
+        if (g >= RING)
+            wait_for(&f->tiles_done[g - RING], kc);
+        for (int64_t p = k * f->rper; p < (k + 1) * f->rper && p < d->fa; p++)
+            hfft__lines_exec(f->rows, (char *)c->src + (size_t)(q + d->fb * p) * f->in_index,
+                             b + (size_t)p * rowb);
+        atomic_fetch_add_explicit(&f->rows_done[g], 1, memory_order_release);
+        return;
+    }
+    wait_for(&f->rows_done[g], kr);
+    int64_t i0 = k * f->tper * f->ta.B, i1 = i0 + f->tper * f->ta.B;
+    hfft__cpu_tiles(c, &f->ta, NULL, b, c->dst + (size_t)(d->fa * q) * rowb, i0,
+                    i1 < d->row ? i1 : d->row, thread, 1);
+    atomic_fetch_add_explicit(&f->tiles_done[g], 1, memory_order_release);
 }
 
 /* Round B: tile k of piece u of the CPU's: rows fa q + k1 (q < fb) times
@@ -153,18 +199,23 @@ static void job_b(const hfft__cpu *c, const cpu_four *f, int64_t u, int64_t k, i
 
 static void four_job(void *ctx, int64_t j, int thread) {
     hfft__cpu *c = ctx;
-    const cpu_four *f = c->four;
+    cpu_four *f = c->four;
     if (c->h == 0)
-        job_a(c, f, f->d.first[0] + j, thread);
+        job_a(c, f, j, thread);
     else
         job_b(c, f, f->d.first[1] + j / f->nck, j % f->nck, thread);
 }
 
 int hfft__cpu_four_start(hfft__cpu *c, int h, const void *src, void *dst) {
-    const cpu_four *f = c->four;
+    cpu_four *f = c->four;
     c->h = h;
     c->src = src;
     c->dst = dst;
-    int64_t jobs = h == 0 ? f->d.fb - f->d.first[0] : (f->d.fa * f->d.nb - f->d.first[1]) * f->nck;
+    int64_t groups = f->d.fb - f->d.first[0];
+    for (int64_t g = 0; h == 0 && g < groups; g++) {
+        atomic_store_explicit(&f->rows_done[g], 0, memory_order_relaxed);
+        atomic_store_explicit(&f->tiles_done[g], 0, memory_order_relaxed);
+    }
+    int64_t jobs = h == 0 ? groups * (f->kr + f->kc) : (f->d.fa * f->d.nb - f->d.first[1]) * f->nck;
     return hfft__pool_start(c->pool, jobs > 0 ? jobs : 0, four_job, c);
 }
