@@ -327,12 +327,12 @@ int hfft__cpu_buffers(hfft__cpu *c, size_t bytes) {
     c->buf = calloc((size_t)n, sizeof *c->buf);
     if (!c->buf)
         return hfft__fail(HFFT_ERR_HOST_MEMORY, "CPU executor: out of memory");
-    c->buf_alloc = bytes;
     alloc_ctx a = {c, bytes};
     hfft__pool_each(c->pool, alloc_buffer, &a);
     for (int t = 0; t < n; t++)
         if (!c->buf[t])
             return hfft__fail(HFFT_ERR_HOST_MEMORY, "CPU executor: %zu-byte thread buffer", bytes);
+    c->buf_alloc = bytes;
     return 0;
 }
 

@@ -110,17 +110,20 @@ int hfft__cpu_four(hfft__cpu *c, const hfft__cpu_four_desc *d, const void *in, c
         st = hfft__cpu_plan_tile(c, &f->ta, d->fa, d->row, d->row, tf);
     if (!st)
         st = hfft__cpu_plan_tile(c, &f->tb, d->fb, d->fa * d->row, d->pw, tf);
-    f->nck = (d->pw + f->tb.B - 1) / f->tb.B;
     if (!st)
         st = hfft__twiddles_make(d->d0, c->sign, &f->tw);
     if (!st)
         st = hfft__cpu_buffers(c, 0); /* the tiles' */
-    /* round A's jobs a group: its rows, and its tiles, each about one a thread */
-    int64_t threads = hfft__pool_size(c->pool);
-    split(d->fa, threads, &f->kr, &f->rper);
-    split((d->row + f->ta.B - 1) / f->ta.B, threads, &f->kc, &f->tper);
-    f->abytes = ((size_t)d->fa * (size_t)d->row * es + 63) & ~(size_t)63;
-    for (int k = 0; !st && k < RING; k++) {
+    if (!st) {
+        f->nck = (d->pw + f->tb.B - 1) / f->tb.B;
+        /* round A's jobs a group: its rows, and its tiles, each about one a thread */
+        int64_t threads = hfft__pool_size(c->pool);
+        split(d->fa, threads, &f->kr, &f->rper);
+        split((d->row + f->ta.B - 1) / f->ta.B, threads, &f->kc, &f->tper);
+        f->abytes = ((size_t)d->fa * (size_t)d->row * es + 63) & ~(size_t)63;
+    }
+    /* the group buffers, where the CPU has groups of round A */
+    for (int k = 0; !st && d->first[0] < d->fb && k < RING; k++) {
         if (!(f->ring[k] = aligned_alloc(64, f->abytes)))
             st = hfft__fail(HFFT_ERR_HOST_MEMORY, "CPU four-step share: a %zu-byte group buffer",
                             f->abytes);
@@ -140,7 +143,7 @@ int hfft__cpu_four(hfft__cpu *c, const hfft__cpu_four_desc *d, const void *in, c
 }
 
 int64_t hfft__cpu_four_bytes(const hfft__cpu *c) {
-    return c->four ? (int64_t)c->four->abytes * RING : 0;
+    return c->four && c->four->ring[0] ? (int64_t)c->four->abytes * RING : 0;
 }
 
 static void wait_for(_Atomic int64_t *n, int64_t want) {
@@ -192,8 +195,9 @@ static void job_a(const hfft__cpu *c, cpu_four *f, int64_t j, int thread) {
 static void job_b(const hfft__cpu *c, const cpu_four *f, int64_t u, int64_t k, int thread) {
     const hfft__cpu_four_desc *d = &f->d;
     int64_t k1 = u / d->nb, c0 = (u % d->nb) * d->pw;
-    int64_t i0 = c0 + k * f->tb.B, i1 = i0 + f->tb.B < c0 + d->pw ? i0 + f->tb.B : c0 + d->pw;
-    char *base = c->dst + (size_t)(k1 * d->row) * f->es;
+    int64_t i0 = k * f->tb.B, i1 = i0 + f->tb.B < d->pw ? i0 + f->tb.B : d->pw;
+    /* columns counted from the piece's first, so that tiles are whole within it */
+    char *base = c->dst + (size_t)(k1 * d->row + c0) * f->es;
     hfft__cpu_tiles_pre(c, &f->tb, &f->tw, k1, base, base, i0, i1, thread, 1);
 }
 

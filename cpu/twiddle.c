@@ -61,34 +61,3 @@ void hfft__twiddles_rotate(const hfft__twiddles *t, int prec, void *x, int64_t l
     else
         ROTATE(double);
 }
-
-/* The phase m = k j mod n advances by j mod n from row to row; a row's elements
-   share it. */
-#define ROWS(R)                                                                         \
-    do {                                                                                \
-        R *v = x;                                                                       \
-        uint64_t n = (uint64_t)t->n, step = (uint64_t)(j % t->n), m = 0;                \
-        uint64_t mask = ((uint64_t)1 << t->shift) - 1;                                  \
-        for (int64_t k = 0; k < rows; k++, v += 2 * pitch) {                            \
-            const double *a = t->hi + 2 * (m >> t->shift), *b = t->lo + 2 * (m & mask); \
-            double wr = a[0] * b[0] - a[1] * b[1], wi = a[0] * b[1] + a[1] * b[0];      \
-            for (int64_t i = 0; k && i < cols; i++) {                                   \
-                double xr = (double)v[2 * i], xi = (double)v[2 * i + 1];                \
-                v[2 * i] = (R)(wr * xr - wi * xi);                                      \
-                v[2 * i + 1] = (R)(wr * xi + wi * xr);                                  \
-            }                                                                           \
-            m += step;                                                                  \
-            if (m >= n)                                                                 \
-                m -= n;                                                                 \
-        }                                                                               \
-    } while (0)
-
-void hfft__twiddles_rows(const hfft__twiddles *t, int prec, void *x, int64_t rows, int64_t pitch,
-                         int64_t cols, int64_t j) {
-    if (j % t->n == 0)
-        return;
-    if (prec == 4)
-        ROWS(float);
-    else
-        ROWS(double);
-}

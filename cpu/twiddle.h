@@ -25,8 +25,5 @@ void hfft__twiddles_free(hfft__twiddles *t);
 /* x[k * stride] *= W_n^(k j) for k < len, in the precision prec (4 or 8). */
 void hfft__twiddles_rotate(const hfft__twiddles *t, int prec, void *x, int64_t len,
                            int64_t stride, int64_t j);
-/* Row k of `cols` elements (rows `pitch` elements apart) times W_n^(k j), for k < rows. */
-void hfft__twiddles_rows(const hfft__twiddles *t, int prec, void *x, int64_t rows, int64_t pitch,
-                         int64_t cols, int64_t j);
 
 #endif

@@ -31,6 +31,7 @@ typedef struct gcase {
     int gpu; /* one dense complex array: the GPU engine must take it */
     const char *devices; /* hfft_options.devices (NULL: the default) */
     double ratio[2];     /* hfft_options.round_ratio (0: unset) */
+    int threads;         /* hfft_options.threads (0: the default) */
 } gcase;
 
 /* Reach of one side's layout in elements: [lo, hi]. */
@@ -242,6 +243,7 @@ static void run_guru_info(const gcase *g, int device, int64_t budget, hfft_info 
     o.devices = g->devices;
     o.round_ratio[0] = g->ratio[0];
     o.round_ratio[1] = g->ratio[1];
+    o.threads = g->threads;
     void *p = plan_case(g, ip, op, &o);
     char where[96];
     snprintf(where, sizeof where, "%s (f%d, %s%s)", g->what, g->prec * 8,
@@ -600,8 +602,10 @@ Test(guru, real_rounds) {
  * dimension): the CPU takes the GPU's layout between the rounds, its groups of
  * round A and pieces of round B (cpu/four.c).  c2c and r2c, both precisions,
  * fixed shares from nearly all GPU to nearly all CPU, HFFT_HYBRID's probe
- * share, a batch between the two dimensions, and rows wide enough for round B
- * to cut them in pieces; against FFTW in long double.
+ * share, a batch between the two dimensions, rows wide enough for round B to
+ * cut them in pieces, both directions, and one to five CPU threads (several
+ * threads on one group of round A, more threads than jobs); against FFTW in
+ * long double.
  */
 Test(guru, hybrid_four_step) {
     static const struct {
@@ -618,7 +622,8 @@ Test(guru, hybrid_four_step) {
         for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
             for (size_t s = 0; s < sizeof shares / sizeof shares[0]; s++) {
                 int kind = cases[i].kind;
-                gcase g = {kind, prec, kind == C2C ? -1 : 0, 2, 0};
+                gcase g = {kind, prec, kind == C2C ? (s % 2 ? 1 : -1) : 0, 2, 0};
+                g.threads = 1 + (int)((i + s) % 5);
                 dense_dims(kind, 2, cases[i].n, 0, g.dims);
                 if (cases[i].between) {
                     /* rows n[1] apart in a batch of `between`, dimension 0 between batches */
