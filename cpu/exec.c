@@ -24,54 +24,6 @@
 
 static int aligned64(const void *p) { return ((uintptr_t)p & 63u) == 0; }
 
-/* L elements rounded up to whole cache lines, and to an odd number of them, so
-   that a tile's columns fall in different cache sets. */
-static int64_t padded(int64_t L, size_t es) {
-    size_t lines = ((size_t)L * es + HFFT__LINE - 1) / HFFT__LINE;
-    if (lines % 2 == 0)
-        lines++;
-    return (int64_t)(lines * HFFT__LINE / es);
-}
-
-int hfft__cpu_plan_tile(hfft__cpu *c, tile *t, int64_t L, int64_t pitch, int64_t ni,
-                        unsigned flags) {
-    size_t es = c->es;
-    t->L = L;
-    t->pitch = pitch;
-    t->ld = padded(L, es);
-    int64_t B = (int64_t)(TILE_BYTES / ((size_t)L * es));
-    int64_t per_line = (int64_t)(HFFT__LINE / es);
-    if (B > (int64_t)(ROW_MAX / es))
-        B = (int64_t)(ROW_MAX / es);
-    if (B < (int64_t)(ROW_MIN / es))
-        B = (int64_t)(ROW_MIN / es);
-    if (B > (int64_t)(TILE_MAX / ((size_t)L * es)))
-        B = (int64_t)(TILE_MAX / ((size_t)L * es));
-    if (B > per_line)
-        B -= B % per_line;
-    B = B < 1 ? 1 : B;
-    t->B = B < ni ? B : ni;
-    size_t need = (size_t)(t->B * t->ld) * es + (size_t)(STEP * t->B) * es;
-    if (need > c->buf_bytes)
-        c->buf_bytes = need;
-    hfft__lines_desc d;
-    memset(&d, 0, sizeof d);
-    d.prec = c->prec;
-    d.sign = c->sign;
-    d.rank = 1;
-    d.n[0] = L;
-    d.is = d.os = 1;
-    d.howmany = t->B;
-    d.idist = d.odist = t->ld;
-    d.inplace = 1;
-    d.fftw_flags = flags;
-    int st = hfft__lines_plan(&d, &t->plan);
-    if (st || t->B == 1)
-        return st;
-    d.howmany = 1;
-    return hfft__lines_plan(&d, &t->plan_one);
-}
-
 /* Contiguous lines of n elements, blk to a job, and one at a time. */
 static int plan_lines(hfft__cpu *c, cpu_round *cr, const hfft__lines_desc *proto, int64_t blk,
                       void *in, void *out) {
@@ -113,7 +65,7 @@ static int plan_tout(hfft__cpu *c, cpu_round *cr, const hfft__lines_desc *proto,
     blk = blk > cap ? cap : blk;
     blk = blk > r->tper ? r->tper : blk;
     cr->blk = blk < 1 ? 1 : blk;
-    cr->ld = padded(r->L, es);
+    cr->ld = hfft__cpu_padded(r->L, es);
     size_t need = (size_t)(cr->blk * cr->ld) * es + (size_t)(STEP * cr->blk) * es;
     if (need > c->buf_bytes)
         c->buf_bytes = need;
@@ -260,22 +212,6 @@ static int plan_round(hfft__cpu *c, cpu_round *cr, int measure, void *in, void *
     return st;
 }
 
-typedef struct alloc_ctx {
-    hfft__cpu *c;
-    size_t bytes;
-} alloc_ctx;
-
-/* On each pool thread: its buffer, first touched there so that its pages come
-   from the thread's own memory node. */
-static void alloc_buffer(void *ctx, int64_t job, int thread) {
-    alloc_ctx *a = ctx;
-    (void)job;
-    char *b = aligned_alloc(64, a->bytes);
-    if (b)
-        memset(b, 0, a->bytes);
-    a->c->buf[thread] = b;
-}
-
 int hfft__cpu_create(int prec, int sign, int nrounds, const hfft__round *rounds,
                      const int *inplace, unsigned flags, hfft__pool *pool, void *in, void *out,
                      hfft__cpu **out_cpu) {
@@ -306,36 +242,6 @@ int hfft__cpu_create(int prec, int sign, int nrounds, const hfft__round *rounds,
     return 0;
 }
 
-static void free_buffers(hfft__cpu *c) {
-    if (c->buf) {
-        for (int t = 0; t < hfft__pool_size(c->pool); t++)
-            free(c->buf[t]);
-        free(c->buf);
-    }
-    c->buf = NULL;
-    c->buf_alloc = 0;
-}
-
-int hfft__cpu_buffers(hfft__cpu *c, size_t bytes) {
-    bytes = bytes > c->buf_bytes ? bytes : c->buf_bytes;
-    bytes = (bytes + 63) & ~(size_t)63;
-    c->buf_bytes = bytes;
-    if (c->buf && c->buf_alloc >= bytes)
-        return 0;
-    free_buffers(c);
-    int n = hfft__pool_size(c->pool);
-    c->buf = calloc((size_t)n, sizeof *c->buf);
-    if (!c->buf)
-        return hfft__fail(HFFT_ERR_HOST_MEMORY, "CPU executor: out of memory");
-    alloc_ctx a = {c, bytes};
-    hfft__pool_each(c->pool, alloc_buffer, &a);
-    for (int t = 0; t < n; t++)
-        if (!c->buf[t])
-            return hfft__fail(HFFT_ERR_HOST_MEMORY, "CPU executor: %zu-byte thread buffer", bytes);
-    c->buf_alloc = bytes;
-    return 0;
-}
-
 void hfft__cpu_destroy(hfft__cpu *c) {
     if (!c)
         return;
@@ -349,7 +255,7 @@ void hfft__cpu_destroy(hfft__cpu *c) {
         hfft__twiddles_free(&cr->tw);
     }
     hfft__cpu_four_destroy(c->four);
-    free_buffers(c);
+    hfft__cpu_free_buffers(c);
     free(c);
 }
 

@@ -81,11 +81,14 @@ void hfft__cpu_tiles_pre(const hfft__cpu *c, const tile *t, const hfft__twiddles
                          int64_t pre_j, const char *src, char *dst, int64_t i0, int64_t i1,
                          int thread, int stream);
 /* Each pool thread's buffer at least `bytes`, or what the plans so far need where
-   that is more (exec.c). */
+   that is more; and giving them back (tiles.c). */
 int hfft__cpu_buffers(hfft__cpu *c, size_t bytes);
-/* A tile round's plans for columns of L elements, pitch apart, ni of them (exec.c). */
+void hfft__cpu_free_buffers(hfft__cpu *c);
+/* A tile round's plans for columns of L elements, pitch apart, ni of them; L
+   rounded up to an odd number of cache lines (tiles.c). */
 int hfft__cpu_plan_tile(hfft__cpu *c, tile *t, int64_t L, int64_t pitch, int64_t ni,
                         unsigned flags);
+int64_t hfft__cpu_padded(int64_t L, size_t es);
 /* four.c */
 void hfft__cpu_four_destroy(cpu_four *f);
 int hfft__cpu_four_start(hfft__cpu *c, int h, const void *src, void *dst);
