@@ -109,7 +109,9 @@ static int make_gpu(hfft__plan *p, const hfft__choice *c) {
     return 0;
 }
 
-static int make_cpu(hfft__plan *p, int reserve) {
+/* The CPU executor; with no_rounds, none of the plan's rounds planned (a four-step
+   share plans its own: share_four). */
+static int make_cpu(hfft__plan *p, int reserve, int no_rounds) {
     int threads = cpu_threads(p, reserve);
     int st = hfft__pool_create(threads, reserve, &p->pool);
     if (st)
@@ -120,8 +122,8 @@ static int make_cpu(hfft__plan *p, int reserve) {
     int inplace[HFFT__MAX_ROUNDS];
     for (int h = 0; h < p->nrounds; h++)
         inplace[h] = round_inplace(p, h);
-    return hfft__cpu_create(p->prec, p->sign, p->nrounds, p->rounds, inplace, f, p->pool, p->in,
-                            p->out, &p->cpu);
+    return hfft__cpu_create(p->prec, p->sign, no_rounds ? 0 : p->nrounds, p->rounds, inplace, f,
+                            p->pool, p->in, p->out, &p->cpu);
 }
 
 /* FFTW's flags for a whole-problem plan of this plan's problem. */
@@ -374,10 +376,11 @@ int hfft__build(hfft__plan *p, const hfft__choice *c, int split) {
         return hfft__make_whole(p);
     }
     /* a core left to each card's feeding thread (cards.c drives each on its own) */
-    if (!st && any_cpu)
-        st = make_cpu(p, any_gpu ? p->ncard : 0);
     hfft__four_shape fs;
-    if (!st && any_cpu && any_gpu && hfft__cards_four(p->gpu, &fs) == 0)
+    int four = !st && any_cpu && any_gpu && hfft__cards_four(p->gpu, &fs) == 0;
+    if (!st && any_cpu)
+        st = make_cpu(p, any_gpu ? p->ncard : 0, four);
+    if (!st && four)
         st = share_four(p, &fs);
     if (!st && any_gpu)
         st = place_arrays(p);
