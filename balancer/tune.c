@@ -195,17 +195,12 @@ static result measure(const problem *p, void *in, void *out, const cand *c, int 
                                  : c->schedule == 1 ? HFFT_SCHEDULE_PLAIN : 0);
     int64_t per = p->n[0] * (p->rank > 1 ? p->n[1] : 1) * (p->rank > 2 ? p->n[2] : 1);
     double t0 = hfft__now();
-    void *plan;
-    if (p->howmany > 1)
-        plan = p->prec == 4
-                   ? (void *)hfftf_plan_many_dft64(p->rank, p->n, p->howmany, in, NULL, 1, per, out,
-                                                   NULL, 1, per, HFFT_FORWARD, flags, &o)
-                   : (void *)hfft_plan_many_dft64(p->rank, p->n, p->howmany, in, NULL, 1, per, out,
-                                                  NULL, 1, per, HFFT_FORWARD, flags, &o);
-    else
-        plan = p->prec == 4
-                   ? (void *)hfftf_plan_dft(p->rank, p->n, in, out, HFFT_FORWARD, flags, &o)
-                   : (void *)hfft_plan_dft(p->rank, p->n, in, out, HFFT_FORWARD, flags, &o);
+    /* one transform or a dense batch: the advanced interface plans both */
+    void *plan = p->prec == 4
+                     ? (void *)hfftf_plan_many_dft64(p->rank, p->n, p->howmany, in, NULL, 1, per,
+                                                     out, NULL, 1, per, HFFT_FORWARD, flags, &o)
+                     : (void *)hfft_plan_many_dft64(p->rank, p->n, p->howmany, in, NULL, 1, per,
+                                                    out, NULL, 1, per, HFFT_FORWARD, flags, &o);
     r.plan_s = hfft__now() - t0;
     if (!plan) {
         progress("%s: plan failed: %s\n", c->label, hfft_last_error_message());

@@ -111,7 +111,8 @@ typedef struct hfft__cpu_four_desc {
     int kind; /* the rows: HFFT__C2C or HFFT__R2C */
     int64_t L, nreal, rpitch;
 } hfft__cpu_four_desc;
-int hfft__cpu_four(hfft__cpu *c, const hfft__cpu_four_desc *d, const void *in, const void *out);
+/* in: the input array planned for (its alignment). */
+int hfft__cpu_four(hfft__cpu *c, const hfft__cpu_four_desc *d, const void *in);
 
 /* ---- host memory (memory.c) ----
  * The host memory bandwidth as the pool's threads see it, the figure that CPU

@@ -281,23 +281,13 @@ static void run_lines(const cpu_round *cr, const char *src, char *dst, int64_t c
 
 /*
  * Plane rounds: plane p's row jobs (kr of them) come before its column-tile
- * jobs (kc), which wait until the rows are done.  The order interleaves the
- * next plane's rows with this plane's columns, so that the wait is short:
- * R(0), R(1) C(0), R(2) C(1), ..., C(P-1).  A job waits only for jobs handed
- * out before it, which never wait for it: no deadlock, on any thread count.
+ * jobs (kc), which wait until the rows are done, the next plane's rows beside
+ * this plane's columns so that the wait is short (hfft__cpu_interleaved).
  */
 static void plane_job(const hfft__cpu *c, cpu_round *cr, int64_t j, int thread) {
     const hfft__round *r = &cr->r;
-    int64_t kr = cr->kr, kc = cr->kc, planes = c->u1 - c->u0, p = 0, k = j;
-    int rows = 1;
-    if (j >= kr) {
-        int64_t s = 1 + (j - kr) / (kr + kc);
-        k = (j - kr) % (kr + kc);
-        rows = s < planes && k < kr;
-        p = rows ? s : s - 1;
-        if (!rows && s < planes)
-            k -= kr;
-    }
+    int64_t kr = cr->kr, p, k;
+    int rows = hfft__cpu_interleaved(j, kr, cr->kc, c->u1 - c->u0, &p, &k);
     size_t es = c->es, plane = (size_t)r->dout * es;
     if (rows) {
         int64_t l0 = k * cr->blk;

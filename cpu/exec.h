@@ -80,6 +80,11 @@ struct hfft__cpu {
 void hfft__cpu_tiles_pre(const hfft__cpu *c, const tile *t, const hfft__twiddles *pre,
                          int64_t pre_j, const char *src, char *dst, int64_t i0, int64_t i1,
                          int thread, int stream);
+/* Jobs over n items (planes, groups), each kr row jobs then kc tile jobs that wait
+   for that item's rows, interleaved: job j's item and its index among the item's
+   row or tile jobs; 1 for a row job (tiles.c). */
+int hfft__cpu_interleaved(int64_t j, int64_t kr, int64_t kc, int64_t n, int64_t *item, int64_t *k);
+
 /* Each pool thread's buffer at least `bytes`, or what the plans so far need where
    that is more; and giving them back (tiles.c). */
 int hfft__cpu_buffers(hfft__cpu *c, size_t bytes);

@@ -75,7 +75,7 @@ static void split(int64_t n, int64_t threads, int64_t *jobs, int64_t *per) {
     *jobs = (n + *per - 1) / *per;
 }
 
-int hfft__cpu_four(hfft__cpu *c, const hfft__cpu_four_desc *d, const void *in, const void *out) {
+int hfft__cpu_four(hfft__cpu *c, const hfft__cpu_four_desc *d, const void *in) {
     if (d->fa < 2 || d->fb < 2 || d->fa * d->fb != d->d0 || d->nb < 1 || d->pw * d->nb != d->row ||
         d->per < 1 || d->L * d->per != d->row || d->first[0] < 0 || d->first[0] > d->fb ||
         d->first[1] < 0 || d->first[1] > d->fa * d->nb ||
@@ -91,7 +91,6 @@ int hfft__cpu_four(hfft__cpu *c, const hfft__cpu_four_desc *d, const void *in, c
     /* FFTW's aligned plans need every array they meet aligned as planned */
     int una = c->unaligned || ((uintptr_t)in % 64) || f->in_index % 64 ||
               ((size_t)d->row * es) % 64 || (d->kind == HFFT__R2C && ((size_t)d->rpitch * rs) % 64);
-    (void)out;
     hfft__lines_desc r;
     memset(&r, 0, sizeof r);
     r.prec = c->prec;
@@ -152,25 +151,15 @@ static void wait_for(_Atomic int64_t *n, int64_t want) {
 }
 
 /*
- * Round A, job j over the CPU's G groups: group g's kr row jobs come before its
- * kc tile jobs, which wait until its rows are done, in the order R(0), R(1)
- * T(0), R(2) T(1), ..., T(G-1); a group's rows wait until the tiles of the
- * group RING before it, whose buffer they take, are done.  A job waits only
- * for jobs handed out before it, which never wait for it: no deadlock, on any
- * thread count.
+ * Round A, job j over the CPU's groups: a group's kr row jobs, then its kc
+ * tile jobs, which wait until its rows are done (hfft__cpu_interleaved); a
+ * group's rows also wait until the tiles of the group RING before it, whose
+ * buffer they take, are done: jobs handed out before them.
  */
 static void job_a(const hfft__cpu *c, cpu_four *f, int64_t j, int thread) {
     const hfft__cpu_four_desc *d = &f->d;
-    int64_t kr = f->kr, kc = f->kc, groups = d->fb - d->first[0], g = 0, k = j;
-    int rows = 1;
-    if (j >= kr) {
-        int64_t s = 1 + (j - kr) / (kr + kc);
-        k = (j - kr) % (kr + kc);
-        rows = s < groups && k < kr;
-        g = rows ? s : s - 1;
-        if (!rows && s < groups)
-            k -= kr;
-    }
+    int64_t kr = f->kr, kc = f->kc, g, k;
+    int rows = hfft__cpu_interleaved(j, kr, kc, d->fb - d->first[0], &g, &k);
     size_t rowb = (size_t)d->row * f->es;
     char *b = f->ring[g % RING];
     int64_t q = d->first[0] + g;

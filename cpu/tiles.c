@@ -108,6 +108,24 @@ int hfft__cpu_buffers(hfft__cpu *c, size_t bytes) {
     return 0;
 }
 
+/* The order of interleaved row and tile jobs (exec.h): R(0), R(1) C(0), R(2) C(1),
+   ..., C(n-1), the next item's rows beside this item's tiles.  A job waits only
+   for jobs handed out before it, which never wait for it: no deadlock, on any
+   thread count. */
+int hfft__cpu_interleaved(int64_t j, int64_t kr, int64_t kc, int64_t n, int64_t *item, int64_t *k) {
+    *item = 0;
+    *k = j;
+    if (j < kr)
+        return 1;
+    int64_t s = 1 + (j - kr) / (kr + kc);
+    *k = (j - kr) % (kr + kc);
+    int rows = s < n && *k < kr;
+    *item = rows ? s : s - 1;
+    if (!rows && s < n)
+        *k -= kr;
+    return rows;
+}
+
 /* ---- tiles ----
  * A job takes a run of neighbouring tiles.  Each is gathered into the
  * thread's buffer (column k at k * ld bytes), transformed there and scattered

@@ -96,17 +96,22 @@ static int make_gpu(hfft__plan *p, const hfft__choice *c) {
     if (st)
         return st;
     /* the cards it runs on (one card's trip may take the place of several streaming) */
-    int used = hfft__cards_used(p->gpu);
-    p->info.cards = used;
+    hfft__info_cards(p, hfft__cards_used(p->gpu));
+    return 0;
+}
+
+void hfft__info_cards(hfft__plan *p, int n) {
+    p->info.cards = n;
     p->info.device_budget = 0;
-    for (int k = 0; k < used; k++)
+    for (int k = 0; k < n; k++) {
+        p->info.card_ids[k] = p->ops->ordinal(p->cards[k]);
         p->info.device_budget += p->ops->budget(p->cards[k]);
-    if (used > 1)
-        snprintf(p->info.device_name, sizeof p->info.device_name, "%d x %s", used,
+    }
+    if (n > 1)
+        snprintf(p->info.device_name, sizeof p->info.device_name, "%d x %s", n,
                  p->ops->describe(p->dev));
     else
         snprintf(p->info.device_name, sizeof p->info.device_name, "%s", p->ops->describe(p->dev));
-    return 0;
 }
 
 /* The CPU executor; with no_rounds, none of the plan's rounds planned (a four-step
@@ -314,7 +319,7 @@ static int share_four(hfft__plan *p, const hfft__four_shape *fs) {
     d.L = r->kind == HFFT__R2C ? r->nreal / 2 + 1 : r->L;
     d.nreal = r->nreal;
     d.rpitch = r->rpitch;
-    int st = hfft__cpu_four(p->cpu, &d, p->in, p->out);
+    int st = hfft__cpu_four(p->cpu, &d, p->in);
     if (!st) {
         p->info.ratio[0] = (double)fs->gpu[0] / (double)fs->fb;
         p->info.ratio[1] = (double)fs->gpu[1] / (double)(fs->fa * fs->nb);

@@ -12,6 +12,8 @@
 /* Engines for c (c->ratio[h] in [0, 1]: round h's GPU share); split: planes cut
    into rounds of their own.  Fills p->rounds, p->cut and the info's shares. */
 int hfft__build(hfft__plan *p, const hfft__choice *c, int split);
+/* hfft_info's cards: the plan's first n (their ordinals, budgets, the name). */
+void hfft__info_cards(hfft__plan *p, int n);
 /* hfft__build, again with planes split where a plane cannot fit a pass. */
 int hfft__build_any(hfft__plan *p, const hfft__choice *c);
 /* HFFT_MEASURE with nothing known: times GPU-only and a probe share, sets c's

@@ -326,17 +326,6 @@ static int open_cards(hfft__plan *p, int kind) {
         hfft__release_engines(p);
         return st;
     }
-    int n = p->ncard;
-    p->info.cards = n;
-    p->info.device_budget = 0;
-    for (int k = 0; k < n; k++) {
-        p->info.card_ids[k] = p->ops->ordinal(p->cards[k]);
-        p->info.device_budget += p->ops->budget(p->cards[k]);
-    }
-    if (n > 1)
-        snprintf(p->info.device_name, sizeof p->info.device_name, "%d x %s", n,
-                 p->ops->describe(p->dev));
-    else
-        snprintf(p->info.device_name, sizeof p->info.device_name, "%s", p->ops->describe(p->dev));
+    hfft__info_cards(p, p->ncard);
     return 0;
 }
