@@ -29,26 +29,33 @@ typedef struct ask {
 } ask;
 
 /* A single transform, or a batch of them one after the other in dense arrays (each
-   transform row-major, the next right after it on both sides): what wisdom holds. */
+   transform row-major, real rows as FFTW's basic interface lays them out, the next
+   transform right after it on both sides): what wisdom holds. */
 static int dense_batch(const hfft__problem *pb) {
+    if (pb->split_in || pb->split_out || pb->rank < 1)
+        return 0;
+    /* strides, row-major from the last dimension: in complex elements (cs) and in
+       reals of the real side (rs: rows of n reals, 2 (n/2 + 1) in place) */
+    int64_t last = pb->n[pb->rank - 1], cs = 1, rs = 1;
+    for (int k = pb->rank - 1; k >= 0; k--) {
+        int64_t is = pb->kind == HFFT__R2C ? rs : cs, os = pb->kind == HFFT__C2R ? rs : cs;
+        if (pb->dims[k].is != is || pb->dims[k].os != os)
+            return 0;
+        int last_dim = k == pb->rank - 1 && pb->kind != HFFT__C2C;
+        cs *= last_dim ? last / 2 + 1 : pb->n[k];
+        rs *= last_dim ? (pb->inplace ? 2 * (last / 2 + 1) : last) : pb->n[k];
+    }
     if (pb->howmany == 1)
         return 1;
-    if (pb->hrank != 1 || pb->split_in || pb->split_out)
-        return 0;
-    int64_t per = 1;
-    for (int k = pb->rank - 1; k >= 0; k--) {
-        if (pb->dims[k].is != per || pb->dims[k].os != per)
-            return 0;
-        per *= pb->dims[k].n;
-    }
-    return pb->hdims[0].is == per && pb->hdims[0].os == per;
+    int64_t in = pb->kind == HFFT__R2C ? rs : cs, out = pb->kind == HFFT__C2R ? rs : cs;
+    return pb->hrank == 1 && pb->hdims[0].is == in && pb->hdims[0].os == out;
 }
 
 static int read_wisdom(const ask *p, hfft__choice *c) {
     char path[1024];
     const char *w = p->set->wisdom;
-    /* Wisdom holds complex transforms of dense arrays, single or batched. */
-    if (strcmp(w, "none") == 0 || p->pb->kind != HFFT__C2C || !dense_batch(p->pb))
+    /* Wisdom holds transforms of dense arrays, single or batched. */
+    if (strcmp(w, "none") == 0 || !dense_batch(p->pb))
         return 0;
     if (!*w) {
         if (hfft__wisdom_default_path(path, sizeof path) != 0)
@@ -83,8 +90,9 @@ static int read_wisdom(const ask *p, hfft__choice *c) {
         c->have_link = 1;
     }
     c->host_bw = wd->host_bw;
-    const hfft__wisdom_problem *q = hfft__wisdom_find(
-        wd, p->pb->prec, p->pb->rank, p->pb->n, p->pb->howmany, p->pb->inplace, p->set->budget);
+    const hfft__wisdom_problem *q =
+        hfft__wisdom_find(wd, p->pb->kind, p->pb->prec, p->pb->rank, p->pb->n, p->pb->howmany,
+                          p->pb->inplace, p->set->budget);
     if (q) {
         c->wisdom = 1;
         for (int h = 0; h < q->nratio; h++) {
@@ -95,8 +103,8 @@ static int read_wisdom(const ask *p, hfft__choice *c) {
         c->slots = q->slots;
         c->pass_bytes = q->pass_bytes;
         c->schedule = q->schedule;
-    } else if ((q = hfft__wisdom_nearest(wd, p->pb->prec, p->pb->rank, p->pb->n, p->pb->howmany,
-                                         p->set->budget))) {
+    } else if ((q = hfft__wisdom_nearest(wd, p->pb->kind, p->pb->prec, p->pb->rank, p->pb->n,
+                                         p->pb->howmany, p->set->budget))) {
         /* Not tuned for this size: the rates tuned on the nearest problem of the
            same kind, put through the model for this one. */
         c->wisdom = 2;

@@ -29,12 +29,13 @@
 
 #define MAX_CANDS 16
 #define MAX_PROBES 3
-#define SETTLED 0.005      /* shares that move less than this have settled */
-#define GIVE_UP 1.03       /* a GPU alternative slower than this after one run stops */
+#define SETTLED 0.005 /* shares that move less than this have settled */
+#define GIVE_UP 1.03  /* a GPU alternative slower than this after one run stops */
 #define HOST_BYTES ((size_t)1 << 30)
-#define NONE_SHARE 1e-9    /* a round share that leaves the GPU no unit (0 means unset) */
+#define NONE_SHARE 1e-9 /* a round share that leaves the GPU no unit (0 means unset) */
 
 typedef struct problem {
+    int kind; /* HFFT__C2C, HFFT__R2C (r32, r64) or HFFT__C2R (c2r32, c2r64) */
     int rank, prec;
     int64_t n[3];
     int64_t howmany; /* transforms one after the other (a dense batch); 1: one */
@@ -82,8 +83,11 @@ static void usage(FILE *f) {
             "and one at the end, and writes the fastest measured choice to wisdom, which hfft\n"
             "plans read from then on.\n\n"
             "PROBLEM  2d 32768x32768 f32   (or 2d:32768x32768:f32); 3d ZxYxX; 1d N; f32 or\n"
-            "         f64; :bHOWMANY after the precision for a dense batch of that many\n"
-            "         transforms, one after the other (1d:65536:f32:b131072)\n\n"
+            "         f64 (complex); r32 or r64 (real input: r2c, forward, its sizes the real\n"
+            "         ones, as hfft-bench's); c2r32 or c2r64 (complex to real, backward);\n"
+            "         :bHOWMANY after the precision for a dense batch of that many\n"
+            "         transforms, one after the other (1d:65536:f32:b131072), real rows laid\n"
+            "         out as FFTW's basic interface does (padded in place)\n\n"
             "options:\n"
             "  --budget BYTES    device memory budget to tune for (\"2GiB\"), each card's;\n"
             "                    default: automatic.  Plans use the entry only with the same\n"
@@ -135,20 +139,31 @@ static int parse_problem(const char *dim, const char *shape, const char *prec, p
     }
     if (*s)
         return -1;
-    if (strncmp(prec, "f32", 3) == 0)
-        p->prec = 4;
-    else if (strncmp(prec, "f64", 3) == 0)
-        p->prec = 8;
-    else
+    static const struct {
+        const char *name;
+        int kind, prec;
+    } kinds[] = {{"f32", HFFT__C2C, 4}, {"f64", HFFT__C2C, 8},   {"r32", HFFT__R2C, 4},
+                 {"r64", HFFT__R2C, 8}, {"c2r32", HFFT__C2R, 4}, {"c2r64", HFFT__C2R, 8}};
+    size_t len = 0;
+    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0] && !len; k++) {
+        size_t l = strlen(kinds[k].name);
+        if (strncmp(prec, kinds[k].name, l) == 0 && (prec[l] == '\0' || prec[l] == ':')) {
+            p->kind = kinds[k].kind;
+            p->prec = kinds[k].prec;
+            len = l;
+        }
+    }
+    if (!len)
         return -1;
+    const char *rest = prec + len;
     p->howmany = 1;
-    if (prec[3] == ':' && prec[4] == 'b') {
+    if (rest[0] == ':' && rest[1] == 'b') {
         char *end;
-        long long h = strtoll(prec + 5, &end, 10);
-        if (end == prec + 5 || *end || h < 1)
+        long long h = strtoll(rest + 2, &end, 10);
+        if (end == rest + 2 || *end || h < 1)
             return -1;
         p->howmany = h;
-    } else if (prec[3]) {
+    } else if (rest[0]) {
         return -1;
     }
     return 0;
@@ -175,6 +190,16 @@ static void sort(double *v, int n) {
             }
 }
 
+/* A transform's extent in complex elements (cx) and in reals of its real side (rx:
+   rows of n reals, 2 (n/2 + 1) in place), as FFTW's basic interface lays them out. */
+static void extents(const problem *p, int inplace, int64_t *cx, int64_t *rx) {
+    int64_t rest = 1, last = p->n[p->rank - 1], half = last / 2 + 1;
+    for (int k = 0; k < p->rank - 1; k++)
+        rest *= p->n[k];
+    *cx = rest * (p->kind == HFFT__C2C ? last : half);
+    *rx = rest * (inplace ? 2 * half : last);
+}
+
 /* Plans c and runs it nreps times after a warm-up (medians per round); stops
    after the first timed run where that took longer than give_up (> 0). */
 static result measure(const problem *p, void *in, void *out, const cand *c, int nreps,
@@ -191,16 +216,38 @@ static result measure(const problem *p, void *in, void *out, const cand *c, int 
         o.round_ratio[h] = c->ratio[h];
     o.slots = c->slots;
     o.pass_bytes = c->pass_bytes;
-    unsigned flags = c->flags | (c->schedule == 2 ? HFFT_SCHEDULE_RADIX2
-                                 : c->schedule == 1 ? HFFT_SCHEDULE_PLAIN : 0);
-    int64_t per = p->n[0] * (p->rank > 1 ? p->n[1] : 1) * (p->rank > 2 ? p->n[2] : 1);
+    unsigned flags = c->flags | (c->schedule == 2   ? HFFT_SCHEDULE_RADIX2
+                                 : c->schedule == 1 ? HFFT_SCHEDULE_PLAIN
+                                                    : 0);
+    int64_t cx, rx;
+    extents(p, in == out, &cx, &rx);
+    /* in place, real rows padded to 2 (n/2 + 1) reals: FFTW's advanced interface
+       takes that as the real side's embedding (NULL would mean rows of n reals) */
+    int64_t pad[3], *re = NULL;
+    if (in == out && p->kind != HFFT__C2C) {
+        memcpy(pad, p->n, sizeof pad);
+        pad[p->rank - 1] = 2 * (p->n[p->rank - 1] / 2 + 1);
+        re = pad;
+    }
     double t0 = hfft__now();
     /* one transform or a dense batch: the advanced interface plans both */
-    void *plan = p->prec == 4
-                     ? (void *)hfftf_plan_many_dft64(p->rank, p->n, p->howmany, in, NULL, 1, per,
-                                                     out, NULL, 1, per, HFFT_FORWARD, flags, &o)
-                     : (void *)hfft_plan_many_dft64(p->rank, p->n, p->howmany, in, NULL, 1, per,
-                                                    out, NULL, 1, per, HFFT_FORWARD, flags, &o);
+    void *plan = NULL;
+    if (p->kind == HFFT__C2C)
+        plan = p->prec == 4
+                   ? (void *)hfftf_plan_many_dft64(p->rank, p->n, p->howmany, in, NULL, 1, cx, out,
+                                                   NULL, 1, cx, HFFT_FORWARD, flags, &o)
+                   : (void *)hfft_plan_many_dft64(p->rank, p->n, p->howmany, in, NULL, 1, cx, out,
+                                                  NULL, 1, cx, HFFT_FORWARD, flags, &o);
+    else if (p->kind == HFFT__R2C)
+        plan = p->prec == 4 ? (void *)hfftf_plan_many_dft_r2c64(p->rank, p->n, p->howmany, in, re,
+                                                                1, rx, out, NULL, 1, cx, flags, &o)
+                            : (void *)hfft_plan_many_dft_r2c64(p->rank, p->n, p->howmany, in, re, 1,
+                                                               rx, out, NULL, 1, cx, flags, &o);
+    else
+        plan = p->prec == 4 ? (void *)hfftf_plan_many_dft_c2r64(p->rank, p->n, p->howmany, in, NULL,
+                                                                1, cx, out, re, 1, rx, flags, &o)
+                            : (void *)hfft_plan_many_dft_c2r64(p->rank, p->n, p->howmany, in, NULL,
+                                                               1, cx, out, re, 1, rx, flags, &o);
     r.plan_s = hfft__now() - t0;
     if (!plan) {
         progress("%s: plan failed: %s\n", c->label, hfft_last_error_message());
@@ -359,8 +406,7 @@ static void show(const cand *c, int nr, double bytes) {
 
 static void table_head(void) {
     printf("  %-26s %-19s %-22s %-22s %-12s %-11s %8s %6s\n", "candidate", "GPU share/round",
-           "predicted s/round", "measured s/round", "model error", "cpu_mem", "total_s",
-           "plan_s");
+           "predicted s/round", "measured s/round", "model error", "cpu_mem", "total_s", "plan_s");
 }
 
 /* ---- tuning one problem ---- */
@@ -400,9 +446,10 @@ static void model_of(const tuner *t, const cand *gpu, const cand *cpu, int h, in
 static int tune(const problem *p, int inplace, const hfft__link *link, hfft__wisdom *w,
                 summary *sum) {
     double t_problem = hfft__now();
-    int64_t total =
-        p->n[0] * (p->rank > 1 ? p->n[1] : 1) * (p->rank > 2 ? p->n[2] : 1) * p->howmany;
-    size_t bytes = (size_t)total * 2u * (size_t)p->prec;
+    /* the complex side's bytes, as plans count them (a real side is no larger) */
+    int64_t cx, rx;
+    extents(p, inplace, &cx, &rx);
+    size_t bytes = (size_t)(cx * p->howmany) * 2u * (size_t)p->prec;
     tuner *t = calloc(1, sizeof *t);
     if (!t)
         return 1;
@@ -415,7 +462,11 @@ static int tune(const problem *p, int inplace, const hfft__link *link, hfft__wis
     for (int k = 0; k < p->rank; k++)
         o += (size_t)snprintf(sum->name + o, sizeof sum->name - o, "%s%lld", k ? "x" : "",
                               (long long)p->n[k]);
-    o += (size_t)snprintf(sum->name + o, sizeof sum->name - o, " %s", p->prec == 4 ? "f32" : "f64");
+    o += (size_t)snprintf(sum->name + o, sizeof sum->name - o, " %s%s",
+                          p->kind == HFFT__C2C   ? "f"
+                          : p->kind == HFFT__R2C ? "r"
+                                                 : "c2r",
+                          p->prec == 4 ? "32" : "64");
     if (p->howmany > 1 && o < sizeof sum->name)
         snprintf(sum->name + o, sizeof sum->name - o, " x %lld", (long long)p->howmany);
     sum->nr = nr;
@@ -482,13 +533,13 @@ static int tune(const problem *p, int inplace, const hfft__link *link, hfft__wis
 
     /* 2. the CPU side, once */
     progress("[3/5] CPU-only\n");
-    cand cp = {"CPU-only", {NONE_SHARE, NONE_SHARE, NONE_SHARE}, 0, 0, 0, HFFT_CPU_ONLY,
-               {0}, {0}};
+    cand cp = {"CPU-only", {NONE_SHARE, NONE_SHARE, NONE_SHARE}, 0, 0, 0, HFFT_CPU_ONLY, {0}, {0}};
     cand *cpu = run(t, &cp, 1, 0.0);
 
     /* 3. hybrids at the model's shares, refitted after each */
-    int hybrid_threads =
-        threads > 0 ? threads : hfft__cores() - ncards > 0 ? hfft__cores() - ncards : 1;
+    int hybrid_threads = threads > 0                  ? threads
+                         : hfft__cores() - ncards > 0 ? hfft__cores() - ncards
+                                                      : 1;
     hfft__round_model m[3];
     double t_cpu[3], share[3] = {1, 1, 1};
     for (int h = 0; h < nr; h++) {
@@ -587,6 +638,7 @@ static int tune(const problem *p, int inplace, const hfft__link *link, hfft__wis
 
     hfft__wisdom_problem q;
     memset(&q, 0, sizeof q);
+    q.kind = p->kind;
     q.prec = p->prec;
     q.rank = p->rank;
     memcpy(q.n, p->n, sizeof q.n);
@@ -602,9 +654,8 @@ static int tune(const problem *p, int inplace, const hfft__link *link, hfft__wis
     q.nratio = nr;
     for (int h = 0; h < nr; h++) {
         q.ratio[h] = best->flags == HFFT_CPU_ONLY ? 0.0 : best->ratio[h];
-        q.predicted[h] = best->predicted[h] > 0
-                             ? best->predicted[h]
-                             : hfft__model_round_time(link, &m[h], q.ratio[h]);
+        q.predicted[h] = best->predicted[h] > 0 ? best->predicted[h]
+                                                : hfft__model_round_time(link, &m[h], q.ratio[h]);
         q.measured[h] = best->r.round[h];
         q.gpu_rate[h] = m[h].gpu_rate;
         q.cpu_rate[h] = m[h].cpu_rate;
@@ -633,8 +684,8 @@ static int tune(const problem *p, int inplace, const hfft__link *link, hfft__wis
 static void final_table(const summary *s, int n) {
     printf("\nsummary (times in s; shares are the GPU's per round; model error of the chosen "
            "candidate, predicted before it ran)\n");
-    printf("  %-24s %9s %9s %9s %8s %-15s %-14s %8s\n", "problem", "GPU-only", "CPU-only",
-           "tuned", "gain", "shares", "model error", "tuning");
+    printf("  %-24s %9s %9s %9s %8s %-15s %-14s %8s\n", "problem", "GPU-only", "CPU-only", "tuned",
+           "gain", "shares", "model error", "tuning");
     for (int i = 0; i < n; i++) {
         if (!s[i].ok) {
             printf("  %-24s failed\n", s[i].name);
@@ -647,18 +698,20 @@ static void final_table(const summary *s, int n) {
             o += (size_t)snprintf(er + o, sizeof er - o, "%s%+.0f%%", h ? "/" : "",
                                   100.0 * s[i].err[h]);
         printf("  %-24s %9.4f %9.4f %9.4f %7.1f%% %-15s %-14s %7.1fs\n", s[i].name, s[i].gpu,
-               s[i].cpu, s[i].tuned, 100.0 * (1.0 - s[i].tuned / s[i].gpu), sh, er,
-               s[i].seconds);
+               s[i].cpu, s[i].tuned, 100.0 * (1.0 - s[i].tuned / s[i].gpu), sh, er, s[i].seconds);
     }
 }
 
 int main(int argc, char **argv) {
-    static const struct option opts[] = {
-        {"budget", required_argument, 0, 'b'}, {"wisdom", required_argument, 0, 'w'},
-        {"out-of-place", no_argument, 0, 'o'}, {"reps", required_argument, 0, 'r'},
-        {"threads", required_argument, 0, 't'}, {"quiet", no_argument, 0, 'q'},
-        {"devices", required_argument, 0, 'd'}, {"help", no_argument, 0, 'h'},
-        {0, 0, 0, 0}};
+    static const struct option opts[] = {{"budget", required_argument, 0, 'b'},
+                                         {"wisdom", required_argument, 0, 'w'},
+                                         {"out-of-place", no_argument, 0, 'o'},
+                                         {"reps", required_argument, 0, 'r'},
+                                         {"threads", required_argument, 0, 't'},
+                                         {"quiet", no_argument, 0, 'q'},
+                                         {"devices", required_argument, 0, 'd'},
+                                         {"help", no_argument, 0, 'h'},
+                                         {0, 0, 0, 0}};
     const char *wpath = NULL;
     int inplace = 1, c;
     t_start = hfft__now();
@@ -696,7 +749,8 @@ int main(int argc, char **argv) {
                 np++;
                 continue;
             }
-        } else if (i + 2 < argc && parse_problem(argv[i], argv[i + 1], argv[i + 2], &probs[np]) == 0) {
+        } else if (i + 2 < argc &&
+                   parse_problem(argv[i], argv[i + 1], argv[i + 2], &probs[np]) == 0) {
             np++;
             i += 2;
             continue;

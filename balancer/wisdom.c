@@ -20,7 +20,8 @@
  *   problem prec=4 n=65536 howmany=131072 inplace=1 budget=0 ratio=0.7 ...
  *
  * `howmany` (optional, 1 where absent) is a dense batch's count of transforms,
- * one after the other.
+ * one after the other; `kind` (optional, c2c where absent: written only for
+ * real transforms) is c2c, r2c or c2r; a real transform's n are its real sizes.
  * A line that does not parse makes the file corrupt: HFFT_ERR_WISDOM naming
  * the line, never a crash and never a guess.
  */
@@ -33,6 +34,7 @@
 #include "balancer/wisdom.h"
 #include "cpu/cpu.h"
 #include "hfft.h"
+#include "src/core/problem.h"
 #include "src/core/status.h"
 
 int hfft__wisdom_default_path(char *buf, size_t n) {
@@ -189,6 +191,9 @@ static int parse_problem(char *rest, hfft__wisdom_problem *q) {
             have_prec = 1;
         } else if (strcmp(k, "n") == 0 && parse_shape(v, &q->rank, q->n) == 0) {
             have_n = 1;
+        } else if (strcmp(k, "kind") == 0 &&
+                   (!strcmp(v, "c2c") || !strcmp(v, "r2c") || !strcmp(v, "c2r"))) {
+            q->kind = !strcmp(v, "r2c") ? HFFT__R2C : !strcmp(v, "c2r") ? HFFT__C2R : HFFT__C2C;
         } else if (strcmp(k, "howmany") == 0 && parse_i64(v, &x) == 0 && x >= 1) {
             q->howmany = x;
         } else if (strcmp(k, "inplace") == 0 && parse_i64(v, &x) == 0 && (x == 0 || x == 1)) {
@@ -287,7 +292,8 @@ int hfft__wisdom_read(const char *path, hfft__wisdom *w) {
     memset(w, 0, sizeof *w);
     FILE *f = fopen(path, "rb");
     if (!f)
-        return errno == ENOENT ? 1 : hfft__fail(HFFT_ERR_IO, "wisdom %s: %s", path, strerror(errno));
+        return errno == ENOENT ? 1
+                               : hfft__fail(HFFT_ERR_IO, "wisdom %s: %s", path, strerror(errno));
     char *buf = NULL;
     size_t len = 0, cap = 0;
     for (;;) {
@@ -362,6 +368,8 @@ int hfft__wisdom_write(const char *path, const hfft__wisdom *w) {
         fprintf(f, "problem prec=%d n=", q->prec);
         for (int k = 0; k < q->rank; k++)
             fprintf(f, "%s%lld", k ? "x" : "", (long long)q->n[k]);
+        if (q->kind != HFFT__C2C)
+            fprintf(f, " kind=%s", q->kind == HFFT__R2C ? "r2c" : "c2r");
         if (q->howmany > 1)
             fprintf(f, " howmany=%lld", (long long)q->howmany);
         fprintf(f, " inplace=%d budget=%lld", q->inplace, (long long)q->budget);
@@ -390,10 +398,10 @@ int hfft__wisdom_write(const char *path, const hfft__wisdom *w) {
 
 static int64_t count_of(int64_t howmany) { return howmany > 1 ? howmany : 1; }
 
-static int same_problem(const hfft__wisdom_problem *q, int prec, int rank, const int64_t *n,
-                        int64_t howmany, int inplace, int64_t budget) {
-    if (q->prec != prec || q->rank != rank || q->inplace != inplace || q->budget != budget ||
-        count_of(q->howmany) != count_of(howmany))
+static int same_problem(const hfft__wisdom_problem *q, int kind, int prec, int rank,
+                        const int64_t *n, int64_t howmany, int inplace, int64_t budget) {
+    if (q->kind != kind || q->prec != prec || q->rank != rank || q->inplace != inplace ||
+        q->budget != budget || count_of(q->howmany) != count_of(howmany))
         return 0;
     for (int k = 0; k < rank; k++)
         if (q->n[k] != n[k])
@@ -401,17 +409,17 @@ static int same_problem(const hfft__wisdom_problem *q, int prec, int rank, const
     return 1;
 }
 
-const hfft__wisdom_problem *hfft__wisdom_find(const hfft__wisdom *w, int prec, int rank,
+const hfft__wisdom_problem *hfft__wisdom_find(const hfft__wisdom *w, int kind, int prec, int rank,
                                               const int64_t *n, int64_t howmany, int inplace,
                                               int64_t budget) {
     for (int i = 0; i < w->nprob; i++)
-        if (same_problem(&w->prob[i], prec, rank, n, howmany, inplace, budget))
+        if (same_problem(&w->prob[i], kind, prec, rank, n, howmany, inplace, budget))
             return &w->prob[i];
     return NULL;
 }
 
-const hfft__wisdom_problem *hfft__wisdom_nearest(const hfft__wisdom *w, int prec, int rank,
-                                                 const int64_t *n, int64_t howmany,
+const hfft__wisdom_problem *hfft__wisdom_nearest(const hfft__wisdom *w, int kind, int prec,
+                                                 int rank, const int64_t *n, int64_t howmany,
                                                  int64_t budget) {
     double want = log((double)count_of(howmany));
     for (int k = 0; k < rank; k++)
@@ -420,8 +428,8 @@ const hfft__wisdom_problem *hfft__wisdom_nearest(const hfft__wisdom *w, int prec
     double best_d = 0;
     for (int i = 0; i < w->nprob; i++) {
         const hfft__wisdom_problem *q = &w->prob[i];
-        if (q->prec != prec || q->rank != rank || q->budget != budget || q->gpu_rate[0] <= 0 ||
-            (count_of(q->howmany) > 1) != (count_of(howmany) > 1))
+        if (q->kind != kind || q->prec != prec || q->rank != rank || q->budget != budget ||
+            q->gpu_rate[0] <= 0 || (count_of(q->howmany) > 1) != (count_of(howmany) > 1))
             continue;
         /* distance in log of the element count, then in the shape (the count of a batch's
            transforms its last dimension) */
@@ -442,7 +450,8 @@ const hfft__wisdom_problem *hfft__wisdom_nearest(const hfft__wisdom *w, int prec
 
 int hfft__wisdom_add(hfft__wisdom *w, const hfft__wisdom_problem *q) {
     for (int i = 0; i < w->nprob; i++) {
-        if (same_problem(&w->prob[i], q->prec, q->rank, q->n, q->howmany, q->inplace, q->budget)) {
+        if (same_problem(&w->prob[i], q->kind, q->prec, q->rank, q->n, q->howmany, q->inplace,
+                         q->budget)) {
             w->prob[i] = *q;
             return 0;
         }

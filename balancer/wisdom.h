@@ -14,13 +14,14 @@
 #define HFFT__SIGNATURE_MAX 1536 /* sixteen cards with their names */
 
 typedef struct hfft__wisdom_problem {
+    int kind; /* enum hfft__kind: c2c (0), r2c or c2r; sizes n are then the real ones */
     int prec, rank;
     int64_t n[3];
     int64_t howmany; /* transforms of a dense batch, one after the other (1: one) */
     int inplace;
-    int64_t budget;       /* the budget setting it was tuned for (0: automatic) */
-    double ratio[3];      /* GPU share per round */
-    int nratio;           /* rounds the line gave (the rest stay as planned) */
+    int64_t budget;  /* the budget setting it was tuned for (0: automatic) */
+    double ratio[3]; /* GPU share per round */
+    int nratio;      /* rounds the line gave (the rest stay as planned) */
     int slots;
     int64_t pass_bytes;
     int schedule;
@@ -32,7 +33,7 @@ typedef struct hfft__wisdom {
     char signature[HFFT__SIGNATURE_MAX];
     int have_link;
     hfft__link link;
-    double host_bw;       /* host memory bandwidth, bytes read plus written per second (0: none) */
+    double host_bw; /* host memory bandwidth, bytes read plus written per second (0: none) */
     int nprob;
     hfft__wisdom_problem prob[HFFT__WISDOM_MAX];
 } hfft__wisdom;
@@ -42,13 +43,14 @@ int hfft__wisdom_read(const char *path, hfft__wisdom *w);
 int hfft__wisdom_parse(const char *text, const char *where, hfft__wisdom *w);
 int hfft__wisdom_write(const char *path, const hfft__wisdom *w);
 int hfft__wisdom_default_path(char *buf, size_t n);
-const hfft__wisdom_problem *hfft__wisdom_find(const hfft__wisdom *w, int prec, int rank,
+const hfft__wisdom_problem *hfft__wisdom_find(const hfft__wisdom *w, int kind, int prec, int rank,
                                               const int64_t *n, int64_t howmany, int inplace,
                                               int64_t budget);
-/* The tuned problem of the same precision, rank and budget nearest in size, a batch's
-   nearest among batches and a single transform's among single ones. */
-const hfft__wisdom_problem *hfft__wisdom_nearest(const hfft__wisdom *w, int prec, int rank,
-                                                 const int64_t *n, int64_t howmany, int64_t budget);
+/* The tuned problem of the same kind, precision, rank and budget nearest in size, a
+   batch's nearest among batches and a single transform's among single ones. */
+const hfft__wisdom_problem *hfft__wisdom_nearest(const hfft__wisdom *w, int kind, int prec,
+                                                 int rank, const int64_t *n, int64_t howmany,
+                                                 int64_t budget);
 int hfft__wisdom_add(hfft__wisdom *w, const hfft__wisdom_problem *q);
 /* The configuration's signature: version, device (the first card's name, driver, CUDA,
    cuFFT), FFTW, threads, and the n cards the plans use, in their order, each card's

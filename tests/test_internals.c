@@ -1139,6 +1139,22 @@ Test(internals, wisdom_round_trip) {
     qb.ratio[0] = 0.625;
     qb.nratio = 1;
     cr_assert_eq(hfft__wisdom_add(w, &qb), 0);
+    /* real transforms of the same sizes: entries of their own, single and batched */
+    hfft__wisdom_problem qr = q;
+    qr.kind = HFFT__R2C;
+    qr.ratio[0] = 0.75;
+    qr.ratio[1] = 0.5;
+    cr_assert_eq(hfft__wisdom_add(w, &qr), 0);
+    hfft__wisdom_problem qrb = qb;
+    qrb.kind = HFFT__R2C;
+    qrb.ratio[0] = 0.375;
+    qrb.gpu_rate[0] = 4e10; /* rates, which a look-up of the nearest needs */
+    cr_assert_eq(hfft__wisdom_add(w, &qrb), 0);
+    hfft__wisdom_problem qc = q;
+    qc.kind = HFFT__C2R;
+    qc.inplace = 1;
+    qc.ratio[0] = 0.25;
+    cr_assert_eq(hfft__wisdom_add(w, &qc), 0);
     w->host_bw = 1.25e11;
     w->have_link = 1;
     w->link.duplex = 5.05e10;
@@ -1155,18 +1171,25 @@ Test(internals, wisdom_round_trip) {
                   back->link.all_d2h == 1.09e11 && back->link.all_duplex == 7.58e10,
               "all cards' link rates read back as %d cards, %g %g %g", back->link.cards,
               back->link.all_h2d, back->link.all_d2h, back->link.all_duplex);
-    cr_assert_eq(back->nprob, 2);
-    cr_assert_not_null(hfft__wisdom_find(back, 4, 2, q.n, 1, 0, 8192));
-    cr_assert_null(hfft__wisdom_find(back, 4, 2, q.n, 1, 1, 8192));
-    cr_assert_null(hfft__wisdom_find(back, 8, 2, q.n, 1, 0, 8192));
-    cr_assert_null(hfft__wisdom_find(back, 4, 2, q.n, 1, 0, 4096));
-    cr_assert_null(hfft__wisdom_find(back, 4, 2, q.n, 16, 0, 8192));
-    const hfft__wisdom_problem *fb = hfft__wisdom_find(back, 4, 1, qb.n, 32, 0, 1 << 20);
+    cr_assert_eq(back->nprob, 5);
+    const hfft__wisdom_problem *fc = hfft__wisdom_find(back, HFFT__C2C, 4, 2, q.n, 1, 0, 8192),
+                               *fr = hfft__wisdom_find(back, HFFT__R2C, 4, 2, q.n, 1, 0, 8192);
+    cr_assert(fc && fc->kind == HFFT__C2C && fc->ratio[0] == 0.5, "the complex entry");
+    cr_assert(fr && fr->kind == HFFT__R2C && fr->ratio[0] == 0.75, "the r2c entry");
+    cr_assert_null(hfft__wisdom_find(back, HFFT__C2R, 4, 2, q.n, 1, 0, 8192));
+    const hfft__wisdom_problem *nr = hfft__wisdom_nearest(back, HFFT__R2C, 4, 1, qb.n, 16, 1 << 20);
+    cr_assert(nr && nr->kind == HFFT__R2C && nr->ratio[0] == 0.375, "the r2c batch's nearest");
+    cr_assert_null(hfft__wisdom_nearest(back, HFFT__C2C, 4, 1, qb.n, 16, 1 << 20));
+    cr_assert_null(hfft__wisdom_find(back, HFFT__C2C, 4, 2, q.n, 1, 1, 8192));
+    cr_assert_null(hfft__wisdom_find(back, HFFT__C2C, 8, 2, q.n, 1, 0, 8192));
+    cr_assert_null(hfft__wisdom_find(back, HFFT__C2C, 4, 2, q.n, 1, 0, 4096));
+    cr_assert_null(hfft__wisdom_find(back, HFFT__C2C, 4, 2, q.n, 16, 0, 8192));
+    const hfft__wisdom_problem *fb = hfft__wisdom_find(back, HFFT__C2C, 4, 1, qb.n, 32, 0, 1 << 20);
     cr_assert(fb && fb->howmany == 32 && fb->ratio[0] == 0.625, "the batch's entry");
-    cr_assert_null(hfft__wisdom_find(back, 4, 1, qb.n, 1, 0, 1 << 20));
-    cr_assert_null(hfft__wisdom_find(back, 4, 1, qb.n, 31, 0, 1 << 20));
+    cr_assert_null(hfft__wisdom_find(back, HFFT__C2C, 4, 1, qb.n, 1, 0, 1 << 20));
+    cr_assert_null(hfft__wisdom_find(back, HFFT__C2C, 4, 1, qb.n, 31, 0, 1 << 20));
     /* the nearest of a batch is a batch, of a single transform a single one */
-    cr_assert_null(hfft__wisdom_nearest(back, 4, 1, qb.n, 1, 1 << 20));
+    cr_assert_null(hfft__wisdom_nearest(back, HFFT__C2C, 4, 1, qb.n, 1, 1 << 20));
 
     hfft_options o;
     hfft_options_init(&o);
@@ -1232,6 +1255,49 @@ Test(internals, wisdom_round_trip) {
         }
         hfftf_destroy_plan(bp);
     }
+    /* Real transforms take the r2c entries: the 2D one, and the dense batch (reals 256
+       apart, complex outputs 129 apart); a c2r plan of those sizes takes none. */
+    float *ri = malloc(sizeof *ri * 256 * 32);
+    cr_assert(ri);
+    int64_t rn[2] = {64, 48};
+    o.device_memory = 8192;
+    hfftf_plan rp =
+        hfftf_plan_many_dft_r2c64(2, rn, 1, ri, NULL, 1, 64 * 48, bo, NULL, 1, 64 * 25, 0, &o);
+    cr_assert_not_null(rp, "%s", hfft_last_error_message());
+    hfftf_plan_info(rp, &info);
+    cr_assert_eq(info.wisdom, 1, "r2c: info.wisdom %d (%s)", info.wisdom, info.wisdom_note);
+    /* (round 2's 25 complex columns take whole units: 13 of them) */
+    cr_assert(info.ratio[0] == 0.75 && fabs(info.ratio[1] - 0.5) <= 1.0 / 25, "r2c shares %g/%g",
+              info.ratio[0], info.ratio[1]);
+    hfftf_destroy_plan(rp);
+    rp = hfftf_plan_many_dft_c2r64(2, rn, 1, bo, NULL, 1, 64 * 25, ri, NULL, 1, 64 * 48, 0, &o);
+    cr_assert_not_null(rp, "%s", hfft_last_error_message());
+    hfftf_plan_info(rp, &info);
+    cr_assert_neq(info.wisdom, 1, "c2r took the r2c entry");
+    hfftf_destroy_plan(rp);
+    /* in place, real rows padded to 50 reals (FFTW's layout): the c2r entry */
+    int64_t padded[2] = {64, 50};
+    rp = hfftf_plan_many_dft_c2r64(2, rn, 1, bo, NULL, 1, 64 * 25, (float *)bo, padded, 1, 64 * 50,
+                                   0, &o);
+    cr_assert_not_null(rp, "%s", hfft_last_error_message());
+    hfftf_plan_info(rp, &info);
+    cr_assert_eq(info.wisdom, 1, "c2r in place: info.wisdom %d (%s)", info.wisdom,
+                 info.wisdom_note);
+    cr_assert(fabs(info.ratio[0] - 0.25) <= 1.0 / 25, "c2r share %g", info.ratio[0]);
+    hfftf_destroy_plan(rp);
+    o.device_memory = 1 << 20;
+    rp = hfftf_plan_many_dft_r2c64(1, &bn, 32, ri, NULL, 1, 256, bo, NULL, 1, 129, 0, &o);
+    cr_assert_not_null(rp, "%s", hfft_last_error_message());
+    hfftf_plan_info(rp, &info);
+    cr_assert_eq(info.wisdom, 1, "r2c batch: info.wisdom %d (%s)", info.wisdom, info.wisdom_note);
+    cr_assert_eq(info.ratio[0], 0.375, "r2c batch share %g", info.ratio[0]);
+    hfftf_destroy_plan(rp);
+    rp = hfftf_plan_many_dft_r2c64(1, &bn, 31, ri, NULL, 1, 257, bo, NULL, 1, 129, 0, &o);
+    cr_assert_not_null(rp, "%s", hfft_last_error_message());
+    hfftf_plan_info(rp, &info);
+    cr_assert_neq(info.wisdom, 1, "a padded real batch took the dense one's wisdom");
+    hfftf_destroy_plan(rp);
+    free(ri);
     free(bi);
     free(bo);
     free(back);
@@ -1308,6 +1374,11 @@ Test(internals, wisdom_parser) {
         {"hfft-wisdom 1\nsignature s\nproblem prec=4 n=4 bogus=1\n", ":3"},
         {"hfft-wisdom 1\nsignature s\nproblem prec=4 n=4 howmany=8 inplace=1\n", NULL},
         {"hfft-wisdom 1\nsignature s\nproblem prec=4 n=4 howmany=0\n", ":3"},
+        {"hfft-wisdom 1\nsignature s\nproblem prec=4 n=4x6 kind=r2c\n", NULL},
+        {"hfft-wisdom 1\nsignature s\nproblem kind=c2r prec=8 n=5\n", NULL},
+        {"hfft-wisdom 1\nsignature s\nproblem prec=4 n=4 kind=c2c\n", NULL},
+        {"hfft-wisdom 1\nsignature s\nproblem prec=4 n=4 kind=R2C\n", ":3"},
+        {"hfft-wisdom 1\nsignature s\nproblem prec=4 n=4 kind=\n", ":3"},
         {"hfft-wisdom 1\nsignature s\nproblem prec=4 n=4x4x4x4\n", ":3"},
         {"hfft-wisdom 1\nsignature s\nlink h2d=1e10\n", ":3"},
         /* all cards' rates: with their count, all three, or none */

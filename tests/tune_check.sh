@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # tune_check.sh TUNE WORKDIR: hfft-tune on the emulated device, end to end:
-# a 2D problem out of place, a 3D one and a batch of 1D lines in place, at a
-# 1 MiB budget.  It must exit 0, print its summary table with each problem,
+# a 2D problem out of place, a 3D one and a batch of 1D lines in place, real
+# ones (r2c out of place, c2r in place), at a 1 MiB budget.  It must exit 0, print its summary table with each problem,
 # and write wisdom with a problem line for each (their sizes, the batch's
 # count, placement and budget as asked).  Timings
 # on the emulated device mean nothing; what this checks is that the tool runs
@@ -29,4 +29,9 @@ check() {
 check 2d "2d 256x512 f32" n=256x512 0 --out-of-place 2d:256x512:f32
 check 3d "3d 16x32x64 f64" n=16x32x64 1 3d:16x32x64:f64
 check batch "1d 4096 f32 x 128" "n=4096 howmany=128" 1 1d:4096:f32:b128
+check r2c "2d 256x512 r32" "n=256x512 kind=r2c" 0 --out-of-place 2d:256x512:r32
+check c2r "2d 128x256 c2r64" "n=128x256 kind=c2r" 1 2d:128x256:c2r64
+# a kind it does not know is refused before anything runs
+HFFT_DEVICE=emulated "$tune" --quiet --wisdom "$work/wisdom-bad" 2d:64x64:r16 >/dev/null 2>&1
+[ $? -eq 2 ] || fail "2d:64x64:r16 was not refused with status 2"
 echo "tune_check: passed"
