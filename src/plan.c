@@ -76,11 +76,9 @@ static int pick_device(hfft__plan *p, unsigned flags, int *kind_out) {
 }
 
 /* Why a problem is not one dense complex array, for hfft_info.note. */
-static const char *not_dense(const hfft__problem *pb, unsigned flags) {
+static const char *not_dense(const hfft__problem *pb) {
     if (pb->unpadded)
         return "an in-place real layout other than FFTW's padded one";
-    if (pb->kind != HFFT__C2C && !(flags & (HFFT_GPU_ONLY | HFFT_HYBRID)))
-        return "a real-data transform, which FFTW runs whole on the CPU";
     if (pb->split_in || pb->split_out)
         return "split arrays";
     if (pb->rank == 0)
@@ -90,7 +88,7 @@ static const char *not_dense(const hfft__problem *pb, unsigned flags) {
 
 /* Layouts the rounds do not take: FFTW's plan of the whole problem, on the CPU. */
 static int plan_general(hfft__plan *p, unsigned flags) {
-    const char *why = not_dense(&p->pb, flags);
+    const char *why = not_dense(&p->pb);
     if (flags & (HFFT_GPU_ONLY | HFFT_HYBRID))
         return hfft__fail(HFFT_ERR_UNSUPPORTED,
                           "%s: the GPU engine takes dense arrays, and this problem is or has "
@@ -181,8 +179,11 @@ hfft__plan *hfft__plan_create(const hfft__problem *pb, unsigned flags, const hff
         return p; /* nothing to transform */
     }
     int dense = hfft__problem_dense(pb, &p->dense);
-    if (!dense ||
-        (pb->kind != HFFT__C2C && kind == HFFT_DEVICE_NONE && !hfft__problem_chirp_dims(pb))) {
+    /* CPU only, a c2r transform that must keep its input: FFTW's plan on a copy of it
+       (a c2r round of our own, FFTW's batched c2r, would overwrite what it reads) */
+    int keep_c2r = kind == HFFT_DEVICE_NONE && pb->kind == HFFT__C2R && !pb->inplace &&
+                   (flags & HFFT_PRESERVE_INPUT) && !hfft__problem_chirp_dims(pb);
+    if (!dense || keep_c2r) {
         if (plan_general(p, flags)) {
             hfft__plan_destroy(p);
             return NULL;
