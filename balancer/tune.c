@@ -428,6 +428,10 @@ static cand *run(tuner *t, const cand *proto, int nreps, double give_up) {
     return c;
 }
 
+/* A prediction, or 0 (none) where the model has no finite one (a side it has no
+   rate for). */
+static double finite_or_none(double t) { return isfinite(t) && t > 0 ? t : 0.0; }
+
 /* The model of round h from the GPU-only and CPU-only times; the CPU-only
    rate is scaled to the thread count of hybrid plans (a core feeds each card). */
 static void model_of(const tuner *t, const cand *gpu, const cand *cpu, int h, int hybrid_threads,
@@ -560,7 +564,7 @@ static int tune(const problem *p, int inplace, const hfft__link *link, hfft__wis
                 f = 0.03;
             hy.ratio[h] = f > NONE_SHARE ? f : NONE_SHARE;
             if (h < nr)
-                hy.predicted[h] = hfft__model_round_time(link, &m[h], hy.ratio[h]);
+                hy.predicted[h] = finite_or_none(hfft__model_round_time(link, &m[h], hy.ratio[h]));
         }
         progress("[4/5] hybrid %d of at most %d\n", k + 1, MAX_PROBES);
         cand *r = run(t, &hy, reps, 0.0);
@@ -590,15 +594,16 @@ static int tune(const problem *p, int inplace, const hfft__link *link, hfft__wis
             int same_gpu = c->flags == HFFT_CPU_ONLY ||
                            (c->slots == base->slots && c->pass_bytes == base->pass_bytes &&
                             c->schedule == base->schedule);
-            if (c->r.ok && !c->r.stopped && same_gpu &&
+            if (c->r.ok && !c->r.stopped && same_gpu && c->r.round[h] > 0 &&
                 (b < 0 || c->r.round[h] < t->c[b].r.round[h]))
                 b = i;
         }
         pick[h] = b;
     }
+    /* (a round no candidate timed, pick -1: no mix) */
     int same = 1;
-    for (int h = 1; h < nr; h++)
-        same &= pick[h] == pick[0];
+    for (int h = 0; h < nr; h++)
+        same &= pick[h] == pick[0] || pick[h] < 0 || pick[0] < 0;
     if (!same && t->n < MAX_CANDS) {
         cand mix = *base;
         snprintf(mix.label, sizeof mix.label, "best round of each");
@@ -606,7 +611,8 @@ static int tune(const problem *p, int inplace, const hfft__link *link, hfft__wis
         for (int h = 0; h < 3; h++) {
             mix.ratio[h] = h < nr ? t->c[pick[h]].ratio[h] : 1.0;
             if (h < nr)
-                mix.predicted[h] = hfft__model_round_time(link, &m[h], mix.ratio[h]);
+                mix.predicted[h] =
+                    finite_or_none(hfft__model_round_time(link, &m[h], mix.ratio[h]));
         }
         progress("[5/5] the best round of each candidate, together\n");
         run(t, &mix, reps, 0.0);
@@ -654,8 +660,9 @@ static int tune(const problem *p, int inplace, const hfft__link *link, hfft__wis
     q.nratio = nr;
     for (int h = 0; h < nr; h++) {
         q.ratio[h] = best->flags == HFFT_CPU_ONLY ? 0.0 : best->ratio[h];
-        q.predicted[h] = best->predicted[h] > 0 ? best->predicted[h]
-                                                : hfft__model_round_time(link, &m[h], q.ratio[h]);
+        q.predicted[h] = best->predicted[h] > 0
+                             ? best->predicted[h]
+                             : finite_or_none(hfft__model_round_time(link, &m[h], q.ratio[h]));
         q.measured[h] = best->r.round[h];
         q.gpu_rate[h] = m[h].gpu_rate;
         q.cpu_rate[h] = m[h].cpu_rate;

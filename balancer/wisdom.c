@@ -333,10 +333,11 @@ int hfft__wisdom_read(const char *path, hfft__wisdom *w) {
     return st;
 }
 
+/* Values the parser takes back: finite and not negative (0, "none", otherwise). */
 static void put_list(FILE *f, const char *key, const double *v, int n) {
     fprintf(f, " %s=", key);
     for (int i = 0; i < n; i++)
-        fprintf(f, "%s%.6g", i ? "," : "", v[i]);
+        fprintf(f, "%s%.6g", i ? "," : "", isfinite(v[i]) && v[i] > 0 ? v[i] : 0.0);
 }
 
 int hfft__wisdom_write(const char *path, const hfft__wisdom *w) {
