@@ -112,7 +112,9 @@ static void usage(FILE *f) {
             "from (their GPU side runs it); CPU-only (one run); then up to three hybrids at the "
             "shares the model, refitted\n"
             "after each, proposes; and one run of the best per-round mix where no measured\n"
-            "candidate has it.  About 10 + 4 x reps transforms, each after its plan and a\n"
+            "candidate has it.  Where a hybrid comes out fastest, it and the faster single\n"
+            "side are timed again, and the hybrid is kept only where it is still the faster\n"
+            "over both runs.  About 12 + 5 x reps transforms, each after its plan and a\n"
             "warm-up.  Once per run: the link (about a second) and the host memory.\n"
             "HFFT_DEVICE=emulated tunes the emulated device (tests only; its timings mean\n"
             "nothing for a GPU).\n");
@@ -618,19 +620,43 @@ static int tune(const problem *p, int inplace, const hfft__link *link, hfft__wis
         run(t, &mix, reps, 0.0);
     }
 
-    /* 5. the fastest candidate measured in full */
+    /* 5. the fastest candidate measured in full.  A hybrid is timed again, and so is
+       the faster single side, one after the other; it stays only where it is still
+       the faster over both runs of each (2D 4096^2 on the H200 host: a hybrid that
+       had won by 2% once ran 15% behind GPU-only in the next process, run CB). */
     const cand *best = NULL;
     for (int i = 0; i < t->n; i++) {
         const cand *c = &t->c[i];
         if (c->r.ok && !c->r.stopped && (!best || c->r.total < best->r.total))
             best = c;
     }
+    double best_t = best->r.total, gpu_t = gpu->r.total;
+    int again = 0;
+    if (best->flags == HFFT_HYBRID && t->n + 2 <= MAX_CANDS) {
+        const cand *single = cpu->r.ok && cpu->r.total < gpu->r.total ? cpu : gpu;
+        progress("[5/5] the fastest hybrid and the faster single side, again\n");
+        cand hy = *best, si = *single;
+        snprintf(hy.label, sizeof hy.label, "%.32s, again", best->label);
+        snprintf(si.label, sizeof si.label, "%.32s, again", single->label);
+        const cand *h2 = run(t, &hy, reps, 0.0), *s2 = run(t, &si, reps, 0.0);
+        double th = h2->r.ok ? 0.5 * (best->r.total + h2->r.total) : INFINITY;
+        double ts = s2->r.ok ? 0.5 * (single->r.total + s2->r.total) : single->r.total;
+        if (single == gpu)
+            gpu_t = ts;
+        again = 1;
+        if (th < ts) {
+            best_t = th;
+        } else {
+            best = single;
+            best_t = ts;
+        }
+    }
     char sh[48];
     shares_text(sh, sizeof sh, best->ratio, nr);
-    printf("  chosen: %s, shares %s, %.4f s: GPU-only %.4f s, CPU-only %.4f s (%.1f%% less than "
-           "GPU-only)\n",
-           best->label, sh, best->r.total, gpu->r.total, cpu->r.ok ? cpu->r.total : NAN,
-           100.0 * (1.0 - best->r.total / gpu->r.total));
+    printf("  chosen: %s, shares %s, %.4f s%s: GPU-only %.4f s, CPU-only %.4f s (%.1f%% less "
+           "than GPU-only)\n",
+           best->label, sh, best_t, again ? " (both runs)" : "", gpu_t,
+           cpu->r.ok ? cpu->r.total : NAN, 100.0 * (1.0 - best_t / gpu_t));
     printf("  model:");
     for (int h = 0; h < nr; h++)
         printf(" round %d GPU %.1f GB/s x%.2f, CPU %.1f GB/s x%.2f;", h + 1, m[h].gpu_rate / 1e9,
@@ -670,9 +696,9 @@ static int tune(const problem *p, int inplace, const hfft__link *link, hfft__wis
         q.cpu_slow[h] = m[h].cpu_slow > 0 ? m[h].cpu_slow : 1.0;
     }
     sum->ok = 1;
-    sum->gpu = gpu->r.total;
+    sum->gpu = gpu_t;
     sum->cpu = cpu->r.ok ? cpu->r.total : NAN;
-    sum->tuned = best->r.total;
+    sum->tuned = best_t;
     for (int h = 0; h < nr; h++) {
         sum->share[h] = q.ratio[h];
         sum->err[h] = best->predicted[h] > 0 && best->r.round[h] > 0
