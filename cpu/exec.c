@@ -114,6 +114,30 @@ static int plan_real(hfft__cpu *c, cpu_round *cr, const hfft__lines_desc *proto,
     else
         cr->dline = real_line;
     cr->blk = contig_block(c, r->dout * (int64_t)c->es, r->no);
+    /* Complex rows that do not start on cache lines (nreal/2 + 1 elements, FFTW's
+       layout) make FFTW's plans unaligned, without its vector code (2D 32768 x 65536
+       r32 on the H200 host: the real round took three times a complex row round of
+       the same bytes).  Where the real side is aligned, rows go through the thread's
+       buffer instead, at a pitch of whole lines, and are copied to or from their
+       place: r2c into the buffer and out, c2r in and from the buffer. */
+    size_t es = c->es, cpitch = (size_t)r->dout * es;
+    int64_t ld = (int64_t)((((size_t)half * es + 63) & ~(size_t)63) / es);
+    const void *real_side = r2c ? in : out, *cplx_side = r2c ? out : in;
+    int real_ok = !c->unaligned && aligned64(real_side) && real_line % 64 == 0;
+    int cplx_off = cpitch % 64 != 0 || !aligned64(cplx_side);
+    if (r->rank == 1 && !cr->inplace && real_ok && cplx_off &&
+        (size_t)(cr->blk * ld) * es <= STAGE_MAX) {
+        cr->stage_ld = ld;
+        if (r2c)
+            d.odist = ld;
+        else
+            d.idist = ld;
+        size_t need = (size_t)(cr->blk * ld) * es;
+        if (need > c->buf_bytes)
+            c->buf_bytes = need;
+        /* planned on scratch: the buffer's side is aligned, and so is the real one */
+        return plan_lines(c, cr, &d, cr->blk, r2c ? in : NULL, r2c ? NULL : out);
+    }
     return plan_lines(c, cr, &d, cr->blk, in, out);
 }
 
@@ -225,12 +249,13 @@ int hfft__cpu_create(int prec, int sign, int nrounds, const hfft__round *rounds,
     c->nrounds = nrounds;
     c->pool = pool;
     c->unaligned = (flags & HFFT__CPU_UNALIGNED) != 0;
+    c->measure = (flags & HFFT__CPU_MEASURE) != 0;
     int st = 0;
     for (int h = 0; h < nrounds && !st; h++) {
         cpu_round *cr = &c->rd[h];
         cr->r = rounds[h];
         cr->inplace = inplace[h];
-        st = plan_round(c, cr, (flags & HFFT__CPU_MEASURE) != 0, in, out);
+        st = plan_round(c, cr, c->measure, in, out);
     }
     if (!st && c->buf_bytes)
         st = hfft__cpu_buffers(c, 0);
@@ -304,6 +329,25 @@ static void plane_job(const hfft__cpu *c, cpu_round *cr, int64_t j, int thread) 
     hfft__cpu_tiles(c, &cr->t, NULL, d, d, i0, i1, thread, cr->stream);
 }
 
+/* A block of staged real rows (cr->stage_ld): r2c into the thread's buffer, then
+   each row's complex elements to their place; c2r the other way round. */
+static void staged_rows(const hfft__cpu *c, const cpu_round *cr, int64_t j, int thread) {
+    int64_t l0 = c->u0 + j * cr->blk;
+    int64_t cnt = c->u1 - l0 < cr->blk ? c->u1 - l0 : cr->blk;
+    size_t ld = (size_t)cr->stage_ld * c->es, row = (size_t)(cr->r.nreal / 2 + 1) * c->es;
+    const char *src = c->src + (size_t)l0 * cr->sline;
+    char *dst = c->dst + (size_t)l0 * cr->dline, *buf = c->buf[thread];
+    if (cr->r.kind == HFFT__R2C) {
+        run_lines(cr, src, buf, cnt, cr->sline, ld);
+        for (int64_t k = 0; k < cnt; k++)
+            memcpy(dst + (size_t)k * cr->dline, buf + (size_t)k * ld, row);
+    } else {
+        for (int64_t k = 0; k < cnt; k++)
+            memcpy(buf + (size_t)k * ld, src + (size_t)k * cr->sline, row);
+        run_lines(cr, buf, dst, cnt, ld, cr->dline);
+    }
+}
+
 static void run_job(void *ctx, int64_t j, int thread) {
     hfft__cpu *c = ctx;
     cpu_round *cr = &c->rd[c->h];
@@ -315,6 +359,10 @@ static void run_job(void *ctx, int64_t j, int thread) {
     }
     if (cr->mode == MODE_TOUT) {
         hfft__cpu_tout_job(c, cr, j, thread);
+        return;
+    }
+    if (cr->mode == MODE_CONTIG && cr->stage_ld) {
+        staged_rows(c, cr, j, thread);
         return;
     }
     if (cr->mode == MODE_CONTIG) {

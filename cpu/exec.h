@@ -27,6 +27,7 @@ enum { MODE_TILE, MODE_STRIDED, MODE_CONTIG, MODE_PLANE, MODE_TOUT };
 #define AHEAD 16               /* rows the gather prefetches ahead: hardware prefetchers stop
                                   at page boundaries, and a tile's rows are pages apart */
 #define MAX_SCRATCH_PLAN (256u << 20)
+#define STAGE_MAX (16u << 20)  /* a thread's block of staged real rows at most */
 #define TOUT_RUN 128           /* bytes of each output column a transposed write covers: the
                                   rows of a four-step group a job takes */
 
@@ -53,6 +54,8 @@ typedef struct cpu_round {
     _Atomic int64_t *rows_done; /* planes: row jobs finished, per plane of the batch */
     hfft__twiddles tw;        /* four-step rounds (r.twn): the twiddle tables */
     int64_t ld;               /* transposed rows (r.tout): elements between rows in the buffer */
+    int64_t stage_ld;         /* real rows staged (0: none): complex elements between rows in
+                                 the thread's buffer, whose rows start on cache lines */
 } cpu_round;
 
 typedef struct cpu_four cpu_four;
@@ -61,6 +64,7 @@ struct hfft__cpu {
     int prec;
     int sign;
     int unaligned; /* FFTW plans of the arrays' lines take any alignment (HFFT_UNALIGNED) */
+    int measure;   /* FFTW_MEASURE plans, on scratch (HFFT_MEASURE) */
     size_t es;
     int nrounds;
     cpu_round rd[HFFT__MAX_ROUNDS];
