@@ -44,6 +44,8 @@ struct cpu_four {
     int64_t nck;         /* round B: jobs a piece, a tile of tb.B columns each */
     hfft__twiddles tw;   /* W_d0 */
     size_t abytes;       /* a group buffer: fa indices' rows */
+    int64_t stage_ld;    /* r2c rows staged in the thread's buffer (0: none): complex
+                            elements between its rows, which start on cache lines */
     char *ring[RING];
     _Atomic int64_t *rows_done, *tiles_done; /* round A, per group of the CPU's */
 };
@@ -88,9 +90,19 @@ int hfft__cpu_four(hfft__cpu *c, const hfft__cpu_four_desc *d, const void *in) {
     size_t es = f->es = c->es;
     size_t rs = es / 2;
     f->in_index = d->kind == HFFT__R2C ? (size_t)(d->per * d->rpitch) * rs : (size_t)d->row * es;
-    /* FFTW's aligned plans need every array they meet aligned as planned */
-    int una = c->unaligned || ((uintptr_t)in % 64) || f->in_index % 64 ||
-              ((size_t)d->row * es) % 64 || (d->kind == HFFT__R2C && ((size_t)d->rpitch * rs) % 64);
+    /* FFTW's aligned plans need every array they meet aligned as planned.  Real rows
+       whose complex rows of nreal/2 + 1 do not start on cache lines are transformed
+       into the thread's buffer, whose rows do, and copied to the group buffer
+       (exec.c's real rounds do the same: FFTW's unaligned plans lack its vector code). */
+    int real_ok = !c->unaligned && !((uintptr_t)in % 64) && f->in_index % 64 == 0 &&
+                  ((size_t)d->rpitch * rs) % 64 == 0;
+    int64_t ld = (int64_t)((((size_t)d->L * es + 63) & ~(size_t)63) / es);
+    if (d->kind == HFFT__R2C && real_ok && ((size_t)d->L * es) % 64 &&
+        (size_t)(d->per * ld) * es <= STAGE_MAX)
+        f->stage_ld = ld;
+    int una = !f->stage_ld && (c->unaligned || ((uintptr_t)in % 64) || f->in_index % 64 ||
+                               ((size_t)d->row * es) % 64 ||
+                               (d->kind == HFFT__R2C && ((size_t)d->rpitch * rs) % 64));
     hfft__lines_desc r;
     memset(&r, 0, sizeof r);
     r.prec = c->prec;
@@ -101,9 +113,10 @@ int hfft__cpu_four(hfft__cpu *c, const hfft__cpu_four_desc *d, const void *in) {
     r.is = r.os = 1;
     r.howmany = d->per;
     r.idist = d->kind == HFFT__R2C ? d->rpitch : d->L;
-    r.odist = d->L;
-    r.fftw_flags = hfft__fftw_estimate() | (una ? hfft__fftw_unaligned() : 0u);
-    unsigned tf = hfft__fftw_estimate();
+    r.odist = f->stage_ld ? f->stage_ld : d->L;
+    /* (FFTW_MEASURE under HFFT_MEASURE: on scratch, as every measured plan of ours) */
+    unsigned tf = c->measure ? hfft__fftw_measure() : hfft__fftw_estimate();
+    r.fftw_flags = tf | (una ? hfft__fftw_unaligned() : 0u);
     int st = hfft__lines_plan(&r, &f->rows);
     if (!st)
         st = hfft__cpu_plan_tile(c, &f->ta, d->fa, d->row, d->row, tf);
@@ -111,8 +124,10 @@ int hfft__cpu_four(hfft__cpu *c, const hfft__cpu_four_desc *d, const void *in) {
         st = hfft__cpu_plan_tile(c, &f->tb, d->fb, d->fa * d->row, d->pw, tf);
     if (!st)
         st = hfft__twiddles_make(d->d0, c->sign, &f->tw);
+    if (!st && f->stage_ld && (size_t)(d->per * f->stage_ld) * es > c->buf_bytes)
+        c->buf_bytes = (size_t)(d->per * f->stage_ld) * es;
     if (!st)
-        st = hfft__cpu_buffers(c, 0); /* the tiles' */
+        st = hfft__cpu_buffers(c, 0); /* the tiles', and staged rows' */
     if (!st) {
         f->nck = (d->pw + f->tb.B - 1) / f->tb.B;
         /* round A's jobs a group: its rows, and its tiles, each about one a thread */
@@ -166,9 +181,18 @@ static void job_a(const hfft__cpu *c, cpu_four *f, int64_t j, int thread) {
     if (rows) {
         if (g >= RING)
             wait_for(&f->tiles_done[g - RING], kc);
-        for (int64_t p = k * f->rper; p < (k + 1) * f->rper && p < d->fa; p++)
-            hfft__lines_exec(f->rows, (char *)c->src + (size_t)(q + d->fb * p) * f->in_index,
-                             b + (size_t)p * rowb);
+        size_t line = (size_t)d->L * f->es, ld = (size_t)f->stage_ld * f->es;
+        for (int64_t p = k * f->rper; p < (k + 1) * f->rper && p < d->fa; p++) {
+            char *src = (char *)c->src + (size_t)(q + d->fb * p) * f->in_index;
+            char *o = b + (size_t)p * rowb, *buf = c->buf[thread];
+            if (!f->stage_ld) {
+                hfft__lines_exec(f->rows, src, o);
+                continue;
+            }
+            hfft__lines_exec(f->rows, src, buf);
+            for (int64_t i = 0; i < d->per; i++)
+                memcpy(o + (size_t)i * line, buf + (size_t)i * ld, line);
+        }
         atomic_fetch_add_explicit(&f->rows_done[g], 1, memory_order_release);
         return;
     }
