@@ -41,7 +41,8 @@ int hfft__cpu_plan_tile(hfft__cpu *c, tile *t, int64_t L, int64_t pitch, int64_t
         B -= B % per_line;
     B = B < 1 ? 1 : B;
     t->B = B < ni ? B : ni;
-    size_t need = (size_t)(t->B * t->ld) * es + (size_t)(STEP * t->B) * es;
+    /* the tile, the scatter's stage, and a line's pre-twiddles (tiles_pre) */
+    size_t need = (size_t)(t->B * t->ld) * es + (size_t)(STEP * t->B) * es + (size_t)L * 16;
     if (need > c->buf_bytes)
         c->buf_bytes = need;
     hfft__lines_desc d;
@@ -190,12 +191,16 @@ INLINE void tiles(const tile *t, const hfft__twiddles *tw, const hfft__twiddles 
                   size_t es) {
     size_t pitch = (size_t)t->pitch * es, ld = (size_t)t->ld * es;
     char *stage = buf + (size_t)t->B * ld;
+    /* every column here takes the same pre-twiddles: computed once */
+    double *wv = (double *)(stage + (size_t)(STEP * t->B) * es);
+    if (pre)
+        hfft__twiddles_vector(pre, pre_j, t->L, wv);
     for (int64_t a = i0; a < i1;) {
         int64_t e = (a / t->B + 1) * t->B < i1 ? (a / t->B + 1) * t->B : i1, w = e - a;
         char *d = dst + (size_t)a * es;
         gather(src + (size_t)a * es, pitch, t->L, w, buf, ld, es);
         for (int64_t k = 0; pre && k < w; k++)
-            hfft__twiddles_rotate(pre, (int)es / 2, buf + (size_t)k * ld, t->L, 1, pre_j);
+            hfft__twiddles_apply((int)es / 2, buf + (size_t)k * ld, t->L, wv);
         if (w == t->B)
             hfft__lines_exec(t->plan, buf, buf);
         else

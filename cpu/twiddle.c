@@ -61,3 +61,34 @@ void hfft__twiddles_rotate(const hfft__twiddles *t, int prec, void *x, int64_t l
     else
         ROTATE(double);
 }
+
+void hfft__twiddles_vector(const hfft__twiddles *t, int64_t j, int64_t len, double *w) {
+    uint64_t n = (uint64_t)t->n, step = (uint64_t)(j % t->n), m = 0;
+    uint64_t mask = ((uint64_t)1 << t->shift) - 1;
+    for (int64_t k = 0; k < len; k++) {
+        const double *a = t->hi + 2 * (m >> t->shift), *b = t->lo + 2 * (m & mask);
+        w[2 * k] = a[0] * b[0] - a[1] * b[1];
+        w[2 * k + 1] = a[0] * b[1] + a[1] * b[0];
+        m += step;
+        if (m >= n)
+            m -= n;
+    }
+}
+
+#define APPLY(R)                                                            \
+    do {                                                                    \
+        R *v = x;                                                           \
+        for (int64_t k = 0; k < len; k++) {                                 \
+            double wr = w[2 * k], wi = w[2 * k + 1], xr = (double)v[2 * k], \
+                   xi = (double)v[2 * k + 1];                               \
+            v[2 * k] = (R)(wr * xr - wi * xi);                              \
+            v[2 * k + 1] = (R)(wr * xi + wi * xr);                          \
+        }                                                                   \
+    } while (0)
+
+void hfft__twiddles_apply(int prec, void *x, int64_t len, const double *w) {
+    if (prec == 4)
+        APPLY(float);
+    else
+        APPLY(double);
+}

@@ -25,5 +25,10 @@ void hfft__twiddles_free(hfft__twiddles *t);
 /* x[k * stride] *= W_n^(k j) for k < len, in the precision prec (4 or 8). */
 void hfft__twiddles_rotate(const hfft__twiddles *t, int prec, void *x, int64_t len,
                            int64_t stride, int64_t j);
+/* The same factors once, for lines that share j: w[k] = W_n^(k j), k < len (interleaved
+   complex doubles); and x[k] *= w[k] for k < len, contiguous, in the precision prec,
+   about half the time of a rotation (no table product, no phase to track). */
+void hfft__twiddles_vector(const hfft__twiddles *t, int64_t j, int64_t len, double *w);
+void hfft__twiddles_apply(int prec, void *x, int64_t len, const double *w);
 
 #endif

@@ -18,6 +18,7 @@
 
 #include "balancer/wisdom.h"
 #include "cpu/cpu.h"
+#include "cpu/twiddle.h"
 #include "gpu/butterfly.h"
 #include "gpu/devices.h"
 #include "gpu/engine.h"
@@ -100,6 +101,45 @@ Test(internals, twiddle_against_cosl_sinl) {
         }
     }
     cr_log_info("worst twiddle error %.3g", worst_twiddle);
+}
+
+/* A line's twiddles computed once and applied (the four-step's pre-twiddles, a
+   tile's columns sharing them) give what the rotation gives: the same double
+   factors, the same products. */
+Test(internals, twiddle_vector_is_the_rotation) {
+    rng_state = tu_seed();
+    static const int64_t ns[] = {256, 32768, 1000003};
+    for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++)
+        for (int prec = 4; prec <= 8; prec += 4)
+            for (int r = 0; r < 5; r++) {
+                hfft__twiddles t;
+                cr_assert_eq(hfft__twiddles_make(ns[i], r % 2 ? 1 : -1, &t), 0);
+                int64_t len = 1 + (int64_t)(rng() % 700), j = (int64_t)(rng() % (uint64_t)ns[i]);
+                size_t bytes = (size_t)len * 2 * (size_t)prec;
+                char *a = malloc(bytes), *b = malloc(bytes);
+                double *w = malloc((size_t)len * 16);
+                cr_assert(a && b && w);
+                hfft_ref_fill(prec, a, len, tu_seed() + (uint64_t)r);
+                memcpy(b, a, bytes);
+                hfft__twiddles_rotate(&t, prec, a, len, 1, j);
+                hfft__twiddles_vector(&t, j, len, w);
+                hfft__twiddles_apply(prec, b, len, w);
+                /* the same factors and products (equal here; an ulp apart where a
+                   compiler fuses them differently) */
+                double worst = 0, eps = prec == 4 ? 0x1p-24 : 0x1p-53;
+                for (int64_t k = 0; k < 2 * len; k++) {
+                    double x = prec == 4 ? ((float *)a)[k] : ((double *)a)[k];
+                    double y = prec == 4 ? ((float *)b)[k] : ((double *)b)[k];
+                    double d = fabs(x - y) / (fabs(x) > 1e-30 ? fabs(x) : 1e-30);
+                    worst = d > worst ? d : worst;
+                }
+                cr_assert(worst <= 4 * eps, "n=%lld j=%lld len=%lld f%d: %.3g apart",
+                          (long long)ns[i], (long long)j, (long long)len, prec * 8, worst);
+                free(a);
+                free(b);
+                free(w);
+                hfft__twiddles_free(&t);
+            }
 }
 
 /* Symmetries of the octant reduction: W^(n-k) = conj(W^k) bit for bit (within
