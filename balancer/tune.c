@@ -109,9 +109,11 @@ static void usage(FILE *f) {
             "(three buffers, the radix-2 schedule) that stop after one run when they lose;\n"
             "where a 3D GPU-only plan streams four-step, which shares no 3D plan with the\n"
             "CPU, GPU-only with the plain schedule too, which the hybrids' model starts\n"
-            "from (their GPU side runs it); CPU-only (one run); then up to three hybrids at the "
-            "shares the model, refitted\n"
-            "after each, proposes; and one run of the best per-round mix where no measured\n"
+            "from (their GPU side runs it); CPU-only (one run); where a 2D GPU-only plan\n"
+            "streams four-step, which shares its layout with the CPU, the CPU in that layout\n"
+            "(one run, the GPU a unit a round), whose rates the model takes; then up to three\n"
+            "hybrids at the shares the model, refitted after each, proposes; and one run of\n"
+            "the best per-round mix where no measured\n"
             "candidate has it.  Where a hybrid comes out fastest, it and the faster single\n"
             "side are timed again, and the hybrid is kept only where it is still the faster\n"
             "over both runs.  About 12 + 5 x reps transforms, each after its plan and a\n"
@@ -444,8 +446,16 @@ static void model_of(const tuner *t, const cand *gpu, const cand *cpu, int h, in
     m->gpu_rate = gpu->r.round[h] > 0 ? t->bytes / gpu->r.round[h] : 0.0;
     *t_cpu = 0.0;
     /* (a CPU-only plan keeps 3D planes whole, where the GPU's may split them) */
-    if (cpu->r.ok && cpu->r.info.rounds == t->nr && cpu->r.round[h] > 0 && cpu->r.info.threads > 0)
+    if (cpu->flags == HFFT_HYBRID) {
+        /* the CPU's side of a hybrid that left the GPU a unit a round: its time over
+           its share */
+        double f = 1.0 - cpu->r.info.ratio[h];
+        if (cpu->r.ok && cpu->r.cpu[h] > 0 && f > 0.5 && cpu->r.info.threads > 0)
+            *t_cpu = cpu->r.cpu[h] / f * cpu->r.info.threads / (double)hybrid_threads;
+    } else if (cpu->r.ok && cpu->r.info.rounds == t->nr && cpu->r.round[h] > 0 &&
+               cpu->r.info.threads > 0) {
         *t_cpu = cpu->r.round[h] * cpu->r.info.threads / (double)hybrid_threads;
+    }
     m->cpu_rate = *t_cpu > 0 ? t->bytes / *t_cpu : 0.0;
 }
 
@@ -541,6 +551,24 @@ static int tune(const problem *p, int inplace, const hfft__link *link, hfft__wis
     progress("[3/5] CPU-only\n");
     cand cp = {"CPU-only", {NONE_SHARE, NONE_SHARE, NONE_SHARE}, 0, 0, 0, HFFT_CPU_ONLY, {0}, {0}};
     cand *cpu = run(t, &cp, 1, 0.0);
+    /* Where the hybrids' GPU side streams four-step and shares its layout with the
+       CPU (2D on one card), the CPU's rounds there differ from its own (round A:
+       rows and short lines through a group buffer; round B: short lines): the
+       model takes the CPU's rates from a hybrid that leaves the GPU one unit a
+       round.  (The CPU-only rounds put round A 35% off on the 64-core host; run BM.) */
+    const cand *cpu_rates = cpu;
+    if (base->r.info.schedule == 4 && p->rank == 2 && p->howmany == 1 && ncards == 1 &&
+        t->n < MAX_CANDS - 8) {
+        progress("[3/5] the CPU in the four-step layout\n");
+        cand c4 = *base;
+        snprintf(c4.label, sizeof c4.label, "CPU, four-step layout");
+        c4.flags = HFFT_HYBRID;
+        for (int h = 0; h < 3; h++)
+            c4.ratio[h] = NONE_SHARE;
+        cand *r4 = run(t, &c4, 1, 0.0);
+        if (r4->r.ok && r4->r.info.schedule == 4)
+            cpu_rates = r4;
+    }
 
     /* 3. hybrids at the model's shares, refitted after each */
     int hybrid_threads = threads > 0                  ? threads
@@ -549,7 +577,9 @@ static int tune(const problem *p, int inplace, const hfft__link *link, hfft__wis
     hfft__round_model m[3];
     double t_cpu[3], share[3] = {1, 1, 1};
     for (int h = 0; h < nr; h++) {
-        model_of(t, base, cpu, h, hybrid_threads, &m[h], &t_cpu[h]);
+        model_of(t, base, cpu_rates, h, hybrid_threads, &m[h], &t_cpu[h]);
+        if (!(t_cpu[h] > 0) && cpu_rates != cpu) /* (no CPU time in that round: CPU-only's) */
+            model_of(t, base, cpu, h, hybrid_threads, &m[h], &t_cpu[h]);
         m[h].host_bw = host_bw;
         share[h] = hfft__model_best_share(link, &m[h], 0.0, NULL);
     }
