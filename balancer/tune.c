@@ -204,12 +204,8 @@ static void extents(const problem *p, int inplace, int64_t *cx, int64_t *rx) {
     *rx = rest * (inplace ? 2 * half : last);
 }
 
-/* Plans c and runs it nreps times after a warm-up (medians per round); stops
-   after the first timed run where that took longer than give_up (> 0). */
-static result measure(const problem *p, void *in, void *out, const cand *c, int nreps,
-                      double give_up) {
-    result r;
-    memset(&r, 0, sizeof r);
+/* c's plan of the problem on in and out (NULL, and the error set, where it fails). */
+static void *make_plan(const problem *p, void *in, void *out, const cand *c) {
     hfft_options o;
     hfft_options_init(&o);
     o.device_memory = budget;
@@ -233,25 +229,32 @@ static result measure(const problem *p, void *in, void *out, const cand *c, int 
         pad[p->rank - 1] = 2 * (p->n[p->rank - 1] / 2 + 1);
         re = pad;
     }
-    double t0 = hfft__now();
     /* one transform or a dense batch: the advanced interface plans both */
-    void *plan = NULL;
     if (p->kind == HFFT__C2C)
-        plan = p->prec == 4
+        return p->prec == 4
                    ? (void *)hfftf_plan_many_dft64(p->rank, p->n, p->howmany, in, NULL, 1, cx, out,
                                                    NULL, 1, cx, HFFT_FORWARD, flags, &o)
                    : (void *)hfft_plan_many_dft64(p->rank, p->n, p->howmany, in, NULL, 1, cx, out,
                                                   NULL, 1, cx, HFFT_FORWARD, flags, &o);
-    else if (p->kind == HFFT__R2C)
-        plan = p->prec == 4 ? (void *)hfftf_plan_many_dft_r2c64(p->rank, p->n, p->howmany, in, re,
+    if (p->kind == HFFT__R2C)
+        return p->prec == 4 ? (void *)hfftf_plan_many_dft_r2c64(p->rank, p->n, p->howmany, in, re,
                                                                 1, rx, out, NULL, 1, cx, flags, &o)
                             : (void *)hfft_plan_many_dft_r2c64(p->rank, p->n, p->howmany, in, re, 1,
                                                                rx, out, NULL, 1, cx, flags, &o);
-    else
-        plan = p->prec == 4 ? (void *)hfftf_plan_many_dft_c2r64(p->rank, p->n, p->howmany, in, NULL,
-                                                                1, cx, out, re, 1, rx, flags, &o)
-                            : (void *)hfft_plan_many_dft_c2r64(p->rank, p->n, p->howmany, in, NULL,
-                                                               1, cx, out, re, 1, rx, flags, &o);
+    return p->prec == 4 ? (void *)hfftf_plan_many_dft_c2r64(p->rank, p->n, p->howmany, in, NULL, 1,
+                                                            cx, out, re, 1, rx, flags, &o)
+                        : (void *)hfft_plan_many_dft_c2r64(p->rank, p->n, p->howmany, in, NULL, 1,
+                                                           cx, out, re, 1, rx, flags, &o);
+}
+
+/* Plans c and runs it nreps times after a warm-up (medians per round); stops
+   after the first timed run where that took longer than give_up (> 0). */
+static result measure(const problem *p, void *in, void *out, const cand *c, int nreps,
+                      double give_up) {
+    result r;
+    memset(&r, 0, sizeof r);
+    double t0 = hfft__now();
+    void *plan = make_plan(p, in, out, c);
     r.plan_s = hfft__now() - t0;
     if (!plan) {
         progress("%s: plan failed: %s\n", c->label, hfft_last_error_message());
@@ -304,6 +307,32 @@ static result measure(const problem *p, void *in, void *out, const cand *c, int 
     else
         hfft_destroy_plan(plan);
     return r;
+}
+
+/* FFTW_MEASURE plans of the CPU's lines, in this process's FFTW wisdom, which every
+   later plan here uses (FFTW's ESTIMATE planner takes any wisdom it holds) and
+   which the tuner saves beside its own for plans to import: a hybrid that leaves
+   the GPU one unit a round (the hybrids' line shapes: plain or four-step rounds),
+   and CPU-only where HFFT_MEASURE would not also time FFTW's plan of the whole
+   array (over 1 GiB).  Planned only, never executed. */
+static void measure_lines(const problem *p, void *in, void *out, double bytes) {
+    for (int k = 0; k < 2; k++) {
+        if (k == 1 && bytes <= (double)HOST_BYTES)
+            break;
+        cand c = {"",  {NONE_SHARE, NONE_SHARE, NONE_SHARE},
+                  0,   0,
+                  0,   HFFT_MEASURE | (k ? HFFT_CPU_ONLY : HFFT_HYBRID),
+                  {0}, {0}};
+        void *plan = make_plan(p, in, out, &c);
+        if (!plan) {
+            progress("measuring the CPU's line plans: %s\n", hfft_last_error_message());
+            continue;
+        }
+        if (p->prec == 4)
+            hfftf_destroy_plan(plan);
+        else
+            hfft_destroy_plan(plan);
+    }
 }
 
 /* ---- the array: random data, filled by all cores (timings on zeros flatter) ---- */
@@ -501,6 +530,10 @@ static int tune(const problem *p, int inplace, const hfft__link *link, hfft__wis
         return 1;
     }
     table_head();
+
+    /* 0. the CPU's line plans, measured once (every candidate below uses them) */
+    progress("[0/5] the CPU's FFTW plans, FFTW_MEASURE once a line shape\n");
+    measure_lines(p, t->in, t->out, t->bytes);
 
     /* 1. the GPU side: the planner's passes, then alternatives that must win at once */
     cand proto = {"GPU-only", {1, 1, 1}, 0, 0, 0, HFFT_GPU_ONLY, {0}, {0}};
@@ -915,14 +948,31 @@ int main(int argc, char **argv) {
     w->host_bw = host_bw;
     printf("host memory: %.1f GB/s (copy with %d threads, bytes read plus written)\n",
            host_bw / 1e9, nthreads);
+    /* FFTW's wisdom saved by earlier runs: kept, and added to */
+    char fw[2][1100];
+    int have_fw[2] = {0, 0};
+    for (int k = 0; k < 2; k++)
+        if (hfft__wisdom_fftw_path(wpath, k ? 8 : 4, fw[k], sizeof fw[k]) == 0)
+            (void)hfft__fftw_wisdom_import(k ? 8 : 4, fw[k]);
     int fails = 0;
     summary sums[32];
-    for (int i = 0; i < np; i++)
+    for (int i = 0; i < np; i++) {
         fails += tune(&probs[i], inplace, &link, w, &sums[i]);
+        have_fw[probs[i].prec == 8] = 1;
+    }
     final_table(sums, np);
     if (hfft__wisdom_write(wpath, w)) {
         fprintf(stderr, "hfft-tune: %s\n", hfft_last_error_message());
         return 1;
+    }
+    for (int k = 0; k < 2; k++) {
+        if (!have_fw[k])
+            continue;
+        if (hfft__fftw_wisdom_export(k ? 8 : 4, fw[k])) {
+            fprintf(stderr, "hfft-tune: %s\n", hfft_last_error_message());
+            return 1;
+        }
+        printf("FFTW's measured line plans written to %s\n", fw[k]);
     }
     printf("wisdom written to %s (%.1f s in all)\n", wpath, hfft__now() - t_start);
     free(w);

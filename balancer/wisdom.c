@@ -49,6 +49,19 @@ int hfft__wisdom_default_path(char *buf, size_t n) {
     return k > 0 && (size_t)k < n ? 0 : -1;
 }
 
+int hfft__wisdom_fftw_path(const char *setting, int prec, char *buf, size_t n) {
+    char def[1024];
+    if (!setting || strcmp(setting, "none") == 0)
+        return -1;
+    if (!*setting) {
+        if (hfft__wisdom_default_path(def, sizeof def) != 0)
+            return -1;
+        setting = def;
+    }
+    int k = snprintf(buf, n, "%s.fftw-f%d", setting, prec * 8);
+    return k > 0 && (size_t)k < n ? 0 : -1;
+}
+
 static int parse_list(const char *v, double *out, int max, int *count) {
     int k = 0;
     const char *p = v;

@@ -43,6 +43,10 @@ int hfft__wisdom_read(const char *path, hfft__wisdom *w);
 int hfft__wisdom_parse(const char *text, const char *where, hfft__wisdom *w);
 int hfft__wisdom_write(const char *path, const hfft__wisdom *w);
 int hfft__wisdom_default_path(char *buf, size_t n);
+/* Beside the wisdom file (setting: a path, "" for the default one, "none"), FFTW's
+   own wisdom of the CPU's line plans of precision prec, which hfft-tune measures:
+   PATH.fftw-f32 or PATH.fftw-f64.  0, or -1 where there is none to use. */
+int hfft__wisdom_fftw_path(const char *setting, int prec, char *buf, size_t n);
 const hfft__wisdom_problem *hfft__wisdom_find(const hfft__wisdom *w, int kind, int prec, int rank,
                                               const int64_t *n, int64_t howmany, int inplace,
                                               int64_t budget);

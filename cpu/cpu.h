@@ -58,6 +58,12 @@ unsigned hfft__fftw_estimate(void);
 unsigned hfft__fftw_measure(void);
 unsigned hfft__fftw_unaligned(void);
 const char *hfft__fftw_version(void);
+/* FFTW's wisdom of precision prec (4 or 8) from a file that FFTW exported: 1, or 0
+   where there is none or FFTW refused it (another FFTW's, corrupt); planning goes
+   on either way.  Once per process for a path.  The export writes what this
+   process's FFTW holds of that precision (0, or HFFT_ERR_IO). */
+int hfft__fftw_wisdom_import(int prec, const char *path);
+int hfft__fftw_wisdom_export(int prec, const char *path);
 
 /* ---- FFTW's plan of a whole guru problem, on its own threads (guru.c) ----
  * Any kind, interleaved or split arrays, any strides.  Planning holds the FFTW

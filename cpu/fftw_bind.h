@@ -12,12 +12,13 @@
 #include <fftw3.h>
 
 /* Every FFTW function the library calls, without its fftw_/fftwf_ prefix. */
-#define HFFT__FFTW_CALLS(X)                                                                  \
-    X(plan_guru64_dft) X(plan_guru64_split_dft) X(plan_guru64_dft_r2c)                      \
-    X(plan_guru64_split_dft_r2c) X(plan_guru64_dft_c2r) X(plan_guru64_split_dft_c2r)         \
-    X(execute_dft) X(execute_split_dft) X(execute_dft_r2c) X(execute_split_dft_r2c)          \
-    X(execute_dft_c2r) X(execute_split_dft_c2r) X(destroy_plan) X(malloc) X(free)            \
-    X(init_threads) X(plan_with_nthreads) X(planner_nthreads)
+#define HFFT__FFTW_CALLS(X)                                                                   \
+    X(plan_guru64_dft) X(plan_guru64_split_dft) X(plan_guru64_dft_r2c)                        \
+        X(plan_guru64_split_dft_r2c) X(plan_guru64_dft_c2r) X(plan_guru64_split_dft_c2r)      \
+            X(execute_dft) X(execute_split_dft) X(execute_dft_r2c) X(execute_split_dft_r2c)   \
+                X(execute_dft_c2r) X(execute_split_dft_c2r) X(destroy_plan) X(malloc) X(free) \
+                    X(init_threads) X(plan_with_nthreads) X(planner_nthreads)                 \
+                        X(import_wisdom_from_filename) X(export_wisdom_to_filename)
 
 typedef struct hfft__fftw_table {
 #define HFFT__FFTW_ENTRY_(name)        \
@@ -55,6 +56,8 @@ const char *hfft__fftw_version_text(void);
 #define fftw_init_threads (hfft__fftw.d_init_threads)
 #define fftw_plan_with_nthreads (hfft__fftw.d_plan_with_nthreads)
 #define fftw_planner_nthreads (hfft__fftw.d_planner_nthreads)
+#define fftw_import_wisdom_from_filename (hfft__fftw.d_import_wisdom_from_filename)
+#define fftw_export_wisdom_to_filename (hfft__fftw.d_export_wisdom_to_filename)
 
 #define fftwf_plan_guru64_dft (hfft__fftw.f_plan_guru64_dft)
 #define fftwf_plan_guru64_split_dft (hfft__fftw.f_plan_guru64_split_dft)
@@ -74,6 +77,8 @@ const char *hfft__fftw_version_text(void);
 #define fftwf_init_threads (hfft__fftw.f_init_threads)
 #define fftwf_plan_with_nthreads (hfft__fftw.f_plan_with_nthreads)
 #define fftwf_planner_nthreads (hfft__fftw.f_planner_nthreads)
+#define fftwf_import_wisdom_from_filename (hfft__fftw.f_import_wisdom_from_filename)
+#define fftwf_export_wisdom_to_filename (hfft__fftw.f_export_wisdom_to_filename)
 
 #define fftw_version (hfft__fftw_version_text())
 

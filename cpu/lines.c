@@ -5,6 +5,7 @@
  * thread safe, so planning holds one lock shared by both precisions.
  */
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -466,6 +467,42 @@ void hfft__lines_destroy(hfft__lines *l) {
         hfft__f_lines_destroy(l);
     else
         hfft__d_lines_destroy(l);
+}
+
+/* FFTW's wisdom of one precision from or to a file, under the planner's lock.  An
+   import of the path last imported for that precision is skipped: FFTW adds what
+   it reads to what it holds, so once per process is enough. */
+int hfft__fftw_wisdom_import(int prec, const char *path) {
+    static char last[2][1100];
+    if (hfft__fftw_bind()) {
+        hfft__clear_error();
+        return 0;
+    }
+    int k = prec == 4 ? 0 : 1, ok = 1;
+    pthread_mutex_lock(&hfft__fftw_mutex);
+    if (strcmp(last[k], path) != 0) {
+        ok = prec == 4 ? fftwf_import_wisdom_from_filename(path)
+                       : fftw_import_wisdom_from_filename(path);
+        if (ok && strlen(path) < sizeof last[k])
+            strcpy(last[k], path);
+    }
+    pthread_mutex_unlock(&hfft__fftw_mutex);
+    return ok;
+}
+
+int hfft__fftw_wisdom_export(int prec, const char *path) {
+    char tmp[1100];
+    if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp)
+        return hfft__fail(HFFT_ERR_IO, "FFTW wisdom %s: path too long", path);
+    HFFT__TRY(hfft__fftw_bind());
+    pthread_mutex_lock(&hfft__fftw_mutex);
+    int ok = prec == 4 ? fftwf_export_wisdom_to_filename(tmp) : fftw_export_wisdom_to_filename(tmp);
+    pthread_mutex_unlock(&hfft__fftw_mutex);
+    if (!ok || rename(tmp, path) != 0) {
+        remove(tmp);
+        return hfft__fail(HFFT_ERR_IO, "FFTW wisdom %s: write failed", path);
+    }
+    return 0;
 }
 
 unsigned hfft__fftw_estimate(void) { return FFTW_ESTIMATE; }

@@ -1348,6 +1348,58 @@ Test(internals, wisdom_round_trip) {
     rmdir(dir);
 }
 
+/* FFTW's own wisdom beside ours: its path; what a measured plan leaves in FFTW
+   exported there and imported again; a file FFTW refuses is no error, and a plan
+   whose wisdom setting points at it plans as before. */
+Test(internals, fftw_wisdom_beside_ours) {
+    char dir[] = "/tmp/hfft-fw-XXXXXX", path[512], fw[600], bad[600];
+    cr_assert(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/wisdom", dir);
+    cr_assert_eq(hfft__wisdom_fftw_path(path, 4, fw, sizeof fw), 0);
+    cr_assert(strstr(fw, "/wisdom.fftw-f32") != NULL, "%s", fw);
+    cr_assert_eq(hfft__wisdom_fftw_path(path, 8, bad, sizeof bad), 0);
+    cr_assert(strstr(bad, "/wisdom.fftw-f64") != NULL, "%s", bad);
+    cr_assert_eq(hfft__wisdom_fftw_path("none", 4, bad, sizeof bad), -1);
+    cr_assert_eq(hfft__wisdom_fftw_path(path, 4, bad, 8), -1); /* too long for the buffer */
+    /* a CPU plan whose lines FFTW measured, then its wisdom out and back in */
+    int64_t n[2] = {64, 96};
+    hfftf_complex *a = tu_alloc(sizeof *a * 64 * 96);
+    hfft_options o;
+    hfft_options_init(&o);
+    o.device = HFFT_DEVICE_NONE;
+    o.threads = 2;
+    hfftf_plan p = hfftf_plan_dft(2, n, a, a, HFFT_FORWARD, HFFT_MEASURE, &o);
+    cr_assert_not_null(p, "%s", hfft_last_error_message());
+    hfftf_destroy_plan(p);
+    cr_assert_eq(hfft__fftw_wisdom_export(4, fw), 0, "%s", hfft_last_error_message());
+    FILE *f = fopen(fw, "r");
+    char head[16] = {0};
+    cr_assert(f && fread(head, 1, 7, f) == 7, "no file %s", fw);
+    fclose(f);
+    cr_assert(strncmp(head, "(fftw-3", 7) == 0, "%s begins '%s'", fw, head);
+    cr_assert_eq(hfft__fftw_wisdom_import(4, fw), 1);
+    /* FFTW refuses a file it did not write, and a missing one; plans go on */
+    snprintf(bad, sizeof bad, "%s/junk.fftw-f32", dir);
+    f = fopen(bad, "w");
+    cr_assert(f);
+    fputs("(not fftw wisdom)\n", f);
+    fclose(f);
+    cr_assert_eq(hfft__fftw_wisdom_import(4, bad), 0);
+    snprintf(bad, sizeof bad, "%s/missing.fftw-f32", dir);
+    cr_assert_eq(hfft__fftw_wisdom_import(4, bad), 0);
+    snprintf(bad, sizeof bad, "%s/junk", dir);
+    o.wisdom = bad;
+    p = hfftf_plan_dft(2, n, a, a, HFFT_FORWARD, 0, &o);
+    cr_assert_not_null(p, "a plan beside a refused FFTW wisdom file: %s",
+                       hfft_last_error_message());
+    hfftf_destroy_plan(p);
+    tu_free(a);
+    remove(fw);
+    snprintf(bad, sizeof bad, "%s/junk.fftw-f32", dir);
+    remove(bad);
+    rmdir(dir);
+}
+
 /* What is available: MemAvailable, less where a cgroup's limit leaves less. */
 Test(internals, host_available) {
     const char *mi = "MemTotal:       131072 kB\nMemFree:  1 kB\nMemAvailable:   1000 kB\n";

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # tune_check.sh TUNE WORKDIR: hfft-tune on the emulated device, end to end:
 # a 2D problem out of place, a 3D one and a batch of 1D lines in place, real
-# ones (r2c out of place, c2r in place), at a 1 MiB budget.  It must exit 0, print its summary table with each problem,
+# ones (r2c out of place, c2r in place), at a 1 MiB budget; with each wisdom
+# file, FFTW's measured line plans beside it (WISDOM.fftw-f32 or -f64).  It must exit 0, print its summary table with each problem,
 # and write wisdom with a problem line for each (their sizes, the batch's
 # count, placement and budget as asked).  Timings
 # on the emulated device mean nothing; what this checks is that the tool runs
@@ -25,6 +26,10 @@ check() {
     grep -q "^  ${row} " <<<"$out" || fail "the summary has no row for $row"
     grep -Eq "^problem .*${shape} inplace=${inplace} budget=1048576 " "$w" ||
         fail "no wisdom line for $shape (inplace=$inplace) in $w: $(cat "$w")"
+    # FFTW's measured line plans beside it, of the problem's precision
+    local fw=$w.fftw-f32
+    [[ $* =~ (f64|r64) ]] && fw=$w.fftw-f64
+    [ "$(head -c 7 "$fw" 2>/dev/null)" = "(fftw-3" ] || fail "no FFTW wisdom in $fw"
 }
 check 2d "2d 256x512 f32" n=256x512 0 --out-of-place 2d:256x512:f32
 check 3d "3d 16x32x64 f64" n=16x32x64 1 3d:16x32x64:f64
