@@ -196,8 +196,12 @@ static int try_whole(hfft__plan *p) {
     if (bytes > WHOLE_MAX || (p->pb.rank > 1 && hfft__problem_chirp_dims(&p->pb)))
         return 0;
     int inplace = p->in == p->out;
-    char *a = aligned_alloc(64, (bytes + 63) & ~(size_t)63);
-    char *b = inplace ? a : aligned_alloc(64, (bytes + 63) & ~(size_t)63);
+    /* each side's reach (a real side may reach past the complex elements: padded rows) */
+    size_t bi = (size_t)p->pb.hi[0], bo = (size_t)p->pb.hi[1];
+    if (inplace)
+        bi = bo = bi > bo ? bi : bo;
+    char *a = aligned_alloc(64, (bi + 63) & ~(size_t)63);
+    char *b = inplace ? a : aligned_alloc(64, (bo + 63) & ~(size_t)63);
     if (!a || !b) {
         free(a);
         if (b != a)
@@ -214,7 +218,7 @@ static int try_whole(hfft__plan *p) {
     if (hfft__whole_plan(&p->pb, ia, oa, f, hfft__pool_size(p->pool), &whole) != 0) {
         hfft__clear_error(); /* our rounds are planned already: keep them */
     } else {
-        memset(a, 0, bytes);
+        memset(a, 0, bi);
         double t_whole = 1e300, t_rounds = 1e300;
         for (int rep = 0; rep < 2 && !st; rep++) {
             double t0 = hfft__now();
@@ -336,12 +340,14 @@ static int share_four(hfft__plan *p, const hfft__four_shape *fs) {
 
 /* Some round has fewer units than the CPU has threads, and they are long. */
 static int few_units(const hfft__plan *p) {
-    if (p->pb.kind != HFFT__C2C || p->split_line)
+    if (p->split_line)
         return 0;
     int threads = cpu_threads(p, 0);
     for (int h = 0; h < p->nrounds; h++) {
         const hfft__round *r = &p->rounds[h];
-        if (hfft__round_units(r) < threads && r->L * (int64_t)p->esize >= (1 << 20))
+        /* a real round's unit: its complex side (rows of nreal/2 + 1, or planes) */
+        int64_t line = r->kind == HFFT__C2C ? r->L : r->dout;
+        if (hfft__round_units(r) < threads && line * (int64_t)p->esize >= (1 << 20))
             return 1;
     }
     return 0;

@@ -206,6 +206,49 @@ Test(cpu, real_data_takes_the_rounds) {
         }
 }
 
+/* Real data on the CPU alone: HFFT_MEASURE's trial of FFTW's whole plan on scratch
+   covers each side's reach (a real side of padded rows reaches past the complex
+   elements: this c2r batch wrote past a scratch sized by them); and a single long
+   real line, which our rounds would give one thread, takes FFTW's threaded plan. */
+Test(cpu, real_data_measure_and_long_lines) {
+    int64_t n = 256, h = n / 2 + 1;
+    hfftf_complex *c = tu_alloc(sizeof *c * (size_t)(h * 64));
+    float *r = tu_alloc(sizeof *r * 1024 * 64);
+    hfft_ref_fill(4, c, h * 64, tu_seed());
+    hfftf_complex *keep = tu_dup(c, sizeof *c * (size_t)(h * 64));
+    tu_poison(r, sizeof *r * 1024 * 64);
+    hfftf_plan p = hfftf_plan_many_dft_c2r64(1, &n, 64, c, NULL, 1, h, r, NULL, 1, 1024,
+                                             HFFT_CPU_ONLY | HFFT_MEASURE, NULL);
+    cr_assert_not_null(p, "%s", hfft_last_error_message());
+    memcpy(c, keep, sizeof *c * (size_t)(h * 64)); /* MEASURE may have overwritten it */
+    cr_assert_eq(hfftf_execute(p), 0, "%s", hfft_last_error_message());
+    hfft_ref_dim d[1] = {{n, 1, 1}}, hd[1] = {{64, h, 1024}};
+    double err = hfft_ref_guru_error(4, 2, HFFT_BACKWARD, 1, d, 1, hd, keep, NULL, r, NULL);
+    cr_assert(err >= 0 && err < 5e-7, "c2r, padded rows: error %.3g", err);
+    hfftf_destroy_plan(p);
+    tu_free(c);
+    tu_free(r);
+    tu_free(keep);
+
+    int64_t m = 1 << 18; /* a complex side of 1 MiB */
+    float *x = tu_alloc(sizeof *x * (size_t)m);
+    hfftf_complex *y = tu_alloc(sizeof *y * (size_t)(m / 2 + 1));
+    hfft_options o;
+    hfft_options_init(&o);
+    o.device = HFFT_DEVICE_NONE;
+    o.threads = 2;
+    p = hfftf_plan_dft_r2c(1, &m, x, y, 0, &o);
+    cr_assert_not_null(p, "%s", hfft_last_error_message());
+    hfft_info info;
+    hfftf_plan_info(p, &info);
+    cr_assert(info.cpu_plan == 1 && info.threads == 2,
+              "one long real line: cpu_plan %d on %d threads (our rounds would give it one)",
+              info.cpu_plan, info.threads);
+    hfftf_destroy_plan(p);
+    tu_free(x);
+    tu_free(y);
+}
+
 /* Long columns go through tiles of a few columns, several tiles to a job and
    rows of whole cache lines scattered with streaming stores (8000 x 320), or
    rows that are not (4099 x 37); planes larger than a core's cache are
