@@ -98,7 +98,8 @@ static void usage(FILE *f) {
             "                    copying at once; wisdom is signed with the set (ordinals,\n"
             "                    names, memory) and steers only plans over the same cards, in\n"
             "                    the same order.\n"
-            "  --wisdom FILE     wisdom file to update; default $HFFT_WISDOM, else\n"
+            "  --wisdom FILE     wisdom file to update (not \"none\", which plans read as no\n"
+            "                    wisdom); default $HFFT_WISDOM, else\n"
             "                    $XDG_CONFIG_HOME/hfft/wisdom or ~/.config/hfft/wisdom\n"
             "  --out-of-place    tune the out-of-place transform (default: in-place)\n"
             "  --reps N          timed runs per candidate, median kept (default 3)\n"
@@ -666,9 +667,12 @@ static int tune(const problem *p, int inplace, const hfft__link *link, hfft__wis
         pick[h] = b;
     }
     /* (a round no candidate timed, pick -1: no mix) */
-    int same = 1;
-    for (int h = 0; h < nr; h++)
-        same &= pick[h] == pick[0] || pick[h] < 0 || pick[0] < 0;
+    int same = 1, none = 0;
+    for (int h = 0; h < nr; h++) {
+        same &= pick[h] == pick[0];
+        none |= pick[h] < 0;
+    }
+    same |= none;
     if (!same && t->n < MAX_CANDS) {
         cand mix = *base;
         snprintf(mix.label, sizeof mix.label, "best round of each");
@@ -873,6 +877,12 @@ int main(int argc, char **argv) {
         }
         wpath = path;
     }
+    if (strcmp(wpath, "none") == 0) {
+        /* what plans read as "no wisdom" names no file to write */
+        fprintf(stderr, "hfft-tune: wisdom \"none\": hfft-tune writes wisdom; give it a file "
+                        "(--wisdom FILE or HFFT_WISDOM)\n");
+        return 2;
+    }
     /* the settings a plan of ours resolves: the device, the cards and the threads */
     hfft_options so;
     hfft_options_init(&so);
@@ -950,9 +960,9 @@ int main(int argc, char **argv) {
            host_bw / 1e9, nthreads);
     /* FFTW's wisdom saved by earlier runs: kept, and added to */
     char fw[2][1100];
-    int have_fw[2] = {0, 0};
+    int have_fw[2] = {0, 0}, fw_ok[2] = {0, 0};
     for (int k = 0; k < 2; k++)
-        if (hfft__wisdom_fftw_path(wpath, k ? 8 : 4, fw[k], sizeof fw[k]) == 0)
+        if ((fw_ok[k] = hfft__wisdom_fftw_path(wpath, k ? 8 : 4, fw[k], sizeof fw[k]) == 0))
             (void)hfft__fftw_wisdom_import(k ? 8 : 4, fw[k]);
     int fails = 0;
     summary sums[32];
@@ -966,7 +976,7 @@ int main(int argc, char **argv) {
         return 1;
     }
     for (int k = 0; k < 2; k++) {
-        if (!have_fw[k])
+        if (!have_fw[k] || !fw_ok[k])
             continue;
         if (hfft__fftw_wisdom_export(k ? 8 : 4, fw[k])) {
             fprintf(stderr, "hfft-tune: %s\n", hfft_last_error_message());

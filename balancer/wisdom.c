@@ -8,7 +8,7 @@
  * bandwidth (optional: files written before it was measured have none), and
  * tuned problems:
  *
- *   hfft-wisdom 1
+ *   hfft-wisdom 1                (2 where an entry has kind=: see below)
  *   signature version=0.1.0;gpu=NVIDIA H200;driver=13000;...;threads=16;cards=2;
  *             devices=0:NVIDIA H200:143771MiB,1:NVIDIA H200:143771MiB        (one line)
  *   link h2d=5.53e10 d2h=5.51e10 duplex=5.05e10 cards=2 all_h2d=1.099e11
@@ -22,6 +22,8 @@
  * `howmany` (optional, 1 where absent) is a dense batch's count of transforms,
  * one after the other; `kind` (optional, c2c where absent: written only for
  * real transforms) is c2c, r2c or c2r; a real transform's n are its real sizes.
+ * A file with such an entry says format 2, which readers of format 1 refuse by
+ * its first line; this one reads both.
  * A line that does not parse makes the file corrupt: HFFT_ERR_WISDOM naming
  * the line, never a crash and never a guess.
  */
@@ -267,7 +269,8 @@ int hfft__wisdom_parse(const char *text, const char *where, hfft__wisdom *w) {
             rest = s + strlen(s);
         int bad = 0;
         if (!header) {
-            bad = strcmp(s, "hfft-wisdom") != 0 || strcmp(rest, "1") != 0;
+            bad =
+                strcmp(s, "hfft-wisdom") != 0 || (strcmp(rest, "1") != 0 && strcmp(rest, "2") != 0);
             header = !bad;
         } else if (strcmp(s, "signature") == 0) {
             while (*rest == ' ')
@@ -295,7 +298,7 @@ int hfft__wisdom_parse(const char *text, const char *where, hfft__wisdom *w) {
                               lineno);
     }
     if (!header)
-        return hfft__fail(HFFT_ERR_WISDOM, "wisdom %s: no 'hfft-wisdom 1' header", where);
+        return hfft__fail(HFFT_ERR_WISDOM, "wisdom %s: no 'hfft-wisdom 1' or '2' header", where);
     if (!w->signature[0])
         return hfft__fail(HFFT_ERR_WISDOM, "wisdom %s: no signature line", where);
     return 0;
@@ -361,7 +364,12 @@ int hfft__wisdom_write(const char *path, const hfft__wisdom *w) {
     if (!f)
         return hfft__fail(HFFT_ERR_IO, "wisdom %s: %s", tmp, strerror(errno));
     fprintf(f, "# hfft wisdom, written by hfft-tune; lines: signature, link, host, problem\n");
-    fprintf(f, "hfft-wisdom 1\nsignature %s\n", w->signature);
+    /* format 2 where a real transform's entry (kind=) is in it: a reader that knows
+       only format 1 then refuses the file by its header */
+    int format = 1;
+    for (int i = 0; i < w->nprob; i++)
+        format = w->prob[i].kind != HFFT__C2C ? 2 : format;
+    fprintf(f, "hfft-wisdom %d\nsignature %s\n", format, w->signature);
     if (w->have_link) {
         fprintf(f, "link h2d=%.6g d2h=%.6g duplex=%.6g", w->link.h2d, w->link.d2h, w->link.duplex);
         if (w->link.cards > 1)

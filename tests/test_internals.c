@@ -1204,6 +1204,11 @@ Test(internals, wisdom_round_trip) {
     w->link.all_d2h = 1.09e11;
     w->link.all_duplex = 7.58e10;
     cr_assert_eq(hfft__wisdom_write(path, w), 0, "%s", hfft_last_error_message());
+    FILE *wf = fopen(path, "r");
+    char text[4096] = {0};
+    cr_assert(wf && fread(text, 1, sizeof text - 1, wf) > 0);
+    fclose(wf);
+    cr_assert(strstr(text, "\nhfft-wisdom 2\n") != NULL, "real entries, format 2:\n%s", text);
     hfft__wisdom *back = calloc(1, sizeof *back);
     cr_assert_eq(hfft__wisdom_read(path, back), 0, "%s", hfft_last_error_message());
     cr_assert_str_eq(back->signature, w->signature);
@@ -1456,7 +1461,8 @@ Test(internals, wisdom_parser) {
          "all_d2h=2e10 all_duplex=3e10\n",
          NULL},
         {"", "header"},
-        {"hfft-wisdom 2\nsignature s\n", ":1"},
+        {"hfft-wisdom 3\nsignature s\n", ":1"},
+        {"hfft-wisdom 2\nsignature s\nproblem prec=4 n=4x6 kind=r2c\n", NULL},
         {"hfft-wisdom 1\n", "signature"},
         {"hfft-wisdom 1\nsignature s\nsignature t\n", ":3"},
         {"hfft-wisdom 1\nsignature s\nproblem n=4\n", ":3"},

@@ -36,6 +36,12 @@ check 3d "3d 16x32x64 f64" n=16x32x64 1 3d:16x32x64:f64
 check batch "1d 4096 f32 x 128" "n=4096 howmany=128" 1 1d:4096:f32:b128
 check r2c "2d 256x512 r32" "n=256x512 kind=r2c" 0 --out-of-place 2d:256x512:r32
 check c2r "2d 128x256 c2r64" "n=128x256 kind=c2r" 1 2d:128x256:c2r64
+# --wisdom none (what plans read as no wisdom) is refused, and nothing is written
+mkdir -p "$work/none" && rm -rf "${work:?}/none/"*
+(cd "$work/none" && HFFT_DEVICE=emulated "$tune" --budget 1MiB --reps 1 --quiet --wisdom none \
+    2d:64x64:f32 >/dev/null 2>&1)
+[ $? -eq 2 ] || fail "hfft-tune --wisdom none was not refused with status 2"
+[ -z "$(ls -A "$work/none")" ] || fail "hfft-tune --wisdom none wrote $(ls -A "$work/none")"
 # a kind it does not know is refused before anything runs
 HFFT_DEVICE=emulated "$tune" --quiet --wisdom "$work/wisdom-bad" 2d:64x64:r16 >/dev/null 2>&1
 [ $? -eq 2 ] || fail "2d:64x64:r16 was not refused with status 2"
