@@ -478,6 +478,11 @@ int hfft__fftw_wisdom_import(int prec, const char *path) {
         hfft__clear_error();
         return 0;
     }
+    /* FFTW signs its wisdom with the set of its planner's algorithms, which its
+       threads add to: with them registered first, as every process of ours that
+       plans has them, the signatures agree (without, a fresh process's first
+       import was refused) */
+    hfft__fftw_threads_once();
     int k = prec == 4 ? 0 : 1, ok = 1;
     pthread_mutex_lock(&hfft__fftw_mutex);
     if (strcmp(last[k], path) != 0) {
@@ -495,6 +500,7 @@ int hfft__fftw_wisdom_export(int prec, const char *path) {
     if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp)
         return hfft__fail(HFFT_ERR_IO, "FFTW wisdom %s: path too long", path);
     HFFT__TRY(hfft__fftw_bind());
+    hfft__fftw_threads_once(); /* (the signature, as above) */
     pthread_mutex_lock(&hfft__fftw_mutex);
     int ok = prec == 4 ? fftwf_export_wisdom_to_filename(tmp) : fftw_export_wisdom_to_filename(tmp);
     pthread_mutex_unlock(&hfft__fftw_mutex);

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "balancer/wisdom.h"
@@ -1402,6 +1403,35 @@ Test(internals, fftw_wisdom_beside_ours) {
     remove(fw);
     snprintf(bad, sizeof bad, "%s/junk.fftw-f32", dir);
     remove(bad);
+    rmdir(dir);
+}
+
+/* A process whose first FFTW call (single precision) is the import takes the file
+   that another process's tuning wrote: FFTW signs wisdom with its planner's
+   algorithms, which its threads add to (before the fix such a first import was
+   refused, and every plan of a fresh process ran without the measured plans). */
+Test(internals, fftw_wisdom_in_a_fresh_process) {
+    char dir[] = "/tmp/hfft-fw2-XXXXXX", fw[600];
+    cr_assert(mkdtemp(dir));
+    snprintf(fw, sizeof fw, "%s/wisdom.fftw-f32", dir);
+    pid_t pid = fork();
+    cr_assert(pid >= 0);
+    if (pid == 0) {
+        int64_t n[2] = {64, 96};
+        hfftf_complex *a = malloc(sizeof *a * 64 * 96);
+        hfft_options o;
+        hfft_options_init(&o);
+        o.device = HFFT_DEVICE_NONE;
+        o.threads = 2;
+        hfftf_plan p = a ? hfftf_plan_dft(2, n, a, a, HFFT_FORWARD, HFFT_MEASURE, &o) : NULL;
+        int st = p ? hfft__fftw_wisdom_export(4, fw) : 1;
+        _exit(st ? 1 : 0);
+    }
+    int status = 0;
+    cr_assert_eq(waitpid(pid, &status, 0), pid);
+    cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the writer failed");
+    cr_assert_eq(hfft__fftw_wisdom_import(4, fw), 1, "a fresh process refused %s", fw);
+    remove(fw);
     rmdir(dir);
 }
 
