@@ -32,6 +32,9 @@
 #define SETTLED 0.005 /* shares that move less than this have settled */
 #define GIVE_UP 1.03  /* a GPU alternative slower than this after one run stops */
 #define HOST_BYTES ((size_t)1 << 30)
+/* Arrays up to this many bytes: a CPU-only plan under HFFT_MEASURE also times FFTW's
+   plan of the whole array (src/build.c, WHOLE_MAX) */
+#define WHOLE_TRIAL_MAX ((double)(1u << 30))
 #define NONE_SHARE 1e-9 /* a round share that leaves the GPU no unit (0 means unset) */
 
 typedef struct problem {
@@ -318,7 +321,7 @@ static result measure(const problem *p, void *in, void *out, const cand *c, int 
    array (over 1 GiB).  Planned only, never executed. */
 static void measure_lines(const problem *p, void *in, void *out, double bytes) {
     for (int k = 0; k < 2; k++) {
-        if (k == 1 && bytes <= (double)HOST_BYTES)
+        if (k == 1 && bytes <= WHOLE_TRIAL_MAX)
             break;
         cand c = {"",  {NONE_SHARE, NONE_SHARE, NONE_SHARE},
                   0,   0,

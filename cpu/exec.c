@@ -66,9 +66,7 @@ static int plan_tout(hfft__cpu *c, cpu_round *cr, const hfft__lines_desc *proto,
     blk = blk > r->tper ? r->tper : blk;
     cr->blk = blk < 1 ? 1 : blk;
     cr->ld = hfft__cpu_padded(r->L, es);
-    size_t need = (size_t)(cr->blk * cr->ld) * es + (size_t)(STEP * cr->blk) * es;
-    if (need > c->buf_bytes)
-        c->buf_bytes = need;
+    hfft__cpu_reserve(c, (size_t)(cr->blk * cr->ld) * es + (size_t)(STEP * cr->blk) * es);
     d.n[0] = r->L;
     d.idist = r->dout;
     d.odist = cr->ld;
@@ -121,7 +119,7 @@ static int plan_real(hfft__cpu *c, cpu_round *cr, const hfft__lines_desc *proto,
        buffer instead, at a pitch of whole lines, and are copied to or from their
        place: r2c into the buffer and out, c2r in and from the buffer. */
     size_t es = c->es, cpitch = (size_t)r->dout * es;
-    int64_t ld = (int64_t)((((size_t)half * es + 63) & ~(size_t)63) / es);
+    int64_t ld = hfft__cpu_whole_lines(half, es);
     const void *real_side = r2c ? in : out, *cplx_side = r2c ? out : in;
     int real_ok = !c->unaligned && aligned64(real_side) && real_line % 64 == 0;
     int cplx_off = cpitch % 64 != 0 || !aligned64(cplx_side);
@@ -132,9 +130,7 @@ static int plan_real(hfft__cpu *c, cpu_round *cr, const hfft__lines_desc *proto,
             d.odist = ld;
         else
             d.idist = ld;
-        size_t need = (size_t)(cr->blk * ld) * es;
-        if (need > c->buf_bytes)
-            c->buf_bytes = need;
+        hfft__cpu_reserve(c, (size_t)(cr->blk * ld) * es);
         /* planned on scratch: the buffer's side is aligned, and so is the real one */
         return plan_lines(c, cr, &d, cr->blk, r2c ? in : NULL, r2c ? NULL : out);
     }

@@ -98,6 +98,11 @@ void hfft__cpu_free_buffers(hfft__cpu *c);
 int hfft__cpu_plan_tile(hfft__cpu *c, tile *t, int64_t L, int64_t pitch, int64_t ni,
                         unsigned flags);
 int64_t hfft__cpu_padded(int64_t L, size_t es);
+/* L elements rounded up to whole cache lines (tiles.c). */
+int64_t hfft__cpu_whole_lines(int64_t L, size_t es);
+/* What each thread's buffer must hold at least, for a plan about to be made: the
+   buffers are allocated once every plan has said (hfft__cpu_buffers). */
+void hfft__cpu_reserve(hfft__cpu *c, size_t bytes);
 /* four.c */
 void hfft__cpu_four_destroy(cpu_four *f);
 int hfft__cpu_four_start(hfft__cpu *c, int h, const void *src, void *dst);

@@ -96,7 +96,7 @@ int hfft__cpu_four(hfft__cpu *c, const hfft__cpu_four_desc *d, const void *in) {
        (exec.c's real rounds do the same: FFTW's unaligned plans lack its vector code). */
     int real_ok = !c->unaligned && !((uintptr_t)in % 64) && f->in_index % 64 == 0 &&
                   ((size_t)d->rpitch * rs) % 64 == 0;
-    int64_t ld = (int64_t)((((size_t)d->L * es + 63) & ~(size_t)63) / es);
+    int64_t ld = hfft__cpu_whole_lines(d->L, es);
     if (d->kind == HFFT__R2C && real_ok && ((size_t)d->L * es) % 64 &&
         (size_t)(d->per * ld) * es <= STAGE_MAX)
         f->stage_ld = ld;
@@ -124,8 +124,8 @@ int hfft__cpu_four(hfft__cpu *c, const hfft__cpu_four_desc *d, const void *in) {
         st = hfft__cpu_plan_tile(c, &f->tb, d->fb, d->fa * d->row, d->pw, tf);
     if (!st)
         st = hfft__twiddles_make(d->d0, c->sign, &f->tw);
-    if (!st && f->stage_ld && (size_t)(d->per * f->stage_ld) * es > c->buf_bytes)
-        c->buf_bytes = (size_t)(d->per * f->stage_ld) * es;
+    if (!st)
+        hfft__cpu_reserve(c, (size_t)(d->per * f->stage_ld) * es);
     if (!st)
         st = hfft__cpu_buffers(c, 0); /* the tiles', and staged rows' */
     if (!st) {

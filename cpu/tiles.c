@@ -14,6 +14,11 @@
 
 /* ---- a tile round's plans, and the threads' buffers ---- */
 
+/* L elements rounded up to whole cache lines. */
+int64_t hfft__cpu_whole_lines(int64_t L, size_t es) {
+    return (int64_t)(((size_t)L * es + HFFT__LINE - 1) / HFFT__LINE * HFFT__LINE / es);
+}
+
 /* L elements rounded up to whole cache lines, and to an odd number of them, so
    that a tile's columns fall in different cache sets. */
 int64_t hfft__cpu_padded(int64_t L, size_t es) {
@@ -21,6 +26,11 @@ int64_t hfft__cpu_padded(int64_t L, size_t es) {
     if (lines % 2 == 0)
         lines++;
     return (int64_t)(lines * HFFT__LINE / es);
+}
+
+void hfft__cpu_reserve(hfft__cpu *c, size_t bytes) {
+    if (bytes > c->buf_bytes)
+        c->buf_bytes = bytes;
 }
 
 int hfft__cpu_plan_tile(hfft__cpu *c, tile *t, int64_t L, int64_t pitch, int64_t ni,
@@ -42,9 +52,7 @@ int hfft__cpu_plan_tile(hfft__cpu *c, tile *t, int64_t L, int64_t pitch, int64_t
     B = B < 1 ? 1 : B;
     t->B = B < ni ? B : ni;
     /* the tile, the scatter's stage, and a line's pre-twiddles (tiles_pre) */
-    size_t need = (size_t)(t->B * t->ld) * es + (size_t)(STEP * t->B) * es + (size_t)L * 16;
-    if (need > c->buf_bytes)
-        c->buf_bytes = need;
+    hfft__cpu_reserve(c, (size_t)(t->B * t->ld) * es + (size_t)(STEP * t->B) * es + (size_t)L * 16);
     hfft__lines_desc d;
     memset(&d, 0, sizeof d);
     d.prec = c->prec;

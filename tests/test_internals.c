@@ -1354,6 +1354,28 @@ Test(internals, wisdom_round_trip) {
     rmdir(dir);
 }
 
+/* A CPU plan of 2D 64 x 96 f32 with these flags and wisdom setting (NULL: the
+   default), made and destroyed: 0, or -1 with the error set. */
+static int plan_64x96(unsigned flags, const char *wisdom) {
+    int64_t n[2] = {64, 96};
+    hfftf_complex *a = malloc(sizeof *a * 64 * 96);
+    hfft_options o;
+    hfft_options_init(&o);
+    o.device = HFFT_DEVICE_NONE;
+    o.threads = 2;
+    o.wisdom = wisdom;
+    hfftf_plan p = a ? hfftf_plan_dft(2, n, a, a, HFFT_FORWARD, flags, &o) : NULL;
+    if (p)
+        hfftf_destroy_plan(p);
+    free(a);
+    return p ? 0 : -1;
+}
+
+/* Such a plan whose lines FFTW measured, its wisdom then exported to fw. */
+static int export_measured(const char *fw) {
+    return plan_64x96(HFFT_MEASURE, NULL) ? -1 : hfft__fftw_wisdom_export(4, fw);
+}
+
 /* FFTW's own wisdom beside ours: its path; what a measured plan leaves in FFTW
    exported there and imported again; a file FFTW refuses is no error, and a plan
    whose wisdom setting points at it plans as before. */
@@ -1368,16 +1390,7 @@ Test(internals, fftw_wisdom_beside_ours) {
     cr_assert_eq(hfft__wisdom_fftw_path("none", 4, bad, sizeof bad), -1);
     cr_assert_eq(hfft__wisdom_fftw_path(path, 4, bad, 8), -1); /* too long for the buffer */
     /* a CPU plan whose lines FFTW measured, then its wisdom out and back in */
-    int64_t n[2] = {64, 96};
-    hfftf_complex *a = tu_alloc(sizeof *a * 64 * 96);
-    hfft_options o;
-    hfft_options_init(&o);
-    o.device = HFFT_DEVICE_NONE;
-    o.threads = 2;
-    hfftf_plan p = hfftf_plan_dft(2, n, a, a, HFFT_FORWARD, HFFT_MEASURE, &o);
-    cr_assert_not_null(p, "%s", hfft_last_error_message());
-    hfftf_destroy_plan(p);
-    cr_assert_eq(hfft__fftw_wisdom_export(4, fw), 0, "%s", hfft_last_error_message());
+    cr_assert_eq(export_measured(fw), 0, "%s", hfft_last_error_message());
     FILE *f = fopen(fw, "r");
     char head[16] = {0};
     cr_assert(f && fread(head, 1, 7, f) == 7, "no file %s", fw);
@@ -1394,12 +1407,8 @@ Test(internals, fftw_wisdom_beside_ours) {
     snprintf(bad, sizeof bad, "%s/missing.fftw-f32", dir);
     cr_assert_eq(hfft__fftw_wisdom_import(4, bad), 0);
     snprintf(bad, sizeof bad, "%s/junk", dir);
-    o.wisdom = bad;
-    p = hfftf_plan_dft(2, n, a, a, HFFT_FORWARD, 0, &o);
-    cr_assert_not_null(p, "a plan beside a refused FFTW wisdom file: %s",
-                       hfft_last_error_message());
-    hfftf_destroy_plan(p);
-    tu_free(a);
+    cr_assert_eq(plan_64x96(0, bad), 0, "a plan beside a refused FFTW wisdom file: %s",
+                 hfft_last_error_message());
     remove(fw);
     snprintf(bad, sizeof bad, "%s/junk.fftw-f32", dir);
     remove(bad);
@@ -1416,17 +1425,8 @@ Test(internals, fftw_wisdom_in_a_fresh_process) {
     snprintf(fw, sizeof fw, "%s/wisdom.fftw-f32", dir);
     pid_t pid = fork();
     cr_assert(pid >= 0);
-    if (pid == 0) {
-        int64_t n[2] = {64, 96};
-        hfftf_complex *a = malloc(sizeof *a * 64 * 96);
-        hfft_options o;
-        hfft_options_init(&o);
-        o.device = HFFT_DEVICE_NONE;
-        o.threads = 2;
-        hfftf_plan p = a ? hfftf_plan_dft(2, n, a, a, HFFT_FORWARD, HFFT_MEASURE, &o) : NULL;
-        int st = p ? hfft__fftw_wisdom_export(4, fw) : 1;
-        _exit(st ? 1 : 0);
-    }
+    if (pid == 0)
+        _exit(export_measured(fw) ? 1 : 0);
     int status = 0;
     cr_assert_eq(waitpid(pid, &status, 0), pid);
     cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the writer failed");
