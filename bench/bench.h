@@ -55,6 +55,7 @@ typedef struct args {
     const char *devices;  /* --devices: hfft_options.devices */
     int timelines;        /* pictures drawn so far (the second and later get a suffix) */
     int probe_each;       /* --probe-each: the link measured again before each timed execute */
+    int each;             /* --each: a line per timed execute of hfft's rows */
     uint64_t seed;
 } args;
 

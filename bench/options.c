@@ -55,6 +55,10 @@ void bench_usage(FILE *f) {
             "                          timed execute, and bound, trip and dup the median of\n"
             "                          each execute against the probe just before it (the\n"
             "                          link's rate drifts between and within processes)\n"
+            "  --each                  hfft's rows: a line per timed execute (its time, and each\n"
+            "                          round's, with the GPU and CPU sides of hybrid rounds),\n"
+            "                          then the executes' mean: a hybrid's CPU side can be slow\n"
+            "                          in a few executes, which a median leaves out\n"
             "  --verify                relative RMS error against FFTW in higher precision\n"
             "                          (double for f32, long double for f64); needs two\n"
             "                          more arrays' worth of host memory\n"
@@ -316,6 +320,8 @@ int bench_parse_args(int argc, char **argv, args *a, problem *probs, int *nprob)
             a->inplace = 1;
         } else if (strcmp(o, "--probe-each") == 0) {
             a->probe_each = 1;
+        } else if (strcmp(o, "--each") == 0) {
+            a->each = 1;
         } else if (strcmp(o, "--host") == 0) {
             const char *v = need(argc, argv, &i);
             if (strcmp(v, "hfft_malloc") == 0)

@@ -233,6 +233,23 @@ void bench_run_hfft(const args *a, const problem *p, int e, void *A, void *B, re
                    100 * each[k]);
         printf("\n");
     }
+    if (a->each) {
+        double sum = 0;
+        for (int k = 0; k < a->reps; k++) {
+            printf("[%s] %s: execute %d: %.4f s", p->text, engine_name[e], k + 1, t[k]);
+            sum += t[k];
+            for (int h = 0; h < r->info.rounds && h < R; h++) {
+                printf("; round %d %.4f s", h + 1, t[(size_t)a->reps * (1 + h) + k]);
+                if (r->info.placement == 2)
+                    printf(" (GPU %.4f, CPU %.4f)", t[(size_t)a->reps * (1 + R + h) + k],
+                           t[(size_t)a->reps * (1 + 2 * R + h) + k]);
+            }
+            printf("\n");
+        }
+        printf("[%s] %s: mean of %d executes %.4f s\n", p->text, engine_name[e], a->reps,
+               sum / a->reps);
+        fflush(stdout);
+    }
     bench_summarize(t, a->reps, r);
     /* each round's median over the timed runs, in place of the last run's */
     for (int h = 0; h < R; h++) {
