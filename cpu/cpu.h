@@ -119,6 +119,13 @@ typedef struct hfft__cpu_four_desc {
 } hfft__cpu_four_desc;
 /* in: the input array planned for (its alignment). */
 int hfft__cpu_four(hfft__cpu *c, const hfft__cpu_four_desc *d, const void *in);
+/* While round h runs: the GPU, about to end its units in left_s seconds at unit_s
+   a unit, takes back the CPU's last units that no thread has started, as many as
+   make both sides end soonest; returns how many, the first of them at *first
+   (round A: group q, round B: piece u).  hfft__cpu_four_taken: units taken back in
+   round h of the last execute. */
+int64_t hfft__cpu_four_take(hfft__cpu *c, int h, double unit_s, double left_s, int64_t *first);
+int64_t hfft__cpu_four_taken(const hfft__cpu *c, int h);
 
 /* ---- host memory (memory.c) ----
  * The host memory bandwidth as the pool's threads see it, the figure that CPU

@@ -19,6 +19,9 @@
  *     natural order).
  * The GPU takes the first units of each round, the CPU the rest; round B
  * starts once both sides' round A is in host memory (the plan's barrier).
+ * Near the end of its units the GPU may take back the CPU's last ones that no
+ * thread has started (hfft__cpu_four_take), where the CPU is running late:
+ * each unit has a claim, set once by whichever side starts it first.
  * FFTW's strided plans over the same lines, made with FFTW_ESTIMATE, ran the
  * CPU's share several times slower beside the GPU (bench/RESULTS.md, run BH);
  * tiles need only plans of contiguous columns, which ESTIMATE plans well.
@@ -48,7 +51,35 @@ struct cpu_four {
                             elements between its rows, which start on cache lines */
     char *ring[RING];
     _Atomic int64_t *rows_done, *tiles_done; /* round A, per group of the CPU's */
+    /* each round's units of the CPU's (A: groups, B: pieces): FREE, CPU (a job of it
+       started) or GPU (taken back); units the CPU finished (B: tile jobs); start time */
+    _Atomic int *claim[2];
+    int64_t nunits[2];
+    _Atomic int64_t done[2];
+    double t0[2];
+    int64_t taken[2];     /* units the GPU took back in the last execute */
+    _Atomic int asked[2]; /* the GPU asked, this round (hfft__cpu_four_late) */
 };
+
+enum { FREE, CPU_CLAIM, GPU_CLAIM };
+
+/* Tests only (tests/test_internals.c): the CPU's jobs of a round wait until the GPU
+   has been asked for units to take back (or a second has passed), as a CPU
+   running late would. */
+_Atomic int hfft__cpu_four_late;
+
+/* Whether the CPU does unit i of round h: its first job claims it, unless the
+   GPU took it back first. */
+static int cpu_takes(cpu_four *f, int h, int64_t i) {
+    if (atomic_load_explicit(&hfft__cpu_four_late, memory_order_relaxed))
+        for (double t = hfft__now();
+             !atomic_load_explicit(&f->asked[h], memory_order_acquire) && hfft__now() - t < 1.0;)
+            sched_yield();
+    int s = FREE; /* FREE becomes CPU_CLAIM, or s reads what is there */
+    atomic_compare_exchange_strong_explicit(&f->claim[h][i], &s, CPU_CLAIM, memory_order_acq_rel,
+                                            memory_order_acquire);
+    return s != GPU_CLAIM;
+}
 
 void hfft__cpu_four_destroy(cpu_four *f) {
     if (!f)
@@ -67,6 +98,8 @@ void hfft__cpu_four_destroy(cpu_four *f) {
         free(f->ring[k]);
     free((void *)f->rows_done);
     free((void *)f->tiles_done);
+    for (int h = 0; h < 2; h++)
+        free((void *)f->claim[h]);
     free(f);
 }
 
@@ -144,8 +177,12 @@ int hfft__cpu_four(hfft__cpu *c, const hfft__cpu_four_desc *d, const void *in) {
         else
             memset(f->ring[k], 0, f->abytes);
     }
+    f->nunits[0] = d->fb - d->first[0];
+    f->nunits[1] = d->fa * d->nb - d->first[1];
     if (!st && (!(f->rows_done = calloc((size_t)d->fb, sizeof *f->rows_done)) ||
-                !(f->tiles_done = calloc((size_t)d->fb, sizeof *f->tiles_done))))
+                !(f->tiles_done = calloc((size_t)d->fb, sizeof *f->tiles_done)) ||
+                !(f->claim[0] = calloc((size_t)f->nunits[0] + 1, sizeof *f->claim[0])) ||
+                !(f->claim[1] = calloc((size_t)f->nunits[1] + 1, sizeof *f->claim[1]))))
         st = hfft__fail(HFFT_ERR_HOST_MEMORY, "CPU four-step share: out of memory");
     if (st) {
         hfft__cpu_four_destroy(f);
@@ -179,6 +216,8 @@ static void job_a(const hfft__cpu *c, cpu_four *f, int64_t j, int thread) {
     char *b = f->ring[g % RING];
     int64_t q = d->first[0] + g;
     if (rows) {
+        if (!cpu_takes(f, 0, g))
+            return; /* the GPU took this group back */
         if (g >= RING)
             wait_for(&f->tiles_done[g - RING], kc);
         size_t line = (size_t)d->L * f->es, ld = (size_t)f->stage_ld * f->es;
@@ -196,22 +235,30 @@ static void job_a(const hfft__cpu *c, cpu_four *f, int64_t j, int thread) {
         atomic_fetch_add_explicit(&f->rows_done[g], 1, memory_order_release);
         return;
     }
+    /* a group the GPU took back has its rows counted done by the taker (after its
+       claim), so that this wait ends; its tiles are then the GPU's */
     wait_for(&f->rows_done[g], kr);
+    if (atomic_load_explicit(&f->claim[0][g], memory_order_acquire) == GPU_CLAIM)
+        return;
     int64_t i0 = k * f->tper * f->ta.B, i1 = i0 + f->tper * f->ta.B;
     hfft__cpu_tiles(c, &f->ta, NULL, b, c->dst + (size_t)(d->fa * q) * rowb, i0,
                     i1 < d->row ? i1 : d->row, thread, 1);
-    atomic_fetch_add_explicit(&f->tiles_done[g], 1, memory_order_release);
+    if (atomic_fetch_add_explicit(&f->tiles_done[g], 1, memory_order_acq_rel) == kc - 1)
+        atomic_fetch_add_explicit(&f->done[0], 1, memory_order_relaxed);
 }
 
 /* Round B: tile k of piece u of the CPU's: rows fa q + k1 (q < fb) times
    W_d0^(q k1), the fb-point columns, back in place. */
-static void job_b(const hfft__cpu *c, const cpu_four *f, int64_t u, int64_t k, int thread) {
+static void job_b(const hfft__cpu *c, cpu_four *f, int64_t u, int64_t k, int thread) {
     const hfft__cpu_four_desc *d = &f->d;
+    if (!cpu_takes(f, 1, u - d->first[1]))
+        return; /* the GPU took this piece back */
     int64_t k1 = u / d->nb, c0 = (u % d->nb) * d->pw;
     int64_t i0 = k * f->tb.B, i1 = i0 + f->tb.B < d->pw ? i0 + f->tb.B : d->pw;
     /* columns counted from the piece's first, so that tiles are whole within it */
     char *base = c->dst + (size_t)(k1 * d->row + c0) * f->es;
     hfft__cpu_tiles_pre(c, &f->tb, &f->tw, k1, base, base, i0, i1, thread, 1);
+    atomic_fetch_add_explicit(&f->done[1], 1, memory_order_relaxed);
 }
 
 static void four_job(void *ctx, int64_t j, int thread) {
@@ -233,6 +280,80 @@ int hfft__cpu_four_start(hfft__cpu *c, int h, const void *src, void *dst) {
         atomic_store_explicit(&f->rows_done[g], 0, memory_order_relaxed);
         atomic_store_explicit(&f->tiles_done[g], 0, memory_order_relaxed);
     }
+    for (int64_t i = 0; i < f->nunits[h]; i++)
+        atomic_store_explicit(&f->claim[h][i], FREE, memory_order_relaxed);
+    atomic_store_explicit(&f->done[h], 0, memory_order_relaxed);
+    f->taken[h] = 0;
+    atomic_store_explicit(&f->asked[h], 0, memory_order_relaxed);
+    f->t0[h] = hfft__now();
     int64_t jobs = h == 0 ? groups * (f->kr + f->kc) : (f->d.fa * f->d.nb - f->d.first[1]) * f->nck;
     return hfft__pool_start(c->pool, jobs > 0 ? jobs : 0, four_job, c);
+}
+
+/*
+ * The GPU's side of round h ends in about left_s seconds and took unit_s a unit:
+ * of the CPU's units that no job has started, the last n go to the GPU, n
+ * the count that makes both sides end soonest by their rates so far (the CPU's:
+ * the units it finished since the round began; none finished, as if it had
+ * taken the round so far for one).  Claimed from the end down, each from FREE
+ * to GPU_CLAIM, stopping at the first the CPU has claimed: the units taken
+ * are the last n, [*first, *first + n) of the round's units (groups of round A,
+ * pieces of round B).  Called by the thread that drives the GPU while the pool
+ * runs the round.
+ */
+static int64_t take(cpu_four *f, int h, double unit_s, double left_s) {
+    if (!(unit_s > 0))
+        return 0;
+    int64_t total = f->nunits[h], free_n = 0;
+    while (free_n < total &&
+           atomic_load_explicit(&f->claim[h][total - 1 - free_n], memory_order_acquire) == FREE)
+        free_n++;
+    if (!free_n)
+        return 0;
+    double done = (double)atomic_load_explicit(&f->done[h], memory_order_relaxed);
+    if (h == 1)
+        done /= (double)f->nck; /* tile jobs of pieces */
+    double elapsed = hfft__now() - f->t0[h];
+    double cpu_s = elapsed / (done > 0 ? done : 1), left = (double)total - done;
+    /* n in [0, free_n] with both ends soonest: max(left_s + n unit_s, (left - n) cpu_s) */
+    int64_t want = 0;
+    double best = left * cpu_s > left_s ? left * cpu_s : left_s;
+    for (int64_t n = 1; n <= free_n; n++) {
+        double g = left_s + (double)n * unit_s, cpu = (left - (double)n) * cpu_s;
+        double end = g > cpu ? g : cpu;
+        if (end < best) {
+            best = end;
+            want = n;
+        }
+    }
+    int64_t n = 0;
+    while (n < want) {
+        int s = FREE;
+        if (!atomic_compare_exchange_strong_explicit(&f->claim[h][total - 1 - n], &s, GPU_CLAIM,
+                                                     memory_order_acq_rel, memory_order_acquire))
+            break;
+        n++;
+    }
+    /* round A: tile jobs of a group taken back may wait for its rows; they end, see
+       the claim, and leave the group to the GPU */
+    for (int64_t i = total - n; h == 0 && i < total; i++)
+        atomic_store_explicit(&f->rows_done[i], f->kr, memory_order_release);
+    return n;
+}
+
+/* (cpu.h) */
+int64_t hfft__cpu_four_take(hfft__cpu *c, int h, double unit_s, double left_s, int64_t *first) {
+    cpu_four *f = c->four;
+    *first = 0;
+    if (!f || h < 0 || h > 1 || c->h != h || f->nunits[h] < 1)
+        return 0;
+    int64_t n = take(f, h, unit_s, left_s);
+    atomic_store_explicit(&f->asked[h], 1, memory_order_release);
+    f->taken[h] += n;
+    *first = f->d.first[h] + f->nunits[h] - n;
+    return n;
+}
+
+int64_t hfft__cpu_four_taken(const hfft__cpu *c, int h) {
+    return c->four && h >= 0 && h < 2 ? c->four->taken[h] : 0;
 }

@@ -243,6 +243,11 @@ int hfft__cards_four(const hfft__cards *c, hfft__four_shape *s) {
     return c->trip || c->n != 1 ? -1 : hfft__gpu_four(c->g[0], s);
 }
 
+void hfft__cards_set_take(hfft__cards *c, hfft__take_fn fn, void *ctx) {
+    if (!c->trip && c->n == 1)
+        hfft__gpu_set_take(c->g[0], fn, ctx);
+}
+
 int hfft__cards_one_trip(const hfft__cards *c) {
     return c->trip != NULL || (c->n == 1 && hfft__gpu_one_trip(c->g[0]));
 }

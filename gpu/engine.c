@@ -458,6 +458,11 @@ int hfft__gpu_one_trip(const hfft__gpu *g) { return g->trip != NULL; }
 
 int hfft__gpu_four(const hfft__gpu *g, hfft__four_shape *s) { return hfft__four_layout(g, s); }
 
+void hfft__gpu_set_take(hfft__gpu *g, hfft__take_fn fn, void *ctx) {
+    g->take = fn;
+    g->take_ctx = ctx;
+}
+
 void hfft__gpu_take_link(hfft__gpu *g, int64_t bytes[2]) {
     bytes[0] = g->link[0];
     bytes[1] = g->link[1];

@@ -67,6 +67,7 @@ struct hfft__four {
     int64_t share[2];        /* the GPU's units: groups [0, share[0]) of round A, round B's
                                [0, share[1]) (the rest is the CPU's) */
     int npass[2];           /* passes of round A (units: groups of fa rows), B (fb rows) */
+    int extra[2];           /* passes over units taken back from the CPU (last execute) */
     int64_t *at[2];         /* pass k of round x covers units [at[x][k], at[x][k + 1]) */
     hfft__fftplan rows;     /* the row round on one group's fa indices */
     int nplan[2];           /* fa-point lines (A) and fb-point lines (B), per pass size */
@@ -294,9 +295,13 @@ static int four_try(hfft__gpu *g, hfft__four *f, int64_t budget, size_t cap) {
     const hfft__round *r = &g->rd[1 - f->z].r;
     const int64_t *shape = r->rank == 2 ? r->n2 : &r->L;
     TRY(hfft__sched_plan(g, &f->rows, r->kind, r->rank, shape, 1, r->dout, f->fa * f->per, &work));
-    for (int x = 0; x < 2; x++)
+    for (int x = 0; x < 2; x++) {
         for (int k = 0; k < f->npass[x]; k++)
             TRY(lines_plan(g, f, x, f->at[x][k + 1] - f->at[x][k], &work));
+        /* passes of one unit at least, for units the GPU may take back from the CPU */
+        if (f->share[x] < (x ? f->fa * f->nb : f->fb))
+            TRY(lines_plan(g, f, x, 1, &work));
+    }
     f->work = work;
     /* the largest pass of either round (the ramps may have made them smaller) */
     size_t slot = 0;
@@ -408,68 +413,114 @@ static int take_slot(hfft__gpu *g, hfft__four *f, int *s) {
     return 0;
 }
 
-static int round_a(hfft__gpu *g, hfft__four *f, const char *src, char *dst) {
+/* Round A's pass over groups [q0, q0 + m) (buffer rows p m + i); *slot: its buffer. */
+static int pass_a(hfft__gpu *g, hfft__four *f, const char *src, char *dst, int64_t q0, int64_t m,
+                  int *slot) {
     const hfft__dev_ops *o = g->ops;
     hfft__dev *d = g->d;
     hfft__stream in = g->st[0], out = g->st[1], c = g->st[NSTREAM];
     size_t rowb = f->rowb;
-    for (int k = 0; k < f->npass[0]; k++) {
-        int64_t q0 = f->at[0][k], m = f->at[0][k + 1] - q0;
-        int s;
-        TRY(take_slot(g, f, &s));
-        char *b = g->buf[s];
-        TRY(copy_in_a(g, f, src, b, q0, m));
-        TRY(o->record(d, g->in_ev[s][0], in));
-        TRY(o->wait(d, c, g->in_ev[s][0]));
-        /* the rows (any fa of them are a group's worth), then the fa-point lines */
-        for (int64_t i = 0; i < m; i++)
-            TRY(o->fft_exec(d, f->rows, c, b + (size_t)(i * f->fa) * rowb, g->work[0]));
-        TRY(o->fft_exec(d, find_plan(f, 0, m), c, b, g->work[0]));
-        TRY(o->record(d, g->comp_ev[s][0], c));
-        TRY(o->wait(d, out, g->comp_ev[s][0]));
-        /* result k1 of group q0 + i (buffer row k1 m + i) to output row fa (q0 + i) + k1 */
-        for (int64_t i = 0; i < m; i++)
-            TRY(hfft__sched_d2h(g, out, dst + (size_t)(f->fa * (q0 + i)) * rowb, rowb,
-                                b + (size_t)i * rowb, (size_t)m * rowb, rowb, (size_t)f->fa));
-        TRY(o->record(d, g->out_ev[s][0], out));
-    }
-    return o->record(d, f->mid, out);
+    int s;
+    TRY(take_slot(g, f, &s));
+    *slot = s;
+    char *b = g->buf[s];
+    TRY(copy_in_a(g, f, src, b, q0, m));
+    TRY(o->record(d, g->in_ev[s][0], in));
+    TRY(o->wait(d, c, g->in_ev[s][0]));
+    /* the rows (any fa of them are a group's worth), then the fa-point lines */
+    for (int64_t i = 0; i < m; i++)
+        TRY(o->fft_exec(d, f->rows, c, b + (size_t)(i * f->fa) * rowb, g->work[0]));
+    TRY(o->fft_exec(d, find_plan(f, 0, m), c, b, g->work[0]));
+    TRY(o->record(d, g->comp_ev[s][0], c));
+    TRY(o->wait(d, out, g->comp_ev[s][0]));
+    /* result k1 of group q0 + i (buffer row k1 m + i) to output row fa (q0 + i) + k1 */
+    for (int64_t i = 0; i < m; i++)
+        TRY(hfft__sched_d2h(g, out, dst + (size_t)(f->fa * (q0 + i)) * rowb, rowb,
+                            b + (size_t)i * rowb, (size_t)m * rowb, rowb, (size_t)f->fa));
+    return o->record(d, g->out_ev[s][0], out);
 }
 
-static int round_b(hfft__gpu *g, hfft__four *f, char *dst) {
+/* Round B's pass over units [u0, u0 + m): piece u % nb of rows fa q + u / nb,
+   consecutive on the host for each q; buffer row q holds the m pieces. */
+static int pass_b(hfft__gpu *g, hfft__four *f, char *dst, int64_t u0, int64_t m, int *slot) {
     const hfft__dev_ops *o = g->ops;
     hfft__dev *d = g->d;
     hfft__stream in = g->st[0], out = g->st[1], c = g->st[NSTREAM];
     size_t pb = (size_t)f->pw * g->es, hp = (size_t)f->fa * f->rowb;
-    /* every row round A wrote has landed before any is read */
-    TRY(o->wait(d, in, f->mid));
-    for (int k = 0; k < f->npass[1]; k++) {
-        /* units [u0, u0 + m): piece u % nb of rows fa q + u / nb, consecutive on the
-           host for each q; buffer row q holds the m pieces */
-        int64_t u0 = f->at[1][k], m = f->at[1][k + 1] - u0;
+    int s;
+    TRY(take_slot(g, f, &s));
+    *slot = s;
+    char *b = g->buf[s];
+    TRY(hfft__sched_h2d(g, in, b, (size_t)m * pb, dst + (size_t)u0 * pb, hp, (size_t)m * pb,
+                        (size_t)f->fb));
+    TRY(o->record(d, g->in_ev[s][0], in));
+    TRY(o->wait(d, c, g->in_ev[s][0]));
+    /* the pieces of each residue k1 together: row q times exp(sign 2 pi i q k1 / d0) */
+    for (int64_t j = 0, n; j < m; j += n) {
+        int64_t k1 = (u0 + j) / f->nb;
+        n = (k1 + 1) * f->nb - (u0 + j);
+        n = n < m - j ? n : m - j;
+        TRY(o->twiddle(d, g->prec, c, b + (size_t)j * pb, f->fb, n * f->pw, m * f->pw, f->d0, 0, 0,
+                       k1, g->sign));
+    }
+    TRY(o->fft_exec(d, find_plan(f, 1, m), c, b, g->work[0]));
+    TRY(o->record(d, g->comp_ev[s][0], c));
+    TRY(o->wait(d, out, g->comp_ev[s][0]));
+    TRY(hfft__sched_d2h(g, out, dst + (size_t)u0 * pb, hp, b, (size_t)m * pb, (size_t)m * pb,
+                        (size_t)f->fb));
+    return o->record(d, g->out_ev[s][0], out);
+}
+
+/*
+ * Where the CPU has units of round x: once the copy in of the GPU's last pass
+ * has landed (about a pass before the GPU's units end), the CPU's side is asked
+ * how many of its last units, not yet started, the GPU should take back
+ * (hfft__cpu_four_take: where the CPU runs late, for instance a core taken by
+ * other work); the GPU runs them after its own, in passes of sizes it has
+ * plans for (FOUR_PLANS), the largest first.
+ */
+static int take_back(hfft__gpu *g, hfft__four *f, int x, const char *src, char *dst, int last,
+                     double t0) {
+    int64_t all = x ? f->fa * f->nb : f->fb;
+    if (!g->take || f->share[x] >= all || last < 0)
+        return 0;
+    TRY(g->ops->event_sync(g->d, g->in_ev[last][0]));
+    double now = hfft__now(), unit_s = (now - t0) / (double)f->share[x];
+    int64_t m_last = f->at[x][f->npass[x]] - f->at[x][f->npass[x] - 1], first = 0;
+    int64_t n = g->take(g->take_ctx, x, unit_s, (double)m_last * unit_s, &first);
+    f->extra[x] = 0;
+    for (int64_t u = first; u < first + n;) {
+        int64_t m = 0;
+        for (int k = 0; k < f->nplan[x]; k++)
+            if (f->pm[x][k] <= first + n - u && f->pm[x][k] > m)
+                m = f->pm[x][k];
+        if (m < 1)
+            return hfft__fail(HFFT_ERR_INTERNAL, "four-step: no plan for a pass taken back");
         int s;
-        TRY(take_slot(g, f, &s));
-        char *b = g->buf[s];
-        TRY(hfft__sched_h2d(g, in, b, (size_t)m * pb, dst + (size_t)u0 * pb, hp, (size_t)m * pb,
-                            (size_t)f->fb));
-        TRY(o->record(d, g->in_ev[s][0], in));
-        TRY(o->wait(d, c, g->in_ev[s][0]));
-        /* the pieces of each residue k1 together: row q times exp(sign 2 pi i q k1 / d0) */
-        for (int64_t j = 0, n; j < m; j += n) {
-            int64_t k1 = (u0 + j) / f->nb;
-            n = (k1 + 1) * f->nb - (u0 + j);
-            n = n < m - j ? n : m - j;
-            TRY(o->twiddle(d, g->prec, c, b + (size_t)j * pb, f->fb, n * f->pw, m * f->pw, f->d0,
-                           0, 0, k1, g->sign));
-        }
-        TRY(o->fft_exec(d, find_plan(f, 1, m), c, b, g->work[0]));
-        TRY(o->record(d, g->comp_ev[s][0], c));
-        TRY(o->wait(d, out, g->comp_ev[s][0]));
-        TRY(hfft__sched_d2h(g, out, dst + (size_t)u0 * pb, hp, b, (size_t)m * pb, (size_t)m * pb,
-                            (size_t)f->fb));
-        TRY(o->record(d, g->out_ev[s][0], out));
+        TRY(x ? pass_b(g, f, dst, u, m, &s) : pass_a(g, f, src, dst, u, m, &s));
+        f->extra[x]++;
+        u += m;
     }
     return 0;
+}
+
+static int round_a(hfft__gpu *g, hfft__four *f, const char *src, char *dst) {
+    double t0 = hfft__now();
+    int s = -1;
+    for (int k = 0; k < f->npass[0]; k++)
+        TRY(pass_a(g, f, src, dst, f->at[0][k], f->at[0][k + 1] - f->at[0][k], &s));
+    TRY(take_back(g, f, 0, src, dst, s, t0));
+    return g->ops->record(g->d, f->mid, g->st[1]);
+}
+
+static int round_b(hfft__gpu *g, hfft__four *f, char *dst) {
+    double t0 = hfft__now();
+    /* every row round A wrote has landed before any is read */
+    TRY(g->ops->wait(g->d, g->st[0], f->mid));
+    int s = -1;
+    for (int k = 0; k < f->npass[1]; k++)
+        TRY(pass_b(g, f, dst, f->at[1][k], f->at[1][k + 1] - f->at[1][k], &s));
+    return take_back(g, f, 1, dst, dst, s, t0);
 }
 
 int hfft__four_round(hfft__gpu *g, int h, const char *src, char *dst) {
@@ -498,5 +549,5 @@ int hfft__four_round(hfft__gpu *g, int h, const char *src, char *dst) {
 }
 
 int64_t hfft__four_passes(const hfft__gpu *g, int h) {
-    return g->four ? g->four->npass[h ? 1 : 0] : 0;
+    return g->four ? g->four->npass[h ? 1 : 0] + g->four->extra[h ? 1 : 0] : 0;
 }

@@ -94,6 +94,8 @@ struct hfft__gpu {
     hfft__event res_ev;
     hfft__trip *trip;               /* the one-trip schedule, where the array fits */
     hfft__four *four;               /* the four-step streaming schedule (both rounds) */
+    hfft__take_fn take;             /* a CPU share's units that four-step may take back */
+    void *take_ctx;
     /* Timed events at each round's end on the copy-out stream (rev[0]: the start of
        round 0's copy in), so that rounds that meet without a drain still get each
        its own time; rec counts those recorded by the execute in flight. */

@@ -311,6 +311,11 @@ static int make_mid(hfft__plan *p) {
     return 0;
 }
 
+/* The GPU's question near the end of its units of a four-step round (gpu/engine.h). */
+static int64_t take_back(void *cpu, int h, double unit_s, double left_s, int64_t *first) {
+    return hfft__cpu_four_take(cpu, h, unit_s, left_s, first);
+}
+
 /* The CPU's share where the GPU streams four-step: the GPU's layout between the
    rounds, and the shares its units give each side. */
 static int share_four(hfft__plan *p, const hfft__four_shape *fs) {
@@ -332,6 +337,8 @@ static int share_four(hfft__plan *p, const hfft__four_shape *fs) {
     d.rpitch = r->rpitch;
     int st = hfft__cpu_four(p->cpu, &d, p->in);
     if (!st) {
+        /* where the CPU runs late, the GPU takes back its last units not started */
+        hfft__cards_set_take(p->gpu, take_back, p->cpu);
         p->info.ratio[0] = (double)fs->gpu[0] / (double)fs->fb;
         p->info.ratio[1] = (double)fs->gpu[1] / (double)(fs->fa * fs->nb);
     }

@@ -26,6 +26,7 @@
 #include "ref.h"
 #include "src/core/settings.h"
 #include "src/place.h"
+#include "src/plan.h"
 #include "util.h"
 
 TestSuite(internals, .init = tu_setup, .fini = tu_env_clear);
@@ -1561,4 +1562,55 @@ Test(internals, wisdom_parser) {
     cr_assert_eq(hfft__signature_diff("a=1;b=2", "a=1", note, sizeof note), 1);
     cr_assert(strstr(note, "b=2 in the file, not here"), "note '%s'", note);
     free(w);
+}
+
+/*
+ * A CPU share of a four-step plan that runs late (its jobs held until the GPU
+ * asks, as cores taken by other work would hold them): near the end of its
+ * own units the GPU takes back the CPU's last units, none of them started, in
+ * both rounds, and the transform is still right.  Both precisions, both
+ * directions, a batch of one; the emulated device, fixed shares of one half.
+ */
+extern _Atomic int hfft__cpu_four_late;
+Test(internals, four_step_takes_back_a_late_cpu) {
+    int64_t n[2] = {96, 100};
+    for (int prec = 4; prec <= 8; prec += 4)
+        for (int sgn = 0; sgn < 2; sgn++) {
+            int sign = sgn ? HFFT_BACKWARD : HFFT_FORWARD;
+            size_t bytes = (size_t)(n[0] * n[1]) * tu_esize(prec);
+            void *a = tu_alloc(bytes), *b = tu_alloc(bytes);
+            hfft_ref_fill(prec, a, n[0] * n[1], tu_seed());
+            tu_poison(b, bytes);
+            hfft_options o;
+            hfft_options_init(&o);
+            o.device = HFFT_DEVICE_EMULATED;
+            o.device_memory = prec == 4 ? 64 << 10 : 128 << 10;
+            o.threads = 2;
+            o.round_ratio[0] = o.round_ratio[1] = 0.5;
+            tplan p = tp_dft(prec, 2, n, a, b, sign, 0, &o);
+            cr_assert(p.p, "%s", hfft_last_error_message());
+            hfft_info info;
+            tp_info(p, &info);
+            cr_assert_eq(info.schedule, 4, "f%d: schedule %d", prec * 8, info.schedule);
+            cr_assert_eq(info.placement, 2, "f%d: placement %d", prec * 8, info.placement);
+            hfft__plan *q = (hfft__plan *)p.p;
+            atomic_store(&hfft__cpu_four_late, 1);
+            int st = tp_execute(p);
+            atomic_store(&hfft__cpu_four_late, 0);
+            cr_assert_eq(st, 0, "%s", hfft_last_error_message());
+            for (int h = 0; h < 2; h++)
+                cr_assert_gt(hfft__cpu_four_taken(q->cpu, h), 0,
+                             "f%d sign %d round %d: the GPU took nothing back", prec * 8, sign, h);
+            double e = hfft_ref_error(prec, 2, n, a, b, sign, 1);
+            cr_assert(e >= 0 && e < tu_tol(prec), "f%d sign %d: error %g", prec * 8, sign, e);
+            /* and on time, the same plan again: right whatever it takes back */
+            tu_poison(b, bytes);
+            cr_assert_eq(tp_execute(p), 0, "%s", hfft_last_error_message());
+            e = hfft_ref_error(prec, 2, n, a, b, sign, 1);
+            cr_assert(e >= 0 && e < tu_tol(prec), "f%d sign %d, on time: error %g", prec * 8, sign,
+                      e);
+            tp_destroy(p);
+            tu_free(a);
+            tu_free(b);
+        }
 }
