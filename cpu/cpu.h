@@ -126,6 +126,9 @@ int hfft__cpu_four(hfft__cpu *c, const hfft__cpu_four_desc *d, const void *in);
    round h of the last execute. */
 int64_t hfft__cpu_four_take(hfft__cpu *c, int h, double unit_s, double left_s, int64_t *first);
 int64_t hfft__cpu_four_taken(const hfft__cpu *c, int h);
+/* The share of round h's units the GPU did in the last execute, those taken back
+   included; -1 without a four-step share. */
+double hfft__cpu_four_gpu_share(const hfft__cpu *c, int h);
 
 /* ---- host memory (memory.c) ----
  * The host memory bandwidth as the pool's threads see it, the figure that CPU

@@ -52,7 +52,8 @@ struct cpu_four {
     char *ring[RING];
     _Atomic int64_t *rows_done, *tiles_done; /* round A, per group of the CPU's */
     /* each round's units of the CPU's (A: groups, B: pieces): FREE, CPU (a job of it
-       started) or GPU (taken back); units the CPU finished (B: tile jobs); start time */
+       started) or GPU (taken back); the CPU's tile jobs finished (kc a group of round
+       A, nck a piece of round B: partial units count); start time */
     _Atomic int *claim[2];
     int64_t nunits[2];
     _Atomic int64_t done[2];
@@ -243,8 +244,8 @@ static void job_a(const hfft__cpu *c, cpu_four *f, int64_t j, int thread) {
     int64_t i0 = k * f->tper * f->ta.B, i1 = i0 + f->tper * f->ta.B;
     hfft__cpu_tiles(c, &f->ta, NULL, b, c->dst + (size_t)(d->fa * q) * rowb, i0,
                     i1 < d->row ? i1 : d->row, thread, 1);
-    if (atomic_fetch_add_explicit(&f->tiles_done[g], 1, memory_order_acq_rel) == kc - 1)
-        atomic_fetch_add_explicit(&f->done[0], 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&f->tiles_done[g], 1, memory_order_release);
+    atomic_fetch_add_explicit(&f->done[0], 1, memory_order_relaxed);
 }
 
 /* Round B: tile k of piece u of the CPU's: rows fa q + k1 (q < fb) times
@@ -294,8 +295,8 @@ int hfft__cpu_four_start(hfft__cpu *c, int h, const void *src, void *dst) {
  * The GPU's side of round h ends in about left_s seconds and took unit_s a unit:
  * of the CPU's units that no job has started, the last n go to the GPU, n
  * the count that makes both sides end soonest by their rates so far (the CPU's:
- * the units it finished since the round began; none finished, as if it had
- * taken the round so far for one).  Claimed from the end down, each from FREE
+ * the units it finished since the round began, in tile jobs; none finished, as
+ * if it had taken the round so far for one).  Claimed from the end down, each from FREE
  * to GPU_CLAIM, stopping at the first the CPU has claimed: the units taken
  * are the last n, [*first, *first + n) of the round's units (groups of round A,
  * pieces of round B).  Called by the thread that drives the GPU while the pool
@@ -310,9 +311,10 @@ static int64_t take(cpu_four *f, int h, double unit_s, double left_s) {
         free_n++;
     if (!free_n)
         return 0;
-    double done = (double)atomic_load_explicit(&f->done[h], memory_order_relaxed);
-    if (h == 1)
-        done /= (double)f->nck; /* tile jobs of pieces */
+    /* units done, from the tile jobs done (a group's rows come before its tiles, so
+       this counts a group only as its tiles go) */
+    double done = (double)atomic_load_explicit(&f->done[h], memory_order_relaxed) /
+                  (double)(h ? f->nck : f->kc);
     double elapsed = hfft__now() - f->t0[h];
     double cpu_s = elapsed / (done > 0 ? done : 1), left = (double)total - done;
     /* n in [0, free_n] with both ends soonest: max(left_s + n unit_s, (left - n) cpu_s) */
@@ -356,4 +358,12 @@ int64_t hfft__cpu_four_take(hfft__cpu *c, int h, double unit_s, double left_s, i
 
 int64_t hfft__cpu_four_taken(const hfft__cpu *c, int h) {
     return c->four && h >= 0 && h < 2 ? c->four->taken[h] : 0;
+}
+
+double hfft__cpu_four_gpu_share(const hfft__cpu *c, int h) {
+    if (!c->four || h < 0 || h > 1)
+        return -1;
+    const cpu_four *f = c->four;
+    int64_t all = h ? f->d.fa * f->d.nb : f->d.fb;
+    return (double)(f->d.first[h] + f->taken[h]) / (double)all;
 }

@@ -488,7 +488,6 @@ static int take_back(hfft__gpu *g, hfft__four *f, int x, const char *src, char *
     double now = hfft__now(), unit_s = (now - t0) / (double)f->share[x];
     int64_t m_last = f->at[x][f->npass[x]] - f->at[x][f->npass[x] - 1], first = 0;
     int64_t n = g->take(g->take_ctx, x, unit_s, (double)m_last * unit_s, &first);
-    f->extra[x] = 0;
     for (int64_t u = first; u < first + n;) {
         int64_t m = 0;
         for (int k = 0; k < f->nplan[x]; k++)
@@ -539,6 +538,7 @@ int hfft__four_round(hfft__gpu *g, int h, const char *src, char *dst) {
                               "four-step streaming reads the input and writes the output: the "
                               "arrays must not overlap");
         memset(f->used, 0, sizeof f->used);
+        f->extra[0] = f->extra[1] = 0;
         return round_a(g, f, src, dst);
     }
     if (src != dst)

@@ -464,9 +464,13 @@ int hfft__measure(hfft__plan *p, hfft__choice *c) {
         st = hfft__build_any(p, &probe);
     if (!st)
         st = hfft__plan_execute(p, p->pb.in, p->pb.out);
+    double done[HFFT__MAX_ROUNDS];
     for (int h = 0; !st && h < p->nrounds; h++) {
         tg[h] = p->info.measured_gpu[h];
         tc[h] = p->info.measured_cpu[h];
+        /* the share each side did: the GPU may have taken back units of the CPU's */
+        double eff = p->cpu ? hfft__cpu_four_gpu_share(p->cpu, h) : -1;
+        done[h] = eff > 0 && !c->fixed[h] ? eff : probe.ratio[h];
     }
     release_keep_device(p);
     if (st)
@@ -477,7 +481,7 @@ int hfft__measure(hfft__plan *p, hfft__choice *c) {
             continue;
         hfft__round_model m;
         c->ratio[h] =
-            hfft__balance_fit(c, bytes, t1[h], probe.ratio[h], tg[h], tc[h], &m, &c->predicted[h]);
+            hfft__balance_fit(c, bytes, t1[h], done[h], tg[h], tc[h], &m, &c->predicted[h]);
     }
     return 0;
 }

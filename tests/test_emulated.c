@@ -344,10 +344,13 @@ Test(emulated, long_line_two_cards_one_trip) {
 }
 
 /* A hybrid beside four-step streaming executed again on the same arrays gives the
-   same output, bit for bit: nothing of the first execute (shares, buffers, the
-   GPU's passes) is left to change the second.  (A stale round-A counter would
-   let tiles run before their rows; on two cores that race rarely shows, so
-   this does not stand for a race detector.) */
+   same output up to rounding: nothing of the first execute (shares, buffers, the
+   GPU's passes, the units taken back) is left to change the second.  Not bit for
+   bit: where the CPU runs late the GPU takes back units it has not started, so
+   which side computes a unit can change between executes, and the two round
+   differently.  (A stale round-A counter would let tiles run before their rows;
+   on two cores that race rarely shows, so this does not stand for a race
+   detector.) */
 Test(emulated, hybrid_four_step_again) {
     int64_t n[2] = {96, 100};
     size_t bytes = (size_t)(n[0] * n[1]) * sizeof(hfftf_complex);
@@ -370,7 +373,8 @@ Test(emulated, hybrid_four_step_again) {
     void *first = tu_dup(b, bytes);
     tu_poison(b, bytes);
     cr_assert_eq(hfftf_execute(p), 0, "%s", hfft_last_error_message());
-    cr_assert(memcmp(first, b, bytes) == 0, "the second execute differs from the first");
+    double e = tu_rel_rms(4, b, first, n[0] * n[1]);
+    cr_assert(e < tu_tol(4), "the second execute differs from the first by %g", e);
     hfftf_destroy_plan(p);
     tu_free(a);
     tu_free(b);

@@ -1613,4 +1613,40 @@ Test(internals, four_step_takes_back_a_late_cpu) {
             tu_free(a);
             tu_free(b);
         }
+    /* r2c: real rows in round A (the CPU's staged through its buffers) */
+    int64_t nr[2] = {64, 16384};
+    size_t rbytes = (size_t)(nr[0] * nr[1]) * sizeof(float);
+    size_t cbytes = (size_t)(nr[0] * (nr[1] / 2 + 1)) * sizeof(hfftf_complex);
+    float *x = tu_alloc(rbytes);
+    hfftf_complex *y = tu_alloc(cbytes);
+    for (int64_t i = 0; i < nr[0] * nr[1]; i++)
+        x[i] = (float)((i * 7919) % 1000) / 1000.0f - 0.5f;
+    tu_poison(y, cbytes);
+    hfft_options o;
+    hfft_options_init(&o);
+    o.device = HFFT_DEVICE_EMULATED;
+    o.device_memory = 3 << 20;
+    o.threads = 2;
+    o.round_ratio[0] = o.round_ratio[1] = 0.5;
+    hfftf_plan p = hfftf_plan_dft_r2c(2, nr, x, y, 0, &o);
+    cr_assert(p, "%s", hfft_last_error_message());
+    hfft_info info;
+    hfftf_plan_info(p, &info);
+    cr_assert_eq(info.schedule, 4, "r2c: schedule %d", info.schedule);
+    cr_assert_eq(info.placement, 2, "r2c: placement %d", info.placement);
+    atomic_store(&hfft__cpu_four_late, 1);
+    int st = hfftf_execute(p);
+    atomic_store(&hfft__cpu_four_late, 0);
+    cr_assert_eq(st, 0, "%s", hfft_last_error_message());
+    hfft__plan *q = (hfft__plan *)(void *)p;
+    for (int h = 0; h < 2; h++) {
+        cr_assert_gt(hfft__cpu_four_taken(q->cpu, h), 0, "r2c round %d: nothing taken back", h);
+        cr_assert_gt(hfft__cpu_four_gpu_share(q->cpu, h), info.ratio[h],
+                     "r2c round %d: the GPU's share done is not above its planned one", h);
+    }
+    double e = hfft_ref_error_many(4, 1, 2, nr, 1, x, y, HFFT_FORWARD, 1);
+    cr_assert(e >= 0 && e < tu_tol(4), "r2c: error %g", e);
+    hfftf_destroy_plan(p);
+    tu_free(x);
+    tu_free(y);
 }
