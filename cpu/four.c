@@ -182,6 +182,7 @@ int hfft__cpu_four(hfft__cpu *c, const hfft__cpu_four_desc *d, const void *in) {
     f->nunits[1] = d->fa * d->nb - d->first[1];
     if (!st && (!(f->rows_done = calloc((size_t)d->fb, sizeof *f->rows_done)) ||
                 !(f->tiles_done = calloc((size_t)d->fb, sizeof *f->tiles_done)) ||
+                /* (+ 1: never calloc(0), where the CPU has no units of a round) */
                 !(f->claim[0] = calloc((size_t)f->nunits[0] + 1, sizeof *f->claim[0])) ||
                 !(f->claim[1] = calloc((size_t)f->nunits[1] + 1, sizeof *f->claim[1]))))
         st = hfft__fail(HFFT_ERR_HOST_MEMORY, "CPU four-step share: out of memory");
@@ -296,11 +297,11 @@ int hfft__cpu_four_start(hfft__cpu *c, int h, const void *src, void *dst) {
  * of the CPU's units that no job has started, the last n go to the GPU, n
  * the count that makes both sides end soonest by their rates so far (the CPU's:
  * the units it finished since the round began, in tile jobs; none finished, as
- * if it had taken the round so far for one).  Claimed from the end down, each from FREE
- * to GPU_CLAIM, stopping at the first the CPU has claimed: the units taken
- * are the last n, [*first, *first + n) of the round's units (groups of round A,
- * pieces of round B).  Called by the thread that drives the GPU while the pool
- * runs the round.
+ * if it had taken the round so far for one).  Claimed from the end down, each
+ * from FREE to GPU_CLAIM, stopping at the first the CPU has claimed: the units
+ * taken are the last n, [*first, *first + n) of the round's units (groups of
+ * round A, pieces of round B).  Called by the thread that drives the GPU while
+ * the pool runs the round.
  */
 static int64_t take(cpu_four *f, int h, double unit_s, double left_s) {
     if (!(unit_s > 0))

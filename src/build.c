@@ -470,7 +470,7 @@ int hfft__measure(hfft__plan *p, hfft__choice *c) {
         tc[h] = p->info.measured_cpu[h];
         /* the share each side did: the GPU may have taken back units of the CPU's */
         double eff = p->cpu ? hfft__cpu_four_gpu_share(p->cpu, h) : -1;
-        done[h] = eff > 0 && !c->fixed[h] ? eff : probe.ratio[h];
+        done[h] = eff > 0 ? eff : probe.ratio[h];
     }
     release_keep_device(p);
     if (st)

@@ -21,7 +21,8 @@ for e in hybrid gpu cpu; do
     elif grep -q "(GPU" <<<"$lines"; then
         fail "hfft-$e: sides printed for a plan of one side"
     fi
-    mean=$(grep -E "^\[2d:256x384:f32\] hfft-$e: mean of 4 executes " <<<"$out" | awk '{print $(NF-1)}')
+    mean=$(grep -E "^\[2d:256x384:f32\] hfft-$e: mean of 4 executes " <<<"$out" |
+        awk '{print $(NF-1)}')
     [ -n "$mean" ] || fail "hfft-$e: no mean line"
     # the lines' times are rounded to 0.1 ms, as is the mean
     awk -v m="$mean" '{ s += $5 } END { d = s / NR - m; if (d < 0) d = -d; exit !(d <= 1e-4) }' \
