@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # gpu-check.sh OUT: on a GPU machine, from the repository root, builds hfft for
 # Hopper (sm_90), runs the whole test suite (the GPU suite included) and
-# compute-sanitizer's memcheck on the GPU suite, racecheck and synccheck on
+# compute-sanitizer's memcheck on the GPU suite and on the take-back tests on
+# the card (HFFT_TEST_DEVICE=cuda), racecheck and synccheck on
 # the tests of the GPU schedules (one trip, residency, four-step lines, real
 # rounds).  Logs go to OUT; the figures come from targets.sh.
 set -uo pipefail
@@ -16,6 +17,10 @@ if command -v compute-sanitizer >/dev/null; then
     compute-sanitizer --tool memcheck --leak-check full --target-processes all \
         build/tests/test_gpu --jobs 1 --verbose=0 >"$out/memcheck.log" 2>&1
     grep -E "ERROR SUMMARY|Synthesis" "$out/memcheck.log" | tail -3
+    # the GPU taking back a late CPU's units, on the card
+    HFFT_TEST_DEVICE=cuda compute-sanitizer --tool memcheck --target-processes all \
+        build/tests/test_internals --filter 'internals/*takes_back*' --jobs 1 >"$out/memcheck-late.log" 2>&1
+    grep -E "ERROR SUMMARY|Synthesis" "$out/memcheck-late.log" | tail -3
     for tool in racecheck synccheck; do
         for t in "test_gpu --filter gpu/one_trip_and_residency" \
             "test_gpu --filter gpu/long_lines_four_step" \

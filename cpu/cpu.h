@@ -99,6 +99,18 @@ int hfft__cpu_finish(hfft__cpu *c);
    cache and the lines are too few to give each thread its own. */
 int hfft__cpu_splits(int64_t n0, int64_t n1, int64_t lines, size_t es, int threads);
 int64_t hfft__cpu_host_bytes(const hfft__cpu *c);
+/* While round h runs: the GPU, about to end its units in left_s seconds at unit_s
+   a unit, takes back the CPU's last units that no thread has started, as many as
+   make both sides end soonest; returns how many, the first of them at *first
+   (the round's lines, columns or planes; with a four-step share, round A's groups
+   or round B's pieces).  Safe to call from several threads (cards) at once, except
+   for a four-step share (one card).  Rounds written transposed (r.tout) give none. */
+int64_t hfft__cpu_take(hfft__cpu *c, int h, double unit_s, double left_s, int64_t *first);
+/* Units of round h the GPU took back in the last execute. */
+int64_t hfft__cpu_taken(const hfft__cpu *c, int h);
+/* The share of round h's units the GPU did in the last execute, those taken back
+   included; -1 where the CPU had no part of the round. */
+double hfft__cpu_gpu_share(const hfft__cpu *c, int h);
 
 /* ---- a share of a four-step streaming plan (four.c) ----
  * Where the GPU streams a two-round plan four-step (gpu/fourstep.c), the CPU's
@@ -119,16 +131,6 @@ typedef struct hfft__cpu_four_desc {
 } hfft__cpu_four_desc;
 /* in: the input array planned for (its alignment). */
 int hfft__cpu_four(hfft__cpu *c, const hfft__cpu_four_desc *d, const void *in);
-/* While round h runs: the GPU, about to end its units in left_s seconds at unit_s
-   a unit, takes back the CPU's last units that no thread has started, as many as
-   make both sides end soonest; returns how many, the first of them at *first
-   (round A: group q, round B: piece u).  hfft__cpu_four_taken: units taken back in
-   round h of the last execute. */
-int64_t hfft__cpu_four_take(hfft__cpu *c, int h, double unit_s, double left_s, int64_t *first);
-int64_t hfft__cpu_four_taken(const hfft__cpu *c, int h);
-/* The share of round h's units the GPU did in the last execute, those taken back
-   included; -1 without a four-step share. */
-double hfft__cpu_four_gpu_share(const hfft__cpu *c, int h);
 
 /* ---- host memory (memory.c) ----
  * The host memory bandwidth as the pool's threads see it, the figure that CPU

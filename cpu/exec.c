@@ -15,6 +15,7 @@
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -232,6 +233,8 @@ static int plan_round(hfft__cpu *c, cpu_round *cr, int measure, void *in, void *
     return st;
 }
 
+static int64_t most_claims(const cpu_round *cr);
+
 int hfft__cpu_create(int prec, int sign, int nrounds, const hfft__round *rounds,
                      const int *inplace, unsigned flags, hfft__pool *pool, void *in, void *out,
                      hfft__cpu **out_cpu) {
@@ -246,13 +249,21 @@ int hfft__cpu_create(int prec, int sign, int nrounds, const hfft__round *rounds,
     c->pool = pool;
     c->unaligned = (flags & HFFT__CPU_UNALIGNED) != 0;
     c->measure = (flags & HFFT__CPU_MEASURE) != 0;
-    int st = 0;
+    int st = pthread_mutex_init(&c->take_mu, NULL)
+                 ? hfft__fail(HFFT_ERR_HOST_MEMORY, "CPU executor: pthread_mutex_init failed")
+                 : 0;
+    c->mu_ok = !st;
     for (int h = 0; h < nrounds && !st; h++) {
         cpu_round *cr = &c->rd[h];
         cr->r = rounds[h];
         cr->inplace = inplace[h];
         st = plan_round(c, cr, c->measure, in, out);
+        int64_t cap = most_claims(cr);
+        c->claim_cap = cap > c->claim_cap ? cap : c->claim_cap;
+        c->first[h] = -1;
     }
+    if (!st && c->claim_cap && !(c->claim = calloc((size_t)c->claim_cap, sizeof *c->claim)))
+        st = hfft__fail(HFFT_ERR_HOST_MEMORY, "CPU executor: out of memory");
     if (!st && c->buf_bytes)
         st = hfft__cpu_buffers(c, 0);
     if (st) {
@@ -277,6 +288,9 @@ void hfft__cpu_destroy(hfft__cpu *c) {
     }
     hfft__cpu_four_destroy(c->four);
     hfft__cpu_free_buffers(c);
+    free((void *)c->claim);
+    if (c->mu_ok)
+        pthread_mutex_destroy(&c->take_mu);
     free(c);
 }
 
@@ -305,24 +319,27 @@ static void run_lines(const cpu_round *cr, const char *src, char *dst, int64_t c
  * jobs (kc), which wait until the rows are done, the next plane's rows beside
  * this plane's columns so that the wait is short (hfft__cpu_interleaved).
  */
-static void plane_job(const hfft__cpu *c, cpu_round *cr, int64_t j, int thread) {
+static int plane_job(hfft__cpu *c, cpu_round *cr, int64_t j, int thread) {
     const hfft__round *r = &cr->r;
     int64_t kr = cr->kr, p, k;
     int rows = hfft__cpu_interleaved(j, kr, cr->kc, c->u1 - c->u0, &p, &k);
     size_t es = c->es, plane = (size_t)r->dout * es;
+    if (!hfft__cpu_claims(c->claim, p, &c->asked))
+        return 0; /* the GPU took the plane back: none of its jobs runs here */
     if (rows) {
         int64_t l0 = k * cr->blk;
         int64_t cnt = r->n2[0] - l0 < cr->blk ? r->n2[0] - l0 : cr->blk;
         size_t line = (size_t)r->n2[1] * es, off = (size_t)(c->u0 + p) * plane + l0 * line;
         run_lines(cr, c->src + off, c->dst + off, cnt, line, line);
         atomic_fetch_add_explicit(&cr->rows_done[p], 1, memory_order_release);
-        return;
+        return 1;
     }
     while (atomic_load_explicit(&cr->rows_done[p], memory_order_acquire) < kr)
         sched_yield();
     int64_t i0 = k * cr->t.B, i1 = i0 + cr->t.B < r->n2[1] ? i0 + cr->t.B : r->n2[1];
     char *d = c->dst + (size_t)(c->u0 + p) * plane;
     hfft__cpu_tiles(c, &cr->t, NULL, d, d, i0, i1, thread, cr->stream);
+    return 1;
 }
 
 /* A block of staged real rows (cr->stage_ld): r2c into the thread's buffer, then
@@ -344,22 +361,22 @@ static void staged_rows(const hfft__cpu *c, const cpu_round *cr, int64_t j, int 
     }
 }
 
-static void run_job(void *ctx, int64_t j, int thread) {
-    hfft__cpu *c = ctx;
-    cpu_round *cr = &c->rd[c->h];
+/* Job j of the batch in flight: 0 where the GPU took its unit back. */
+static int one_job(hfft__cpu *c, cpu_round *cr, int64_t j, int thread) {
     const hfft__round *r = &cr->r;
     size_t es = c->es;
-    if (cr->mode == MODE_PLANE) {
-        plane_job(c, cr, j, thread);
-        return;
-    }
+    if (cr->mode == MODE_PLANE)
+        return plane_job(c, cr, j, thread);
     if (cr->mode == MODE_TOUT) {
         hfft__cpu_tout_job(c, cr, j, thread);
-        return;
+        return 1;
     }
+    /* a block of lines, or one outer index of a block of columns: the block's claim */
+    if (!hfft__cpu_claims(c->claim, cr->mode == MODE_CONTIG ? j : j / r->no, &c->asked))
+        return 0;
     if (cr->mode == MODE_CONTIG && cr->stage_ld) {
         staged_rows(c, cr, j, thread);
-        return;
+        return 1;
     }
     if (cr->mode == MODE_CONTIG) {
         int64_t l0 = c->u0 + j * cr->blk;
@@ -372,10 +389,12 @@ static void run_job(void *ctx, int64_t j, int thread) {
         for (int64_t k = 0; r->twn && r->tper && k < cnt; k++)
             hfft__twiddles_rotate(&cr->tw, c->prec, c->dst + off + (size_t)(k * r->dout) * es,
                                   r->L, 1, (l0 + k) % r->tper);
-        return;
+        return 1;
     }
-    /* Columns: blocks aligned to multiples of blk, cut to the range at its ends. */
-    int64_t o = j / c->nblk, b = c->b0 + j % c->nblk;
+    /* Columns: blocks aligned to multiples of blk, cut to the range at its ends, each
+       block's outer indices in turn (so that the blocks no job has started are the
+       last ones, which the GPU can take back whole). */
+    int64_t o = j % r->no, b = c->b0 + j / r->no;
     int64_t i0 = b * cr->blk > c->u0 ? b * cr->blk : c->u0;
     int64_t i1 = (b + 1) * cr->blk < c->u1 ? (b + 1) * cr->blk : c->u1;
     size_t base = (size_t)(o * r->dout) * es;
@@ -388,6 +407,13 @@ static void run_job(void *ctx, int64_t j, int thread) {
     } else {
         hfft__cpu_tiles(c, &cr->t, tw, c->src + base, c->dst + base, i0, i1, thread, cr->stream);
     }
+    return 1;
+}
+
+static void run_job(void *ctx, int64_t j, int thread) {
+    hfft__cpu *c = ctx;
+    if (one_job(c, &c->rd[c->h], j, thread))
+        atomic_fetch_add_explicit(&c->jobs_done, 1, memory_order_relaxed);
 }
 
 int hfft__cpu_start(hfft__cpu *c, int h, const void *src, void *dst, int64_t u0, int64_t u1) {
@@ -399,6 +425,12 @@ int hfft__cpu_start(hfft__cpu *c, int h, const void *src, void *dst, int64_t u0,
     c->dst = dst;
     c->u0 = u0;
     c->u1 = u1;
+    c->nclaim = 0;
+    c->first[h] = u0;
+    c->taken[h] = 0;
+    atomic_store_explicit(&c->jobs_done, 0, memory_order_relaxed);
+    atomic_store_explicit(&c->asked, 0, memory_order_relaxed);
+    c->t0 = hfft__now();
     if (u1 <= u0)
         return hfft__pool_start(c->pool, 0, run_job, c);
     int64_t jobs;
@@ -406,9 +438,10 @@ int hfft__cpu_start(hfft__cpu *c, int h, const void *src, void *dst, int64_t u0,
         for (int64_t p = 0; p < u1 - u0; p++)
             atomic_store_explicit(&cr->rows_done[p], 0, memory_order_relaxed);
         jobs = (u1 - u0) * (cr->kr + cr->kc);
+        c->nclaim = u1 - u0;
     } else if (cr->mode == MODE_CONTIG) {
         c->nblk = (u1 - u0 + cr->blk - 1) / cr->blk;
-        jobs = c->nblk;
+        jobs = c->nclaim = c->nblk;
     } else if (cr->mode == MODE_TOUT) {
         int64_t per = cr->r.tper, nb = (per + cr->blk - 1) / cr->blk;
         c->b0 = u0 / per * nb + u0 % per / cr->blk;
@@ -417,11 +450,136 @@ int hfft__cpu_start(hfft__cpu *c, int h, const void *src, void *dst, int64_t u0,
         c->b0 = u0 / cr->blk;
         c->nblk = (u1 + cr->blk - 1) / cr->blk - c->b0;
         jobs = c->nblk * cr->r.no;
+        c->nclaim = c->nblk;
     }
+    for (int64_t i = 0; i < c->nclaim; i++)
+        atomic_store_explicit(&c->claim[i], FREE, memory_order_relaxed);
     return hfft__pool_start(c->pool, jobs, run_job, c);
 }
 
 int hfft__cpu_finish(hfft__cpu *c) {
     hfft__pool_wait(c->pool);
     return 0;
+}
+
+/* ---- the GPU's take-back ----
+ * Each unit of a batch (a job's block of lines, a block of columns with all its
+ * outer indices, a plane) has a claim that the first of its jobs to start sets;
+ * jobs are handed out in order, so the units no job has started are the last
+ * ones.  Near the end of its own units the GPU asks for as many of them as make
+ * both sides end soonest (hfft__cpu_take), claims them and runs them itself.
+ * Transposed-row rounds (r.tout) have no claims: the GPU takes none of theirs. */
+
+/* Tests only (tests/test_internals.c): the CPU's jobs of a batch wait until the GPU
+   has been asked for units to take back (or a second has passed), as a CPU
+   running late would. */
+_Atomic int hfft__cpu_late;
+
+int hfft__cpu_claims(_Atomic int *claims, int64_t i, _Atomic int *asked) {
+    if (atomic_load_explicit(&hfft__cpu_late, memory_order_relaxed))
+        for (double t = hfft__now();
+             !atomic_load_explicit(asked, memory_order_acquire) && hfft__now() - t < 1.0;)
+            sched_yield();
+    int s = FREE; /* FREE becomes CPU_CLAIM, or s reads what is there */
+    atomic_compare_exchange_strong_explicit(&claims[i], &s, CPU_CLAIM, memory_order_acq_rel,
+                                            memory_order_acquire);
+    return s != GPU_CLAIM;
+}
+
+int64_t hfft__cpu_take_claims(_Atomic int *claims, int64_t total, double u, double last_u,
+                              double all, double done, double elapsed, double unit_s, double left_s,
+                              int64_t *first) {
+    int64_t top = total, free_n = 0;
+    while (top > 0 && atomic_load_explicit(&claims[top - 1], memory_order_acquire) == GPU_CLAIM)
+        top--;
+    *first = top;
+    if (!(unit_s > 0))
+        return 0;
+    while (free_n < top &&
+           atomic_load_explicit(&claims[top - 1 - free_n], memory_order_acquire) == FREE)
+        free_n++;
+    /* n in [0, free_n] with both ends soonest: max(left_s + units unit_s, (left - units)
+       cpu_s), units the round units of the top n */
+    double cpu_s = elapsed / (done > 0 ? done : u), left = all - done, units = 0;
+    double best = left * cpu_s > left_s ? left * cpu_s : left_s;
+    int64_t want = 0;
+    for (int64_t n = 1; n <= free_n; n++) {
+        units += top - n == total - 1 ? last_u : u;
+        double g = left_s + units * unit_s, cpu = (left - units) * cpu_s;
+        double end = g > cpu ? g : cpu;
+        if (end < best) {
+            best = end;
+            want = n;
+        }
+    }
+    int64_t n = 0;
+    while (n < want) {
+        int s = FREE;
+        if (!atomic_compare_exchange_strong_explicit(&claims[top - 1 - n], &s, GPU_CLAIM,
+                                                     memory_order_acq_rel, memory_order_acquire))
+            break;
+        n++;
+    }
+    *first = top - n;
+    return n;
+}
+
+/* The first round unit of the batch's claim k (k = nclaim: the batch's end). */
+static int64_t claim_start(const hfft__cpu *c, const cpu_round *cr, int64_t k) {
+    int64_t u = cr->mode == MODE_PLANE    ? c->u0 + k
+                : cr->mode == MODE_CONTIG ? c->u0 + k * cr->blk
+                                          : (c->b0 + k) * cr->blk;
+    return u < c->u0 ? c->u0 : u > c->u1 ? c->u1 : u;
+}
+
+/* The most claims a batch of round cr can have. */
+static int64_t most_claims(const cpu_round *cr) {
+    int64_t units = hfft__round_units(&cr->r);
+    if (cr->mode == MODE_PLANE)
+        return units;
+    if (cr->mode == MODE_TOUT || cr->blk < 1)
+        return 0;
+    return units / cr->blk + 2;
+}
+
+/* (cpu.h) */
+int64_t hfft__cpu_take(hfft__cpu *c, int h, double unit_s, double left_s, int64_t *first) {
+    *first = 0;
+    if (c->four)
+        return hfft__cpu_four_take(c, h, unit_s, left_s, first);
+    int64_t units = 0;
+    pthread_mutex_lock(&c->take_mu);
+    if (h == c->h && c->nclaim > 0) {
+        const cpu_round *cr = &c->rd[h];
+        /* round units per claim and per job (a plane's jobs are its row and tile jobs) */
+        double u = cr->mode == MODE_PLANE ? 1.0 : (double)cr->blk;
+        double per_job = cr->mode == MODE_PLANE    ? 1.0 / (double)(cr->kr + cr->kc)
+                         : cr->mode == MODE_CONTIG ? u
+                                                   : u / (double)cr->r.no;
+        int64_t k, last = claim_start(c, cr, c->nclaim - 1);
+        double done = (double)atomic_load_explicit(&c->jobs_done, memory_order_relaxed) * per_job;
+        int64_t n = hfft__cpu_take_claims(c->claim, c->nclaim, u, (double)(c->u1 - last),
+                                          (double)(c->u1 - c->u0), done, hfft__now() - c->t0,
+                                          unit_s, left_s, &k);
+        *first = claim_start(c, cr, k);
+        units = claim_start(c, cr, k + n) - *first;
+        c->taken[h] += units;
+    }
+    atomic_store_explicit(&c->asked, 1, memory_order_release);
+    pthread_mutex_unlock(&c->take_mu);
+    return units;
+}
+
+int64_t hfft__cpu_taken(const hfft__cpu *c, int h) {
+    if (c->four)
+        return hfft__cpu_four_taken(c, h);
+    return h >= 0 && h < c->nrounds ? c->taken[h] : 0;
+}
+
+double hfft__cpu_gpu_share(const hfft__cpu *c, int h) {
+    if (c->four)
+        return hfft__cpu_four_gpu_share(c, h);
+    if (h < 0 || h >= c->nrounds || c->first[h] < 0)
+        return -1;
+    return (double)(c->first[h] + c->taken[h]) / (double)hfft__round_units(&c->rd[h].r);
 }

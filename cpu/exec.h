@@ -6,6 +6,7 @@
 #ifndef HFFT_CPU_EXEC_H
 #define HFFT_CPU_EXEC_H
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -78,7 +79,35 @@ struct hfft__cpu {
     char *dst;
     int64_t u0, u1, nblk, b0;
     cpu_four *four; /* a four-step plan's share (four.c), or NULL */
+    /* The GPU's take-back (exec.c) of the batch in flight: a claim per unit of it
+       (a job's block of lines, a block of columns, a plane), set once by the side
+       that starts it; jobs finished; when it started; units taken back per round */
+    _Atomic int *claim;
+    int64_t nclaim, claim_cap;
+    _Atomic int64_t jobs_done;
+    _Atomic int asked; /* the GPU asked, this batch (hfft__cpu_late) */
+    double t0;
+    int64_t first[HFFT__MAX_ROUNDS]; /* each round's first unit of the CPU's, last batch
+                                        (-1: none yet) */
+    int64_t taken[HFFT__MAX_ROUNDS];
+    pthread_mutex_t take_mu; /* several cards may ask at once */
+    int mu_ok;
 };
+
+/* A unit's claim (exec.c, four.c): FREE until the CPU starts it or the GPU takes it. */
+enum { FREE, CPU_CLAIM, GPU_CLAIM };
+/* Claims unit i of claims for the CPU: 0 where the GPU took it first.  Where
+   hfft__cpu_late is set (tests), first waits until *asked (or a second). */
+int hfft__cpu_claims(_Atomic int *claims, int64_t i, _Atomic int *asked);
+/* The GPU's take-back over a batch's claims [0, total), each of u round units (the
+   last of last_u): of the FREE claims just below any the GPU took already, the top n,
+   n the count that ends both sides soonest, the GPU's side ending in left_s at unit_s a
+   round unit, the CPU's having done `done` of its `all` round units in `elapsed`
+   seconds (none: as if the time so far had been one claim's).  Claimed from the
+   top down, stopping at one the CPU holds; returns n, the first at *first. */
+int64_t hfft__cpu_take_claims(_Atomic int *claims, int64_t total, double u, double last_u,
+                              double all, double done, double elapsed, double unit_s, double left_s,
+                              int64_t *first);
 
 /* The same, each column's element k first times W^(k pre_j) (tiles.c). */
 void hfft__cpu_tiles_pre(const hfft__cpu *c, const tile *t, const hfft__twiddles *pre,
@@ -107,6 +136,11 @@ void hfft__cpu_reserve(hfft__cpu *c, size_t bytes);
 void hfft__cpu_four_destroy(cpu_four *f);
 int hfft__cpu_four_start(hfft__cpu *c, int h, const void *src, void *dst);
 int64_t hfft__cpu_four_bytes(const hfft__cpu *c);
+/* hfft__cpu_take and the figures after it, for a four-step share (units: round
+   A's groups, round B's pieces) */
+int64_t hfft__cpu_four_take(hfft__cpu *c, int h, double unit_s, double left_s, int64_t *first);
+int64_t hfft__cpu_four_taken(const hfft__cpu *c, int h);
+double hfft__cpu_four_gpu_share(const hfft__cpu *c, int h);
 
 /* Columns [i0, i1) of tile round t (its column 0 at src and dst, which may be one
    array) through thread's buffer; with tw, each column's four-step twiddles;

@@ -20,7 +20,7 @@
  * The GPU takes the first units of each round, the CPU the rest; round B
  * starts once both sides' round A is in host memory (the plan's barrier).
  * Near the end of its units the GPU may take back the CPU's last ones that no
- * thread has started (hfft__cpu_four_take), where the CPU is running late:
+ * thread has started (hfft__cpu_take), where the CPU is running late:
  * each unit has a claim, set once by whichever side starts it first.
  * FFTW's strided plans over the same lines, made with FFTW_ESTIMATE, ran the
  * CPU's share several times slower beside the GPU (bench/RESULTS.md, run BH);
@@ -59,27 +59,13 @@ struct cpu_four {
     _Atomic int64_t done[2];
     double t0[2];
     int64_t taken[2];     /* units the GPU took back in the last execute */
-    _Atomic int asked[2]; /* the GPU asked, this round (hfft__cpu_four_late) */
+    _Atomic int asked[2]; /* the GPU asked, this round (hfft__cpu_late) */
 };
-
-enum { FREE, CPU_CLAIM, GPU_CLAIM };
-
-/* Tests only (tests/test_internals.c): the CPU's jobs of a round wait until the GPU
-   has been asked for units to take back (or a second has passed), as a CPU
-   running late would. */
-_Atomic int hfft__cpu_four_late;
 
 /* Whether the CPU does unit i of round h: its first job claims it, unless the
    GPU took it back first. */
 static int cpu_takes(cpu_four *f, int h, int64_t i) {
-    if (atomic_load_explicit(&hfft__cpu_four_late, memory_order_relaxed))
-        for (double t = hfft__now();
-             !atomic_load_explicit(&f->asked[h], memory_order_acquire) && hfft__now() - t < 1.0;)
-            sched_yield();
-    int s = FREE; /* FREE becomes CPU_CLAIM, or s reads what is there */
-    atomic_compare_exchange_strong_explicit(&f->claim[h][i], &s, CPU_CLAIM, memory_order_acq_rel,
-                                            memory_order_acquire);
-    return s != GPU_CLAIM;
+    return hfft__cpu_claims(f->claim[h], i, &f->asked[h]);
 }
 
 void hfft__cpu_four_destroy(cpu_four *f) {
@@ -304,47 +290,21 @@ int hfft__cpu_four_start(hfft__cpu *c, int h, const void *src, void *dst) {
  * the pool runs the round.
  */
 static int64_t take(cpu_four *f, int h, double unit_s, double left_s) {
-    if (!(unit_s > 0))
-        return 0;
-    int64_t total = f->nunits[h], free_n = 0;
-    while (free_n < total &&
-           atomic_load_explicit(&f->claim[h][total - 1 - free_n], memory_order_acquire) == FREE)
-        free_n++;
-    if (!free_n)
-        return 0;
+    int64_t total = f->nunits[h], first;
     /* units done, from the tile jobs done (a group's rows come before its tiles, so
        this counts a group only as its tiles go) */
     double done = (double)atomic_load_explicit(&f->done[h], memory_order_relaxed) /
                   (double)(h ? f->nck : f->kc);
-    double elapsed = hfft__now() - f->t0[h];
-    double cpu_s = elapsed / (done > 0 ? done : 1), left = (double)total - done;
-    /* n in [0, free_n] with both ends soonest: max(left_s + n unit_s, (left - n) cpu_s) */
-    int64_t want = 0;
-    double best = left * cpu_s > left_s ? left * cpu_s : left_s;
-    for (int64_t n = 1; n <= free_n; n++) {
-        double g = left_s + (double)n * unit_s, cpu = (left - (double)n) * cpu_s;
-        double end = g > cpu ? g : cpu;
-        if (end < best) {
-            best = end;
-            want = n;
-        }
-    }
-    int64_t n = 0;
-    while (n < want) {
-        int s = FREE;
-        if (!atomic_compare_exchange_strong_explicit(&f->claim[h][total - 1 - n], &s, GPU_CLAIM,
-                                                     memory_order_acq_rel, memory_order_acquire))
-            break;
-        n++;
-    }
+    int64_t n = hfft__cpu_take_claims(f->claim[h], total, 1, 1, (double)total, done,
+                                      hfft__now() - f->t0[h], unit_s, left_s, &first);
     /* round A: tile jobs of a group taken back may wait for its rows; they end, see
        the claim, and leave the group to the GPU */
-    for (int64_t i = total - n; h == 0 && i < total; i++)
+    for (int64_t i = first; h == 0 && i < first + n; i++)
         atomic_store_explicit(&f->rows_done[i], f->kr, memory_order_release);
     return n;
 }
 
-/* (cpu.h) */
+/* (exec.h) */
 int64_t hfft__cpu_four_take(hfft__cpu *c, int h, double unit_s, double left_s, int64_t *first) {
     cpu_four *f = c->four;
     *first = 0;

@@ -244,8 +244,8 @@ int hfft__cards_four(const hfft__cards *c, hfft__four_shape *s) {
 }
 
 void hfft__cards_set_take(hfft__cards *c, hfft__take_fn fn, void *ctx) {
-    if (!c->trip && c->n == 1)
-        hfft__gpu_set_take(c->g[0], fn, ctx);
+    for (int k = 0; !c->trip && k < c->n; k++)
+        hfft__gpu_set_take(c->g[k], fn, ctx);
 }
 
 int hfft__cards_one_trip(const hfft__cards *c) {

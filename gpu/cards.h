@@ -43,7 +43,8 @@ int hfft__cards_used(const hfft__cards *c);
 /* 0 and *s where the plan streams four-step on one card (a CPU share follows its
    layout); -1 where not. */
 int hfft__cards_four(const hfft__cards *c, hfft__four_shape *s);
-/* One card streaming four-step: hfft__gpu_set_take; elsewhere nothing. */
+/* Each card streaming its share: hfft__gpu_set_take (several may ask at once);
+   one trip: nothing. */
 void hfft__cards_set_take(hfft__cards *c, hfft__take_fn fn, void *ctx);
 /* Bytes over every card's link since the last call. */
 void hfft__cards_take_link(hfft__cards *c, int64_t bytes[2]);

@@ -43,10 +43,11 @@ typedef struct hfft__four_shape {
 } hfft__four_shape;
 /* 0 and *s where g streams four-step; -1 where not. */
 int hfft__gpu_four(const hfft__gpu *g, hfft__four_shape *s);
-/* The CPU's side of a four-step round, asked near the end of the GPU's units of
-   round h (x = h), which took unit_s seconds a unit and end in about left_s:
-   how many of the CPU's last units the GPU takes back, the first of them at
-   *first (cpu/four.c: hfft__cpu_four_take). */
+/* The CPU's side of a round it shares, asked near the end of the GPU's units of
+   round h (four-step: x = h), which took unit_s seconds a unit and end in about
+   left_s: how many of the CPU's last units the GPU takes back, the first of them
+   at *first (cpu/: hfft__cpu_take).  Plain rounds ask; radix-2, long-line and
+   partly resident rounds do not. */
 typedef int64_t (*hfft__take_fn)(void *ctx, int h, double unit_s, double left_s, int64_t *first);
 /* Sets it (NULL: never asks); the GPU then runs what it is given after its own. */
 void hfft__gpu_set_take(hfft__gpu *g, hfft__take_fn fn, void *ctx);

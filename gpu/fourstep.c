@@ -475,7 +475,7 @@ static int pass_b(hfft__gpu *g, hfft__four *f, char *dst, int64_t u0, int64_t m,
  * Where the CPU has units of round x: once the copy in of the GPU's last pass
  * has landed (about a pass before the GPU's units end), the CPU's side is asked
  * how many of its last units, not yet started, the GPU should take back
- * (hfft__cpu_four_take: where the CPU runs late, for instance a core taken by
+ * (hfft__cpu_take: where the CPU runs late, for instance a core taken by
  * other work); the GPU runs them after its own, in passes of sizes it has
  * plans for (FOUR_PLANS), the largest first.
  */

@@ -231,6 +231,8 @@ static int plain_pass(hfft__gpu *g, srd *r, const tile_io *t, int64_t L, int64_t
                      t->dst + (size_t)(at[j + 1] - 1) * t->dpitch + t->wout));
     }
     g->out_n[b] = nc;
+    g->last_in = g->in_ev[b][nc - 1];
+    g->last_w = w;
     g->piped++;
     (*pass)++;
     return 0;
@@ -259,20 +261,20 @@ int hfft__plain_strided(hfft__gpu *g, srd *r, view v, int64_t L, int64_t c_first
     return 0;
 }
 
-/* Contiguous lines [r->u0, r->u0 + lines).  A real round's tile holds rows of the complex
+/* Contiguous lines [first, first + lines).  A real round's tile holds rows of the complex
    side (n/2 + 1 elements, the real rows overlaying them, FFTW's padded layout),
    and copies the real side's rows of nreal reals at their own pitch. */
-static int plain_contig(hfft__gpu *g, srd *r, const char *src, char *dst, int64_t lines,
-                        int64_t *pass) {
+static int plain_contig(hfft__gpu *g, srd *r, const char *src, char *dst, int64_t first,
+                        int64_t lines, int64_t *pass) {
     const hfft__round *q = &r->r;
     size_t line = (size_t)q->dout * g->es, rs = g->es / 2;
     int64_t rows = q->kind == HFFT__C2C ? 1 : hfft__round_rows(q);
     size_t crow = line / (size_t)rows;                 /* complex bytes per row */
     size_t rrow = (size_t)q->rpitch * rs, rdata = (size_t)q->nreal * rs; /* real side */
     int real_in = q->kind == HFFT__R2C, real_out = q->kind == HFFT__C2R;
-    int64_t end = r->u0 + lines;
-    for (int64_t l0 = r->u0, n; l0 < end; l0 += n) {
-        n = next_pass(l0 - r->u0, lines, r->blk, ramp_floor(g, r));
+    int64_t end = first + lines;
+    for (int64_t l0 = first, n; l0 < end; l0 += n) {
+        n = next_pass(l0 - first, lines, r->blk, ramp_floor(g, r));
         g->last_pass = l0 + n >= end;
         size_t sp = real_in ? rrow : crow, dp = real_out ? rrow : crow;
         tile_io t = {src + (size_t)(l0 * rows) * sp, sp, dst + (size_t)(l0 * rows) * dp, dp,
@@ -299,16 +301,44 @@ static int plain_contig(hfft__gpu *g, srd *r, const char *src, char *dst, int64_
     return 0;
 }
 
-int hfft__plain_round(hfft__gpu *g, srd *r, const char *src, char *dst, int64_t *pass) {
-    g->pending_bev = 0;
+/* Units [first, first + n) of the round: its lines, or its columns at every outer index. */
+static int plain_units(hfft__gpu *g, srd *r, const char *src, char *dst, int64_t first, int64_t n,
+                       int64_t *pass) {
     if (!hfft__round_strided(&r->r))
-        TRY(plain_contig(g, r, src, dst, r->units, pass));
-    for (int64_t o = 0; o < r->r.no && hfft__round_strided(&r->r); o++) {
+        return plain_contig(g, r, src, dst, first, n, pass);
+    for (int64_t o = 0; o < r->r.no; o++) {
         size_t off = (size_t)(o * r->r.dout) * g->es;
         view v = {src + off, r->r.s, dst + off, r->r.s};
         g->last_pass = o == r->r.no - 1;
-        TRY(hfft__plain_strided(g, r, v, r->r.L, r->u0, r->units, pass));
+        TRY(hfft__plain_strided(g, r, v, r->r.L, first, n, pass));
     }
+    return 0;
+}
+
+/*
+ * Where the CPU shares the round: once the copy in of the GPU's last pass has
+ * landed (a pass before its units end), the CPU's side is asked how many of its
+ * last units, not yet started, the GPU should take back (hfft__cpu_take: where
+ * the CPU runs late, for instance a core taken by other work); the GPU runs them
+ * after its own, as passes of the sizes it has plans for.  Rounds written
+ * transposed and partly resident ones do not ask.
+ */
+static int take_back(hfft__gpu *g, srd *r, const char *src, char *dst, double t0, int64_t *pass) {
+    if (!g->take || r->r.tout || g->res || r->units < 1 || !*pass)
+        return 0;
+    TRY(g->ops->event_sync(g->d, g->last_in));
+    /* a unit: a line, or a column at every outer index; the last pass's are left */
+    double unit_s = (hfft__now() - t0) / (double)r->units;
+    double left_s = (double)g->last_w * unit_s / (double)(hfft__round_strided(&r->r) ? r->r.no : 1);
+    int64_t first = 0, n = g->take(g->take_ctx, (int)(r - g->rd), unit_s, left_s, &first);
+    return n > 0 ? plain_units(g, r, src, dst, first, n, pass) : 0;
+}
+
+int hfft__plain_round(hfft__gpu *g, srd *r, const char *src, char *dst, int64_t *pass) {
+    double t0 = hfft__now();
+    g->pending_bev = 0;
+    TRY(plain_units(g, r, src, dst, r->u0, r->units, pass));
+    TRY(take_back(g, r, src, dst, t0, pass));
     /* the next round waits on this one's last chunks, not on the previous round's */
     g->nbev = g->pending_bev;
     g->last_pass = 0;

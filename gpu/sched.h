@@ -76,6 +76,8 @@ struct hfft__gpu {
     const char *blo[NCHUNK], *bhi[NCHUNK];
     int nbev, pending_bev;          /* recorded by the round before; by this round so far */
     int last_pass;                  /* the pass being issued is its round's last */
+    hfft__event last_in;            /* the last plain pass issued: its copy in landed, */
+    int64_t last_w;                 /* and its columns or lines */
     void *tbuf[NSLOT];              /* four-step, natural order: each slot's lines transposed */
     void *tb;                       /* transposed compute: scratch of wc lines */
     size_t tb_bytes;

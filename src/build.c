@@ -311,9 +311,10 @@ static int make_mid(hfft__plan *p) {
     return 0;
 }
 
-/* The GPU's question near the end of its units of a four-step round (gpu/engine.h). */
+/* The GPU's question near the end of its units of a round the CPU shares
+   (gpu/engine.h). */
 static int64_t take_back(void *cpu, int h, double unit_s, double left_s, int64_t *first) {
-    return hfft__cpu_four_take(cpu, h, unit_s, left_s, first);
+    return hfft__cpu_take(cpu, h, unit_s, left_s, first);
 }
 
 /* The CPU's share where the GPU streams four-step: the GPU's layout between the
@@ -337,8 +338,6 @@ static int share_four(hfft__plan *p, const hfft__four_shape *fs) {
     d.rpitch = r->rpitch;
     int st = hfft__cpu_four(p->cpu, &d, p->in);
     if (!st) {
-        /* where the CPU runs late, the GPU takes back its last units not started */
-        hfft__cards_set_take(p->gpu, take_back, p->cpu);
         p->info.ratio[0] = (double)fs->gpu[0] / (double)fs->fb;
         p->info.ratio[1] = (double)fs->gpu[1] / (double)(fs->fa * fs->nb);
     }
@@ -407,6 +406,9 @@ int hfft__build(hfft__plan *p, const hfft__choice *c, int split) {
         st = make_cpu(p, any_gpu ? p->ncard : 0, four);
     if (!st && four)
         st = share_four(p, &fs);
+    /* where the CPU runs late, the GPU takes back its last units not started */
+    if (!st && any_cpu && any_gpu)
+        hfft__cards_set_take(p->gpu, take_back, p->cpu);
     if (!st && any_gpu)
         st = place_arrays(p);
     if (!st)
@@ -469,7 +471,7 @@ int hfft__measure(hfft__plan *p, hfft__choice *c) {
         tg[h] = p->info.measured_gpu[h];
         tc[h] = p->info.measured_cpu[h];
         /* the share each side did: the GPU may have taken back units of the CPU's */
-        double eff = p->cpu ? hfft__cpu_four_gpu_share(p->cpu, h) : -1;
+        double eff = p->cpu ? hfft__cpu_gpu_share(p->cpu, h) : -1;
         done[h] = eff > 0 ? eff : probe.ratio[h];
     }
     release_keep_device(p);

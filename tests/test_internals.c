@@ -1569,9 +1569,14 @@ Test(internals, wisdom_parser) {
  * asks, as cores taken by other work would hold them): near the end of its
  * own units the GPU takes back the CPU's last units, none of them started, in
  * both rounds, and the transform is still right.  Both precisions, both
- * directions, a batch of one; the emulated device, fixed shares of one half.
+ * directions, a batch of one; the emulated device (or the GPU where
+ * HFFT_TEST_DEVICE=cuda: bench/gpu-check.sh), fixed shares of one half.
  */
-extern _Atomic int hfft__cpu_four_late;
+extern _Atomic int hfft__cpu_late;
+static int late_device(void) {
+    const char *d = getenv("HFFT_TEST_DEVICE");
+    return d && strcmp(d, "cuda") == 0 ? HFFT_DEVICE_CUDA : HFFT_DEVICE_EMULATED;
+}
 Test(internals, four_step_takes_back_a_late_cpu) {
     int64_t n[2] = {96, 100};
     for (int prec = 4; prec <= 8; prec += 4)
@@ -1583,7 +1588,7 @@ Test(internals, four_step_takes_back_a_late_cpu) {
             tu_poison(b, bytes);
             hfft_options o;
             hfft_options_init(&o);
-            o.device = HFFT_DEVICE_EMULATED;
+            o.device = late_device();
             o.device_memory = prec == 4 ? 64 << 10 : 128 << 10;
             o.threads = 2;
             o.round_ratio[0] = o.round_ratio[1] = 0.5;
@@ -1594,12 +1599,12 @@ Test(internals, four_step_takes_back_a_late_cpu) {
             cr_assert_eq(info.schedule, 4, "f%d: schedule %d", prec * 8, info.schedule);
             cr_assert_eq(info.placement, 2, "f%d: placement %d", prec * 8, info.placement);
             hfft__plan *q = (hfft__plan *)p.p;
-            atomic_store(&hfft__cpu_four_late, 1);
+            atomic_store(&hfft__cpu_late, 1);
             int st = tp_execute(p);
-            atomic_store(&hfft__cpu_four_late, 0);
+            atomic_store(&hfft__cpu_late, 0);
             cr_assert_eq(st, 0, "%s", hfft_last_error_message());
             for (int h = 0; h < 2; h++)
-                cr_assert_gt(hfft__cpu_four_taken(q->cpu, h), 0,
+                cr_assert_gt(hfft__cpu_taken(q->cpu, h), 0,
                              "f%d sign %d round %d: the GPU took nothing back", prec * 8, sign, h);
             double e = hfft_ref_error(prec, 2, n, a, b, sign, 1);
             cr_assert(e >= 0 && e < tu_tol(prec), "f%d sign %d: error %g", prec * 8, sign, e);
@@ -1624,7 +1629,7 @@ Test(internals, four_step_takes_back_a_late_cpu) {
     tu_poison(y, cbytes);
     hfft_options o;
     hfft_options_init(&o);
-    o.device = HFFT_DEVICE_EMULATED;
+    o.device = late_device();
     o.device_memory = 3 << 20;
     o.threads = 2;
     o.round_ratio[0] = o.round_ratio[1] = 0.5;
@@ -1634,14 +1639,14 @@ Test(internals, four_step_takes_back_a_late_cpu) {
     hfftf_plan_info(p, &info);
     cr_assert_eq(info.schedule, 4, "r2c: schedule %d", info.schedule);
     cr_assert_eq(info.placement, 2, "r2c: placement %d", info.placement);
-    atomic_store(&hfft__cpu_four_late, 1);
+    atomic_store(&hfft__cpu_late, 1);
     int st = hfftf_execute(p);
-    atomic_store(&hfft__cpu_four_late, 0);
+    atomic_store(&hfft__cpu_late, 0);
     cr_assert_eq(st, 0, "%s", hfft_last_error_message());
     hfft__plan *q = (hfft__plan *)(void *)p;
     for (int h = 0; h < 2; h++) {
-        cr_assert_gt(hfft__cpu_four_taken(q->cpu, h), 0, "r2c round %d: nothing taken back", h);
-        cr_assert_gt(hfft__cpu_four_gpu_share(q->cpu, h), info.ratio[h],
+        cr_assert_gt(hfft__cpu_taken(q->cpu, h), 0, "r2c round %d: nothing taken back", h);
+        cr_assert_gt(hfft__cpu_gpu_share(q->cpu, h), info.ratio[h],
                      "r2c round %d: the GPU's share done is not above its planned one", h);
     }
     double e = hfft_ref_error_many(4, 1, 2, nr, 1, x, y, HFFT_FORWARD, 1);
@@ -1649,4 +1654,122 @@ Test(internals, four_step_takes_back_a_late_cpu) {
     hfftf_destroy_plan(p);
     tu_free(x);
     tu_free(y);
+}
+
+/*
+ * The same for the plain schedule's hybrid rounds: rows, planes, columns (with
+ * and without outer indices), real rows (out of place), in place and out, over one and two
+ * emulated cards.  The CPU's jobs are held until the GPU asks; the GPU takes
+ * back a suffix of the CPU's units in every round it shares, the share it did
+ * is above the planned one, and the transform is right against FFTW, late and
+ * again on time.
+ */
+typedef struct late_case {
+    const char *what;
+    int prec, rank;
+    int64_t n[3];
+    int inplace, r2c;
+    int64_t budget;
+    const char *devices;
+    int rounds; /* rounds the plan must have */
+} late_case;
+
+static void late_check(const late_case *k, void *plan, int prec, const hfft_info *info) {
+    hfft__plan *q = (hfft__plan *)plan;
+    cr_assert_eq(info->schedule, 1, "%s: schedule %d", k->what, info->schedule);
+    cr_assert_eq(info->placement, 2, "%s: placement %d", k->what, info->placement);
+    cr_assert_eq(info->rounds, k->rounds, "%s f%d: %d rounds", k->what, prec * 8, info->rounds);
+    for (int h = 0; h < info->rounds; h++) {
+        cr_assert_gt(hfft__cpu_taken(q->cpu, h), 0, "%s f%d round %d: the GPU took nothing back",
+                     k->what, prec * 8, h);
+        cr_assert_gt(hfft__cpu_gpu_share(q->cpu, h), info->ratio[h],
+                     "%s f%d round %d: the GPU's share done is not above its planned one", k->what,
+                     prec * 8, h);
+    }
+}
+
+Test(internals, plain_takes_back_a_late_cpu) {
+    static const late_case cases[] = {
+        {"2D in place", 4, 2, {64, 1024}, 1, 0, 64 << 10, NULL, 2},
+        {"2D in place", 8, 2, {64, 1024}, 1, 0, 128 << 10, NULL, 2},
+        {"3D planes", 4, 3, {16, 16, 64}, 0, 0, 96 << 10, NULL, 2},
+        {"3D planes", 8, 3, {16, 16, 64}, 1, 0, 192 << 10, NULL, 2},
+        {"3D planes cut", 4, 3, {12, 32, 1024}, 1, 0, 96 << 10, NULL, 3},
+        {"3D over two cards", 4, 3, {16, 16, 64}, 1, 0, 96 << 10, "0,1", 2},
+        {"2D r2c", 4, 2, {64, 2048}, 0, 1, 64 << 10, NULL, 2},
+        {"2D r2c", 8, 2, {64, 2048}, 0, 1, 128 << 10, NULL, 2},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const late_case *k = &cases[i];
+        if (k->devices && late_device() == HFFT_DEVICE_CUDA)
+            continue; /* on the GPU: one card */
+        int prec = k->prec;
+        int64_t total = k->n[0] * k->n[1] * (k->rank == 3 ? k->n[2] : 1);
+        int64_t last = k->n[k->rank - 1], half = total / last * (last / 2 + 1);
+        size_t es = tu_esize(prec);
+        size_t ibytes =
+            k->r2c ? (size_t)total * (es / 2) : (size_t)total * es; /* r2c: out of place */
+        size_t obytes = k->r2c ? (size_t)half * es : (size_t)total * es;
+        void *a = tu_alloc(ibytes > obytes ? ibytes : obytes);
+        void *b = k->inplace ? a : tu_alloc(obytes);
+        hfft_options o;
+        hfft_options_init(&o);
+        o.device = late_device();
+        o.device_memory = k->budget;
+        o.devices = k->devices;
+        o.threads = 2;
+        for (size_t h = 0; h < sizeof o.round_ratio / sizeof o.round_ratio[0]; h++)
+            o.round_ratio[h] = 0.5;
+        for (int rep = 0; rep < 2; rep++) {
+            /* rep 0 late, rep 1 on time; fresh input each */
+            hfft_ref_fill(prec, a, k->r2c ? total / 2 : total, tu_seed()); /* r2c: total reals */
+            void *ref = tu_alloc(ibytes);
+            memcpy(ref, a, ibytes);
+            if (!k->inplace)
+                tu_poison(b, obytes);
+            void *p;
+            hfft_info info;
+            if (k->r2c) {
+                /* out of place it would stream four-step: plain asked for */
+                unsigned fl = HFFT_SCHEDULE_PLAIN;
+                p = prec == 4 ? (void *)hfftf_plan_dft_r2c(k->rank, k->n, a, b, fl, &o)
+                              : (void *)hfft_plan_dft_r2c(k->rank, k->n, a, b, fl, &o);
+                cr_assert(p, "%s: %s", k->what, hfft_last_error_message());
+                if (prec == 4)
+                    hfftf_plan_info(p, &info);
+                else
+                    hfft_plan_info(p, &info);
+                memcpy(a, ref, ibytes); /* planning may have touched it */
+            } else {
+                tplan t = tp_dft(prec, k->rank, k->n, a, b, HFFT_FORWARD, HFFT_SCHEDULE_PLAIN, &o);
+                cr_assert(t.p, "%s: %s", k->what, hfft_last_error_message());
+                p = t.p;
+                tp_info(t, &info);
+                memcpy(a, ref, ibytes);
+            }
+            atomic_store(&hfft__cpu_late, rep == 0);
+            int st = prec == 4 ? hfftf_execute(p) : hfft_execute(p);
+            atomic_store(&hfft__cpu_late, 0);
+            cr_assert_eq(st, 0, "%s: %s", k->what, hfft_last_error_message());
+            if (prec == 4)
+                hfftf_plan_info(p, &info);
+            else
+                hfft_plan_info(p, &info);
+            if (rep == 0)
+                late_check(k, p, prec, &info);
+            double e = k->r2c
+                           ? hfft_ref_error_many(prec, 1, k->rank, k->n, 1, ref, b, HFFT_FORWARD, 1)
+                           : hfft_ref_error(prec, k->rank, k->n, ref, b, HFFT_FORWARD, 1);
+            cr_assert(e >= 0 && e < tu_tol(prec), "%s f%d %s: error %g", k->what, prec * 8,
+                      rep ? "on time" : "late", e);
+            if (prec == 4)
+                hfftf_destroy_plan(p);
+            else
+                hfft_destroy_plan(p);
+            tu_free(ref);
+        }
+        if (b != a)
+            tu_free(b);
+        tu_free(a);
+    }
 }
