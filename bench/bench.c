@@ -171,8 +171,31 @@ int main(int argc, char **argv) {
         const problem *p = &probs[pi];
         result res[E_COUNT];
         int nres = 0;
+        if (a.alternate) {
+            /* hfft's rows take turns: every plan, every warm-up, then execute k of each */
+            bench_hrun *h[E_COUNT] = {0};
+            int first = nres;
+            for (int e = 0; e <= E_AUTO; e++) {
+                if (!(a.engines >> e & 1u))
+                    continue;
+                result *r = &res[nres++];
+                memset(r, 0, sizeof *r);
+                r->engine = e;
+                r->err = -1;
+                h[e] = bench_hfft_begin(&a, p, e, A, B, r);
+            }
+            for (int k = -1; k < a.reps; k++)
+                for (int e = 0; e <= E_AUTO; e++)
+                    if (h[e])
+                        bench_hfft_exec(h[e], k);
+            for (int e = 0; e <= E_AUTO; e++)
+                if (h[e])
+                    bench_hfft_end(h[e]);
+            for (int i = first; i < nres; i++)
+                account(p, &res[i]);
+        }
         for (int e = 0; e < E_COUNT; e++) {
-            if (!(a.engines >> e & 1u))
+            if (!(a.engines >> e & 1u) || (a.alternate && e <= E_AUTO))
                 continue;
             if (e == E_CU_COPY && (a.engines >> E_CU_INCARD & 1u))
                 continue; /* ran together with cufft-incard */

@@ -56,6 +56,7 @@ typedef struct args {
     int timelines;        /* pictures drawn so far (the second and later get a suffix) */
     int probe_each;       /* --probe-each: the link measured again before each timed execute */
     int each;             /* --each: a line per timed execute of hfft's rows */
+    int alternate;        /* --alternate: hfft's rows take turns, execute by execute */
     uint64_t seed;
 } args;
 
@@ -130,6 +131,13 @@ void bench_usage(FILE *f);
 
 /* run_hfft.c and baselines.c: each fills *r (r->engine set by the caller). */
 void bench_run_hfft(const args *a, const problem *p, int e, void *A, void *B, result *r);
+/* The same in steps, so that several rows can take turns (--alternate): the plan
+   (NULL where it failed: r says why), execute k (-1: the warm-up; nothing once one
+   failed), and the row's figures, its --verify and --timeline, and the plan's end. */
+typedef struct bench_hrun bench_hrun;
+bench_hrun *bench_hfft_begin(const args *a, const problem *p, int e, void *A, void *B, result *r);
+void bench_hfft_exec(bench_hrun *h, int k);
+void bench_hfft_end(bench_hrun *h);
 void bench_run_fftw(const args *a, const problem *p, int e, void *A, void *B, result *r);
 #ifdef HFFT_BENCH_HAVE_MKL
 void bench_run_mkl(const args *a, const problem *p, void *A, void *B, result *r);

@@ -143,83 +143,147 @@ static void draw_timeline(const args *a, const problem *p, int e, void *in, void
         h_destroy(p, plan);
 }
 
-void bench_run_hfft(const args *a, const problem *p, int e, void *A, void *B, result *r) {
-    unsigned flags = (a->hfft_measure ? HFFT_MEASURE : HFFT_ESTIMATE) | a->schedule;
-    flags |= e == E_HYBRID ? HFFT_HYBRID
-             : e == E_GPU  ? HFFT_GPU_ONLY
-             : e == E_CPU  ? HFFT_CPU_ONLY
-                           : 0;
+/* One hfft row being timed: its plan and options, and the times so far. */
+struct bench_hrun {
+    const args *a;
+    const problem *p;
+    int e;
+    void *A, *B, *in, *out, *plan;
+    unsigned flags;
     hfft_options o;
-    hfft_options_init(&o);
-    o.device_memory = a->budget;
-    o.threads = a->threads;
-    o.ratio = a->ratio;
-    for (int h = 0; h < 3; h++)
-        o.round_ratio[h] = a->round_ratio[h];
-    o.pass_bytes = a->pass_bytes;
-    o.slots = a->slots;
-    o.wisdom = a->wisdom;
-    o.pinning = a->pinning;
-    o.devices = a->devices;
+    result *r;
+    /* t: the execute times; then per round its time, GPU side and CPU side; then, with
+       --probe-each, each execute's one-trip and duplex bounds over its time */
+    double *t, *each;
+    int probe, st;
+    bench_env g0; /* the other rows keep the run's first probe */
+};
 
-    void *in = a->inplace ? B : A, *out = B;
+bench_hrun *bench_hfft_begin(const args *a, const problem *p, int e, void *A, void *B, result *r) {
+    bench_hrun *h = calloc(1, sizeof *h);
+    if (!h)
+        bench_die("out of memory");
+    h->a = a;
+    h->p = p;
+    h->e = e;
+    h->A = A;
+    h->B = B;
+    h->r = r;
+    h->flags = (a->hfft_measure ? HFFT_MEASURE : HFFT_ESTIMATE) | a->schedule;
+    h->flags |= e == E_HYBRID ? HFFT_HYBRID
+                : e == E_GPU  ? HFFT_GPU_ONLY
+                : e == E_CPU  ? HFFT_CPU_ONLY
+                              : 0;
+    hfft_options *o = &h->o;
+    hfft_options_init(o);
+    o->device_memory = a->budget;
+    o->threads = a->threads;
+    o->ratio = a->ratio;
+    for (int k = 0; k < 3; k++)
+        o->round_ratio[k] = a->round_ratio[k];
+    o->pass_bytes = a->pass_bytes;
+    o->slots = a->slots;
+    o->wisdom = a->wisdom;
+    o->pinning = a->pinning;
+    o->devices = a->devices;
+
+    h->in = a->inplace ? B : A;
+    h->out = B;
     bench_fill(p, A, a->seed + (uint64_t)e * 7919u);
     if (a->inplace)
         bench_copy(p, B, A);
     double t0 = hfft_ref_now();
-    void *plan = h_plan(p, in, out, flags, &o);
+    h->plan = h_plan(p, h->in, h->out, h->flags, o);
     r->plan_s = hfft_ref_now() - t0;
-    if (!plan) {
+    if (!h->plan) {
         int st = hfft_last_error();
         r->status = st == HFFT_ERR_NO_DEVICE ? ST_SKIPPED : ST_FAILED;
         snprintf(r->note, sizeof r->note, "%s: %s",
                  st == HFFT_ERR_NO_DEVICE ? "skipped" : "plan failed", hfft_last_error_message());
-        return;
+        free(h);
+        return NULL;
     }
-    h_info(p, plan, &r->info);
+    h_info(p, h->plan, &r->info);
     r->have_info = 1;
     memcpy(r->device, r->info.device_name, sizeof r->device);
     r->device[sizeof r->device - 1] = 0;
     describe_hfft(&r->info, r->plan, sizeof r->plan);
-    for (int h = 0; h < r->info.rounds && h < HFFT_MAX_ROUNDS; h++)
-        r->predicted_s += r->info.predicted_seconds[h];
-
-    /* t: the execute times; then per round its time, GPU side and CPU side; then, with
-       --probe-each, each execute's one-trip and duplex bounds over its time */
-    enum { R = HFFT_MAX_ROUNDS };
-    double *t = calloc((size_t)a->reps * (3 + 3 * R), sizeof *t);
-    if (!t)
+    for (int k = 0; k < r->info.rounds && k < HFFT_MAX_ROUNDS; k++)
+        r->predicted_s += r->info.predicted_seconds[k];
+    h->t = calloc((size_t)a->reps * (3 + 3 * HFFT_MAX_ROUNDS), sizeof *h->t);
+    if (!h->t)
         bench_die("out of memory");
-    double *each = t + (size_t)a->reps * (1 + 3 * R);
-    int probe = a->probe_each && r->info.placement != 0 && G.link_measured;
-    bench_env g0 = G; /* the other rows keep the run's first probe */
-    int st = 0;
-    for (int k = -1; k < a->reps && !st; k++) {
-        if (a->inplace)
-            bench_copy(p, B, A);
-        if (probe && k >= 0 && bench_link_again())
-            probe = 0;
-        double s = hfft_ref_now();
-        st = h_exec(p, plan);
-        if (k < 0 || st)
-            continue;
-        t[k] = hfft_ref_now() - s;
-        h_info(p, plan, &r->info);
-        if (probe) {
-            result b = {.info = r->info}; /* this execute's bounds, against its own probe */
-            hfft_link_figures(p, &b);
-            each[k] = b.trip_s / t[k];
-            each[(size_t)a->reps + k] = b.duplex_s / t[k];
-        }
-        for (int h = 0; h < R; h++) {
-            t[(size_t)a->reps * (1 + h) + k] = r->info.measured_seconds[h];
-            t[(size_t)a->reps * (1 + R + h) + k] = r->info.measured_gpu[h];
-            t[(size_t)a->reps * (1 + 2 * R + h) + k] = r->info.measured_cpu[h];
-        }
+    h->each = h->t + (size_t)a->reps * (1 + 3 * HFFT_MAX_ROUNDS);
+    h->probe = a->probe_each && r->info.placement != 0 && G.link_measured;
+    h->g0 = G;
+    return h;
+}
+
+void bench_hfft_exec(bench_hrun *h, int k) {
+    enum { R = HFFT_MAX_ROUNDS };
+    const args *a = h->a;
+    const problem *p = h->p;
+    result *r = h->r;
+    double *t = h->t;
+    if (h->st)
+        return;
+    if (a->inplace)
+        bench_copy(p, h->B, h->A);
+    if (h->probe && k >= 0 && bench_link_again())
+        h->probe = 0;
+    double s = hfft_ref_now();
+    h->st = h_exec(p, h->plan);
+    if (h->st) /* now: another row's execute may come before the row ends */
+        snprintf(r->note, sizeof r->note, "execute failed: %s", hfft_last_error_message());
+    if (k < 0 || h->st)
+        return;
+    t[k] = hfft_ref_now() - s;
+    h_info(p, h->plan, &r->info);
+    if (h->probe) {
+        result b = {.info = r->info}; /* this execute's bounds, against its own probe */
+        hfft_link_figures(p, &b);
+        h->each[k] = b.trip_s / t[k];
+        h->each[(size_t)a->reps + k] = b.duplex_s / t[k];
     }
+    for (int q = 0; q < R; q++) {
+        t[(size_t)a->reps * (1 + q) + k] = r->info.measured_seconds[q];
+        t[(size_t)a->reps * (1 + R + q) + k] = r->info.measured_gpu[q];
+        t[(size_t)a->reps * (1 + 2 * R + q) + k] = r->info.measured_cpu[q];
+    }
+    if (a->each) { /* as it ends, so that --alternate's turns show in the order of lines */
+        printf("[%s] %s: execute %d: %.4f s", p->text, engine_name[h->e], k + 1, t[k]);
+        for (int q = 0; q < r->info.rounds && q < R; q++) {
+            printf("; round %d %.4f s", q + 1, t[(size_t)a->reps * (1 + q) + k]);
+            if (r->info.placement == 2)
+                printf(" (GPU %.4f, CPU %.4f)", t[(size_t)a->reps * (1 + R + q) + k],
+                       t[(size_t)a->reps * (1 + 2 * R + q) + k]);
+        }
+        printf("\n");
+    }
+}
+
+void bench_run_hfft(const args *a, const problem *p, int e, void *A, void *B, result *r) {
+    bench_hrun *h = bench_hfft_begin(a, p, e, A, B, r);
+    for (int k = -1; h && k < a->reps && !h->st; k++)
+        bench_hfft_exec(h, k);
+    if (h)
+        bench_hfft_end(h);
+}
+
+void bench_hfft_end(bench_hrun *h) {
+    enum { R = HFFT_MAX_ROUNDS };
+    const args *a = h->a;
+    const problem *p = h->p;
+    int e = h->e, st = h->st, probe = h->probe;
+    result *r = h->r;
+    double *t = h->t, *each = h->each;
+    void *A = h->A, *B = h->B, *in = h->in, *out = h->out, *plan = h->plan;
+    unsigned flags = h->flags;
+    hfft_options o = h->o;
+    bench_env g0 = h->g0;
+    free(h);
     if (st) {
         r->status = ST_FAILED;
-        snprintf(r->note, sizeof r->note, "execute failed: %s", hfft_last_error_message());
         h_destroy(p, plan);
         free(t);
         return;
@@ -235,17 +299,8 @@ void bench_run_hfft(const args *a, const problem *p, int e, void *A, void *B, re
     }
     if (a->each) {
         double sum = 0;
-        for (int k = 0; k < a->reps; k++) {
-            printf("[%s] %s: execute %d: %.4f s", p->text, engine_name[e], k + 1, t[k]);
+        for (int k = 0; k < a->reps; k++)
             sum += t[k];
-            for (int h = 0; h < r->info.rounds && h < R; h++) {
-                printf("; round %d %.4f s", h + 1, t[(size_t)a->reps * (1 + h) + k]);
-                if (r->info.placement == 2)
-                    printf(" (GPU %.4f, CPU %.4f)", t[(size_t)a->reps * (1 + R + h) + k],
-                           t[(size_t)a->reps * (1 + 2 * R + h) + k]);
-            }
-            printf("\n");
-        }
         printf("[%s] %s: mean of %d executes %.4f s\n", p->text, engine_name[e], a->reps,
                sum / a->reps);
         fflush(stdout);

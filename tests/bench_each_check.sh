@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # bench_each_check.sh BENCH: hfft-bench --each on the emulated device: for each
 # hfft row, one line per timed execute (hybrid rows with each round's GPU and
-# CPU sides) and a mean that is the mean of those lines.  Timings on the
-# emulated device mean nothing; what this checks is what the option prints.
+# CPU sides) and a mean that is the mean of those lines; with --alternate, the
+# rows' executes taking turns (the lines in the order the executes ran).  Timings
+# on the emulated device mean nothing; what this checks is what the options print.
 set -uo pipefail
 bench=${1:?usage: bench_each_check.sh BENCH}
 fail() { echo "bench_each_check: $*" >&2; exit 1; }
@@ -27,5 +28,18 @@ for e in hybrid gpu cpu; do
     # the lines' times are rounded to 0.1 ms, as is the mean
     awk -v m="$mean" '{ s += $5 } END { d = s / NR - m; if (d < 0) d = -d; exit !(d <= 1e-4) }' \
         <<<"$lines" || fail "hfft-$e: mean $mean is not the mean of its execute lines"
+done
+# --alternate: execute k of each row, then execute k + 1 of each: the rows' lines
+# take turns, and each row still gets its table line
+out=$(HFFT_DEVICE=emulated "$bench" --mode gpu,cpu --alternate --baselines none --budget 1MiB \
+    --reps 3 --each --no-bandwidth --inplace 2d:256x384:f32 2>&1) ||
+    { echo "$out"; fail "hfft-bench --alternate exited with an error"; }
+echo "$out"
+order=$(grep -oE "^\[2d:256x384:f32\] hfft-(gpu|cpu): execute [1-3]:" <<<"$out" | awk '{print $2 $4}' |
+    tr -d ':\n')
+[ "$order" = "hfft-gpu1hfft-cpu1hfft-gpu2hfft-cpu2hfft-gpu3hfft-cpu3" ] ||
+    fail "--alternate: executes ran in the order '$order', not by turns"
+for e in gpu cpu; do
+    grep -qE "^hfft-$e +[^ ]+ +[0-9.]+ " <<<"$out" || fail "--alternate: no table line for hfft-$e"
 done
 echo "bench_each_check: passed"
