@@ -172,9 +172,11 @@ int main(int argc, char **argv) {
         result res[E_COUNT];
         int nres = 0;
         if (a.alternate) {
-            /* hfft's rows take turns: every plan, every warm-up, then execute k of each */
+            /* hfft's rows take turns: every plan, every warm-up, then execute k of each,
+               turn k starting at row k (mod rows), so that each row follows each other
+               row as often */
             bench_hrun *h[E_COUNT] = {0};
-            int first = nres;
+            int first = nres, n = 0;
             for (int e = 0; e <= E_AUTO; e++) {
                 if (!(a.engines >> e & 1u))
                     continue;
@@ -182,15 +184,15 @@ int main(int argc, char **argv) {
                 memset(r, 0, sizeof *r);
                 r->engine = e;
                 r->err = -1;
-                h[e] = bench_hfft_begin(&a, p, e, A, B, r);
+                h[n++] = bench_hfft_begin(&a, p, e, A, B, r);
             }
             for (int k = -1; k < a.reps; k++)
-                for (int e = 0; e <= E_AUTO; e++)
-                    if (h[e])
-                        bench_hfft_exec(h[e], k);
-            for (int e = 0; e <= E_AUTO; e++)
-                if (h[e])
-                    bench_hfft_end(h[e]);
+                for (int i = 0; i < n; i++)
+                    if (h[(i + k + n) % n])
+                        bench_hfft_exec(h[(i + k + n) % n], k);
+            for (int i = 0; i < n; i++)
+                if (h[i])
+                    bench_hfft_end(h[i]);
             for (int i = first; i < nres; i++)
                 account(p, &res[i]);
         }
