@@ -94,6 +94,8 @@ typedef struct tile_io {
     int64_t line0; /* contiguous: the pass's first line (four-step twiddles) */
     const char *rsrc; /* residency: the rows' resident columns on the device (NULL: none), */
     size_t rpitch, rsplit; /* rpitch apart; the first rsplit bytes of a row from the host */
+    int64_t planrows; /* contiguous: rows the compute's plan transforms a chunk (a pass
+                         written transposed may hold fewer: cbrows) */
 } tile_io;
 
 /* The chunk of buffer b's last copy out that ends at or past byte `end`. */
@@ -187,8 +189,10 @@ static int plain_pass(hfft__gpu *g, srd *r, const tile_io *t, int64_t L, int64_t
         for (int j = 0; j < nc; j++) {
             char *lines = tile + (size_t)at[j] * t->tpitch;
             TRY(o->wait(d, c, g->in_ev[b][j]));
+            /* the plan writes planrows rows, however few the chunk holds */
+            size_t plan_end = (size_t)(at[j] + t->planrows) * t->tpitch;
             if (reuse)
-                TRY(o->wait(d, c, g->out_ev[b][out_chunk(g, b, (size_t)(at[j] + cb) * t->tpitch)]));
+                TRY(o->wait(d, c, g->out_ev[b][out_chunk(g, b, plan_end)]));
             TRY(o->fft_exec(d, r->plan[0], c, lines, g->work[0]));
             if (r->r.twn) /* four-step, transposed input: twiddles by line and element */
                 TRY(o->twiddle(d, g->prec, c, lines, at[j + 1] - at[j], r->r.L, r->r.dout,
@@ -255,7 +259,7 @@ int hfft__plain_strided(hfft__gpu *g, srd *r, view v, int64_t L, int64_t c_first
         int64_t c0 = c_first + c;
         tile_io t = {v.src + c0 * es,     (size_t)v.ss * es,     v.dst + c0 * es,
                      (size_t)v.ds * es,   (size_t)w * es,        (size_t)w * es,
-                     (size_t)r->blk * es, L,                     0, c0, 0, NULL, 0, 0};
+                     (size_t)r->blk * es, L,                     0, c0, 0, NULL, 0, 0, 0};
         TRY(plain_pass(g, r, &t, L, w, pass));
     }
     return 0;
@@ -279,7 +283,7 @@ static int plain_contig(hfft__gpu *g, srd *r, const char *src, char *dst, int64_
         size_t sp = real_in ? rrow : crow, dp = real_out ? rrow : crow;
         tile_io t = {src + (size_t)(l0 * rows) * sp, sp, dst + (size_t)(l0 * rows) * dp, dp,
                      real_in ? rdata : crow, real_out ? rdata : crow, crow, n * rows,
-                     r->cb * rows, 0, l0, NULL, 0, 0};
+                     r->cb * rows, 0, l0, NULL, 0, 0, r->cb * rows};
         if (g->res && r == &g->rd[1]) {
             t.rsrc = (const char *)g->res + (size_t)(l0 * g->rw) * g->es;
             t.rpitch = (size_t)g->rw * g->es;

@@ -739,6 +739,39 @@ Test(emulated, long_contiguous_lines) {
             }
 }
 
+/*
+ * The same lines on the plain schedule over a range of budgets.  The second
+ * round writes each group of lines transposed, so its passes end at group ends
+ * and can hold fewer lines than its cuFFT plan transforms: the plan's compute
+ * must still wait for the buffer's previous copy out of every row it writes
+ * (it waited only for the pass's rows, and at budgets where the first round
+ * took as many passes as buffers, 1D 256 f64 at 8 KiB, 1024 f64 at 32 KiB,
+ * the second round overwrote rows the first was still copying out).
+ */
+Test(emulated, long_lines_plain_any_budget) {
+    static const int64_t sizes[] = {256, 512, 1024, 2310};
+    for (int prec = 4; prec <= 8; prec += 4)
+        for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+            int64_t line = sizes[i] * (int64_t)tu_esize(prec), split = 0;
+            /* from one line to three, where the line is cut four-step or not */
+            for (int64_t budget = line; budget <= 3 * line; budget += line / 8) {
+                hfft_options o;
+                hfft_options_init(&o);
+                o.device = HFFT_DEVICE_EMULATED;
+                o.device_memory = budget;
+                tu_case c = {
+                    prec, 1, {sizes[i]}, 0, HFFT_FORWARD, HFFT_GPU_ONLY | HFFT_SCHEDULE_PLAIN, &o};
+                hfft_info info;
+                run_case(&c, &info);
+                cr_assert_eq(info.schedule, 1, "n %lld, budget %lld: schedule %d",
+                             (long long)sizes[i], (long long)budget, info.schedule);
+                split += info.split[1] > 1;
+            }
+            cr_assert_gt(split, 4, "f%d n %lld: the line was cut at %lld budgets only", prec * 8,
+                         (long long)sizes[i], (long long)split);
+        }
+}
+
 /* HFFT_TRANSPOSED_OUT leaves X[k0 + n0 k1] at k0 n1 + k1; a TRANSPOSED_IN plan
    of the other direction takes that back to n times the input: on the
    emulated device, and on the CPU (device none), whose HFFT_MEASURE must not
