@@ -486,9 +486,9 @@ int hfft__cpu_claims(_Atomic int *claims, int64_t i, _Atomic int *asked) {
     return s != GPU_CLAIM;
 }
 
-int64_t hfft__cpu_take_claims(_Atomic int *claims, int64_t total, double u, double last_u,
-                              double all, double done, double elapsed, double unit_s, double left_s,
-                              int64_t *first) {
+int64_t hfft__cpu_take_claims(_Atomic int *claims, int64_t total, double u, double first_u,
+                              double last_u, double all, double done, double elapsed, double unit_s,
+                              double left_s, int64_t *first) {
     int64_t top = total, free_n = 0;
     while (top > 0 && atomic_load_explicit(&claims[top - 1], memory_order_acquire) == GPU_CLAIM)
         top--;
@@ -504,7 +504,8 @@ int64_t hfft__cpu_take_claims(_Atomic int *claims, int64_t total, double u, doub
     double best = left * cpu_s > left_s ? left * cpu_s : left_s;
     int64_t want = 0;
     for (int64_t n = 1; n <= free_n; n++) {
-        units += top - n == total - 1 ? last_u : u;
+        int64_t i = top - n;
+        units += i == total - 1 ? last_u : i == 0 ? first_u : u;
         double g = left_s + units * unit_s, cpu = (left - units) * cpu_s;
         double end = g > cpu ? g : cpu;
         if (end < best) {
@@ -557,8 +558,10 @@ int64_t hfft__cpu_take(hfft__cpu *c, int h, double unit_s, double left_s, int64_
                          : cr->mode == MODE_CONTIG ? u
                                                    : u / (double)cr->r.no;
         int64_t k, last = claim_start(c, cr, c->nclaim - 1);
+        /* a tile round's first block may be cut by the range */
+        double first_u = (double)(claim_start(c, cr, 1) - c->u0);
         double done = (double)atomic_load_explicit(&c->jobs_done, memory_order_relaxed) * per_job;
-        int64_t n = hfft__cpu_take_claims(c->claim, c->nclaim, u, (double)(c->u1 - last),
+        int64_t n = hfft__cpu_take_claims(c->claim, c->nclaim, u, first_u, (double)(c->u1 - last),
                                           (double)(c->u1 - c->u0), done, hfft__now() - c->t0,
                                           unit_s, left_s, &k);
         *first = claim_start(c, cr, k);

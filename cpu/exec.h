@@ -100,14 +100,15 @@ enum { FREE, CPU_CLAIM, GPU_CLAIM };
    hfft__cpu_late is set (tests), first waits until *asked (or a second). */
 int hfft__cpu_claims(_Atomic int *claims, int64_t i, _Atomic int *asked);
 /* The GPU's take-back over a batch's claims [0, total), each of u round units (the
-   last of last_u): of the FREE claims just below any the GPU took already, the top n,
+   first of first_u, the last of last_u): of the FREE claims just below any the GPU
+   took already, the top n,
    n the count that ends both sides soonest, the GPU's side ending in left_s at unit_s a
    round unit, the CPU's having done `done` of its `all` round units in `elapsed`
    seconds (none: as if the time so far had been one claim's).  Claimed from the
    top down, stopping at one the CPU holds; returns n, the first at *first. */
-int64_t hfft__cpu_take_claims(_Atomic int *claims, int64_t total, double u, double last_u,
-                              double all, double done, double elapsed, double unit_s, double left_s,
-                              int64_t *first);
+int64_t hfft__cpu_take_claims(_Atomic int *claims, int64_t total, double u, double first_u,
+                              double last_u, double all, double done, double elapsed, double unit_s,
+                              double left_s, int64_t *first);
 
 /* The same, each column's element k first times W^(k pre_j) (tiles.c). */
 void hfft__cpu_tiles_pre(const hfft__cpu *c, const tile *t, const hfft__twiddles *pre,

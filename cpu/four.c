@@ -280,26 +280,25 @@ int hfft__cpu_four_start(hfft__cpu *c, int h, const void *src, void *dst) {
 
 /*
  * The GPU's side of round h ends in about left_s seconds and took unit_s a unit:
- * of the CPU's units that no job has started, the last n go to the GPU, n
- * the count that makes both sides end soonest by their rates so far (the CPU's:
- * the units it finished since the round began, in tile jobs; none finished, as
- * if it had taken the round so far for one).  Claimed from the end down, each
- * from FREE to GPU_CLAIM, stopping at the first the CPU has claimed: the units
- * taken are the last n, [*first, *first + n) of the round's units (groups of
- * round A, pieces of round B).  Called by the thread that drives the GPU while
- * the pool runs the round.
+ * of the CPU's units that no job has started, the last n (below any the GPU
+ * took already) go to the GPU, n the count that makes both sides end soonest by
+ * their rates so far (the CPU's: the units it finished since the round began, in
+ * tile jobs; none finished, as if it had taken the round so far for one).
+ * Claimed from the end down (hfft__cpu_take_claims): the units taken are
+ * [*first, *first + n) of the CPU's units (groups of round A, pieces of round
+ * B).  Called by the thread that drives the GPU while the pool runs the round.
  */
-static int64_t take(cpu_four *f, int h, double unit_s, double left_s) {
-    int64_t total = f->nunits[h], first;
+static int64_t take(cpu_four *f, int h, double unit_s, double left_s, int64_t *first) {
+    int64_t total = f->nunits[h];
     /* units done, from the tile jobs done (a group's rows come before its tiles, so
        this counts a group only as its tiles go) */
     double done = (double)atomic_load_explicit(&f->done[h], memory_order_relaxed) /
                   (double)(h ? f->nck : f->kc);
-    int64_t n = hfft__cpu_take_claims(f->claim[h], total, 1, 1, (double)total, done,
-                                      hfft__now() - f->t0[h], unit_s, left_s, &first);
+    int64_t n = hfft__cpu_take_claims(f->claim[h], total, 1, 1, 1, (double)total, done,
+                                      hfft__now() - f->t0[h], unit_s, left_s, first);
     /* round A: tile jobs of a group taken back may wait for its rows; they end, see
        the claim, and leave the group to the GPU */
-    for (int64_t i = first; h == 0 && i < first + n; i++)
+    for (int64_t i = *first; h == 0 && i < *first + n; i++)
         atomic_store_explicit(&f->rows_done[i], f->kr, memory_order_release);
     return n;
 }
@@ -310,10 +309,10 @@ int64_t hfft__cpu_four_take(hfft__cpu *c, int h, double unit_s, double left_s, i
     *first = 0;
     if (!f || h < 0 || h > 1 || c->h != h || f->nunits[h] < 1)
         return 0;
-    int64_t n = take(f, h, unit_s, left_s);
+    int64_t k, n = take(f, h, unit_s, left_s, &k);
     atomic_store_explicit(&f->asked[h], 1, memory_order_release);
     f->taken[h] += n;
-    *first = f->d.first[h] + f->nunits[h] - n;
+    *first = f->d.first[h] + k; /* below any the GPU took already */
     return n;
 }
 

@@ -7,6 +7,8 @@
 #include <cuda_runtime_api.h>
 #include <cufft.h>
 #include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,22 +85,31 @@ int hfft__cuda_probe(void) {
 
 /* Card `to` reads and writes card `from`'s memory directly and back (NVLink or PCIe
    peer to peer); where the platform offers no peer access, peer copies still work,
-   through host memory. */
+   through host memory.  Pairs this process enabled are remembered, so that later
+   plans do not call again (the call's "already enabled" is harmless, but
+   compute-sanitizer reports each as an error; a cudaDeviceReset by the program
+   would make the record stale, which costs speed only). */
+static _Atomic uint64_t peer_on[64]; /* bit b of [a]: a reaches b */
 static int peer_access(int a, int b) {
     if (a == b)
         return 0;
     int pairs[2][2] = {{a, b}, {b, a}};
     for (int k = 0; k < 2; k++) {
-        int can = 0;
+        int can = 0, from = pairs[k][0], to = pairs[k][1];
+        int known = from < 64 && to < 64;
+        if (known && (atomic_load(&peer_on[from]) >> to & 1u))
+            continue;
         CU(cudaDeviceCanAccessPeer(&can, pairs[k][0], pairs[k][1]));
         if (!can)
             continue;
         CU(cudaSetDevice(pairs[k][0]));
         cudaError_t e = cudaDeviceEnablePeerAccess(pairs[k][1], 0);
         if (e == cudaErrorPeerAccessAlreadyEnabled)
-            cudaGetLastError(); /* enabled by an earlier plan: fine */
+            cudaGetLastError(); /* enabled elsewhere in the process: fine */
         else if (e != cudaSuccess)
             return cuda_fail(e, "cudaDeviceEnablePeerAccess");
+        if (known)
+            atomic_fetch_or(&peer_on[from], (uint64_t)1 << to);
     }
     CU(cudaSetDevice(b));
     return 0;

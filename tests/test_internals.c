@@ -1590,6 +1590,7 @@ Test(internals, four_step_takes_back_a_late_cpu) {
             hfft_options o;
             hfft_options_init(&o);
             o.device = late_device();
+            o.devices = "0"; /* a four-step CPU share: one card */
             o.device_memory = prec == 4 ? 64 << 10 : 128 << 10;
             o.threads = 2;
             o.round_ratio[0] = o.round_ratio[1] = 0.5;
@@ -1631,6 +1632,7 @@ Test(internals, four_step_takes_back_a_late_cpu) {
     hfft_options o;
     hfft_options_init(&o);
     o.device = late_device();
+    o.devices = "0";
     o.device_memory = 3 << 20;
     o.threads = 2;
     o.round_ratio[0] = o.round_ratio[1] = 0.5;
