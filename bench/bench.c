@@ -173,8 +173,9 @@ int main(int argc, char **argv) {
         int nres = 0;
         if (a.alternate) {
             /* hfft's rows take turns: every plan, every warm-up, then execute k of each,
-               turn k starting at row k (mod rows), so that each row follows each other
-               row as often */
+               the rows in order on even turns and in reverse on odd ones (A B C, C B A),
+               so that what runs before a row (a CPU-only execute slows the next GPU
+               execute's copies for a while) is the same for every row */
             bench_hrun *h[E_COUNT] = {0};
             int first = nres, n = 0;
             for (int e = 0; e <= E_AUTO; e++) {
@@ -187,9 +188,11 @@ int main(int argc, char **argv) {
                 h[n++] = bench_hfft_begin(&a, p, e, A, B, r);
             }
             for (int k = -1; k < a.reps; k++)
-                for (int i = 0; i < n; i++)
-                    if (h[(i + k + n) % n])
-                        bench_hfft_exec(h[(i + k + n) % n], k);
+                for (int i = 0; i < n; i++) {
+                    bench_hrun *x = h[k % 2 ? n - 1 - i : i];
+                    if (x)
+                        bench_hfft_exec(x, k);
+                }
             for (int i = 0; i < n; i++)
                 if (h[i])
                     bench_hfft_end(h[i]);

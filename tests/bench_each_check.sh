@@ -29,8 +29,9 @@ for e in hybrid gpu cpu; do
     awk -v m="$mean" '{ s += $5 } END { d = s / NR - m; if (d < 0) d = -d; exit !(d <= 1e-4) }' \
         <<<"$lines" || fail "hfft-$e: mean $mean is not the mean of its execute lines"
 done
-# --alternate: execute k of each row, then execute k + 1 of each, turn k starting
-# at row k: the rows' lines take turns, and each row still gets its table line
+# --alternate: execute k of each row, then execute k + 1 of each, the order reversed
+# on odd turns (gpu cpu, cpu gpu, gpu cpu): the rows' lines take turns, and each
+# row still gets its table line
 out=$(HFFT_DEVICE=emulated "$bench" --mode gpu,cpu --alternate --baselines none --budget 1MiB \
     --reps 3 --each --no-bandwidth --inplace 2d:256x384:f32 2>&1) ||
     { echo "$out"; fail "hfft-bench --alternate exited with an error"; }
