@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "balancer/calib.h"
 #include "balancer/model.h"
@@ -120,8 +121,9 @@ static void usage(FILE *f) {
             "the best per-round mix where no measured candidate has it.  Where a hybrid\n"
             "comes out fastest, it and the faster single side are timed again, and the\n"
             "hybrid is kept only where each of its runs beats each of the single side's.\n"
-            "About 12 + 5 x reps transforms, each after its plan and a warm-up.  Once per\n"
-            "run: the link (about a second) and the host memory.\n"
+            "About 12 + 5 x reps transforms, each after a pause of 0.25 s (on a GPU), its\n"
+            "plan and a warm-up.  Once per run: the link (about a second) and the host\n"
+            "memory.\n"
             "HFFT_DEVICE=emulated tunes the emulated device (tests only; its timings mean\n"
             "nothing for a GPU).\n");
 }
@@ -252,11 +254,20 @@ static void *make_plan(const problem *p, void *in, void *out, const cand *c) {
 }
 
 /* Plans c and runs it nreps times after a warm-up (medians per round); stops
-   after the first timed run where that took longer than give_up (> 0). */
+   after the first timed run where that took longer than give_up (> 0).  First the
+   machine settles for SETTLE_S: a GPU execute right after CPU-heavy work copied
+   up to 2.5x slower for about 0.1 s on an H100 host (run DC, bench/RESULTS.md),
+   which would count against whichever candidate follows a CPU-only or hybrid one
+   (a GPU-only candidate timed again after a hybrid, above all). */
+#define SETTLE_S 0.25
+static double settle_s; /* SETTLE_S on a GPU; 0 on the emulated device */
 static result measure(const problem *p, void *in, void *out, const cand *c, int nreps,
                       double give_up) {
     result r;
     memset(&r, 0, sizeof r);
+    struct timespec settle = {0, (long)(settle_s * 1e9)};
+    while (settle_s > 0 && nanosleep(&settle, &settle) != 0)
+        ;
     double t0 = hfft__now();
     void *plan = make_plan(p, in, out, c);
     r.plan_s = hfft__now() - t0;
@@ -898,6 +909,7 @@ int main(int argc, char **argv) {
         return 2;
     }
     int kind = set.device == HFFT_DEVICE_EMULATED ? HFFT_DEVICE_EMULATED : HFFT_DEVICE_CUDA;
+    settle_s = kind == HFFT_DEVICE_CUDA ? SETTLE_S : 0.0;
     const hfft__dev_ops *ops = hfft__device_ops(kind);
     hfft__dev *cards[HFFT_MAX_CARDS];
     if (!ops || (kind == HFFT_DEVICE_CUDA && !hfft__cuda_usable())) {
