@@ -48,6 +48,7 @@ typedef struct problem {
 typedef struct result {
     int ok, stopped; /* stopped: gave up after one run */
     double plan_s, total, round[3], gpu[3], cpu[3];
+    double done[3]; /* each round's GPU share done (hfft_info.done_ratio), median */
     hfft_info info;
 } result;
 
@@ -276,6 +277,7 @@ static result measure(const problem *p, void *in, void *out, const cand *c, int 
         return r;
     }
     double tot[16] = {0}, rd[3][16] = {{0}}, g[3][16] = {{0}}, cp[3][16] = {{0}};
+    double dn[3][16] = {{0}};
     int n = 0;
     for (int i = 0; i <= nreps; i++) {
         double t1 = hfft__now();
@@ -297,6 +299,7 @@ static result measure(const problem *p, void *in, void *out, const cand *c, int 
             rd[h][n] = r.info.measured_seconds[h];
             g[h][n] = r.info.measured_gpu[h];
             cp[h][n] = r.info.measured_cpu[h];
+            dn[h][n] = r.info.done_ratio[h];
         }
         n++;
         if (give_up > 0 && t > give_up && i < nreps) {
@@ -312,6 +315,8 @@ static result measure(const problem *p, void *in, void *out, const cand *c, int 
             sort(rd[h], n);
             sort(g[h], n);
             sort(cp[h], n);
+            sort(dn[h], n);
+            r.done[h] = dn[h][n / 2];
             r.round[h] = rd[h][n / 2];
             r.gpu[h] = g[h][n / 2];
             r.cpu[h] = cp[h][n / 2];
@@ -654,7 +659,10 @@ static int tune(const problem *p, int inplace, const hfft__link *link, hfft__wis
         for (int h = 0; h < nr; h++) {
             double f = r->ratio[h];
             if (f > NONE_SHARE && f < 1.0) {
-                hfft__model_fit(&m[h], base->r.round[h], t_cpu[h], f, r->r.gpu[h], r->r.cpu[h]);
+                /* fitted to the shares each side did: the GPU takes back a late CPU's
+                   units, and its side's time then covers them */
+                double fd = r->r.done[h] > f && r->r.done[h] < 0.999 ? r->r.done[h] : f;
+                hfft__model_fit(&m[h], base->r.round[h], t_cpu[h], fd, r->r.gpu[h], r->r.cpu[h]);
                 double next = hfft__model_best_share(link, &m[h], 0.0, NULL);
                 moved = fabs(next - share[h]) > moved ? fabs(next - share[h]) : moved;
                 share[h] = next;

@@ -157,7 +157,8 @@ struct bench_hrun {
        --probe-each, each execute's one-trip and duplex bounds over its time */
     double *t, *each;
     int probe, st;
-    bench_env g0; /* the other rows keep the run's first probe */
+    double done[3]; /* each round's GPU share done (hfft_info.done_ratio), summed */
+    bench_env g0;   /* the other rows keep the run's first probe */
 };
 
 bench_hrun *bench_hfft_begin(const args *a, const problem *p, int e, void *A, void *B, result *r) {
@@ -255,6 +256,8 @@ void bench_hfft_exec(bench_hrun *h, int k) {
         h->each[k] = b.trip_s / t[k];
         h->each[(size_t)a->reps + k] = b.duplex_s / t[k];
     }
+    for (int q = 0; q < 3; q++)
+        h->done[q] += r->info.done_ratio[q];
     for (int q = 0; q < R; q++) {
         t[(size_t)a->reps * (1 + q) + k] = r->info.measured_seconds[q];
         t[(size_t)a->reps * (1 + R + q) + k] = r->info.measured_gpu[q];
@@ -291,6 +294,7 @@ void bench_hfft_end(bench_hrun *h) {
     unsigned flags = h->flags;
     hfft_options o = h->o;
     bench_env g0 = h->g0;
+    double done[3] = {h->done[0] / a->reps, h->done[1] / a->reps, h->done[2] / a->reps};
     free(h);
     if (st) {
         r->status = ST_FAILED;
@@ -342,6 +346,12 @@ void bench_hfft_end(bench_hrun *h) {
         for (int h = 0; h < r->info.rounds && h < 3; h++) {
             snprintf(r->plan + o, sizeof r->plan - o, "%s%.3g",
                      h ? "/" : " round_s=", r->info.measured_seconds[h]);
+            o = strlen(r->plan);
+        }
+        /* Hybrid rounds: the GPU's share done (more than planned where it took back a
+           late CPU's units), the executes' mean */
+        for (int h = 0; r->info.placement == 2 && h < r->info.rounds && h < 3; h++) {
+            snprintf(r->plan + o, sizeof r->plan - o, "%s%.3f", h ? "/" : " done=", done[h]);
             o = strlen(r->plan);
         }
         /* Hybrid rounds: each side's time, to see which one the round waited for. */

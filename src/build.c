@@ -417,6 +417,7 @@ int hfft__build(hfft__plan *p, const hfft__choice *c, int split) {
     if (!st && !any_gpu && (p->flags & HFFT_MEASURE) && p->split_line <= HFFT__ORDER_NATURAL)
         st = try_whole(p);
     p->info.placement = !any_gpu ? 0 : any_cpu ? 2 : 1;
+    memcpy(p->info.done_ratio, p->info.ratio, sizeof p->info.done_ratio);
     return st;
 }
 

@@ -117,6 +117,11 @@ int hfft__plan_execute(hfft__plan *p, void *const in_[2], void *const out_[2]) {
             p->info.measured_seconds[h] = p->info.measured_gpu[h] = dev[h];
     if (p->gpu)
         hfft__cards_take_link(p->gpu, p->info.link_bytes);
+    /* the share each side did: the GPU may have taken back units of a late CPU's */
+    for (int h = 0; h < p->nrounds && h < HFFT_MAX_ROUNDS && !st; h++) {
+        double done = p->cpu && p->gpu ? hfft__cpu_gpu_share(p->cpu, h) : -1;
+        p->info.done_ratio[h] = done >= 0 ? done : p->info.ratio[h];
+    }
     if (st)
         return hfft__fail_context(st, in == out ? "execute failed; the in-place array is undefined"
                                                 : "execute failed; the input is untouched and the "

@@ -1651,6 +1651,10 @@ Test(internals, four_step_takes_back_a_late_cpu) {
         cr_assert_gt(hfft__cpu_taken(q->cpu, h), 0, "r2c round %d: nothing taken back", h);
         cr_assert_gt(hfft__cpu_gpu_share(q->cpu, h), info.ratio[h],
                      "r2c round %d: the GPU's share done is not above its planned one", h);
+        hfft_info after;
+        hfftf_plan_info(p, &after);
+        cr_assert_float_eq(after.done_ratio[h], hfft__cpu_gpu_share(q->cpu, h), 1e-12,
+                           "r2c round %d: hfft_info.done_ratio %g", h, after.done_ratio[h]);
     }
     double e = hfft_ref_error_many(4, 1, 2, nr, 1, x, y, HFFT_FORWARD, 1);
     cr_assert(e >= 0 && e < tu_tol(4), "r2c: error %g", e);
@@ -1688,6 +1692,9 @@ static void late_check(const late_case *k, void *plan, int prec, const hfft_info
         cr_assert_gt(hfft__cpu_gpu_share(q->cpu, h), info->ratio[h],
                      "%s f%d round %d: the GPU's share done is not above its planned one", k->what,
                      prec * 8, h);
+        cr_assert_float_eq(info->done_ratio[h], hfft__cpu_gpu_share(q->cpu, h), 1e-12,
+                           "%s f%d round %d: hfft_info.done_ratio %g", k->what, prec * 8, h,
+                           info->done_ratio[h]);
     }
 }
 

@@ -63,6 +63,7 @@ int main(void) {
     FIELD(hfft_info, wisdom_note);
     FIELD(hfft_info, note);
     FIELD(hfft_info, device_name);
+    FIELD(hfft_info, done_ratio);
     CONST(HFFT_FORWARD);
     CONST(HFFT_BACKWARD);
     CONST(HFFT_ESTIMATE);

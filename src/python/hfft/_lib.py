@@ -96,6 +96,7 @@ class info(ctypes.Structure):
         ("wisdom_note", ctypes.c_char * 160),
         ("note", ctypes.c_char * 256),
         ("device_name", ctypes.c_char * 96),
+        ("done_ratio", ctypes.c_double * MAX_ROUNDS),
     ]
 
 
@@ -112,7 +113,7 @@ def info_dict(inf):
         elif name == "card_ids":
             v = list(v[: max(inf.cards, 0)])
         elif name in ("passes", "ratio", "predicted_seconds", "measured_seconds",
-                      "measured_gpu", "measured_cpu"):
+                      "measured_gpu", "measured_cpu", "done_ratio"):
             v = list(v[:rounds])
         elif name in ("link_bytes", "split"):
             v = list(v)
