@@ -60,12 +60,19 @@ static int plan_round(hfft__gpu *g, srd *r, int want, size_t cap, size_t *work, 
             w = r->units;
         r->blk = w;
         /* Radix-2 keeps a whole pass in two slots (quarters in halves). */
-        int radix_ok = r->r.L % 4 == 0 && (size_t)w * col <= 2 * cap;
+        /* (not a four-step round: radix-2 applies no twiddles) */
+        int radix_ok = r->r.L % 4 == 0 && (size_t)w * col <= 2 * cap && !r->r.twn;
         if (want == 2 && radix_ok)
             return hfft__radix2_size(g, r, cap, work, nwork);
         r->kind = K_PLAIN;
         return hfft__plain_size(g, r, r->r.L, work, nwork);
     }
+    if (r->r.twn) /* the long-line schedule applies no four-step twiddles */
+        return hfft__fail(HFFT_ERR_BUDGET,
+                          "a column of %lld points (%s) of a line cut four-step does not fit "
+                          "a pass of %s",
+                          (long long)r->r.L, hfft__bytes_text((double)col).s,
+                          hfft__bytes_text((double)cap).s);
     return hfft__long_size(g, r, cap, work, nwork);
 }
 
@@ -367,6 +374,10 @@ static int run_round(hfft__gpu *g, int h, const void *src, void *dst, int drain)
         g->rec = -1; /* an execute starts with round 0; rounds run out of turn get no times */
     if (h == 0)
         TRY(g->ops->record(g->d, g->rev[0], g->st[0]));
+    /* Only plain and four-step rounds wait for the round before by themselves (its
+       last copies out, their buffers' reuse): the others start once it is done. */
+    if ((r->kind == K_RADIX2 || r->kind == K_LONG) && (g->piped || g->nbev))
+        TRY(hfft__sched_sync(g));
     switch (r->kind) {
     case K_NONE:
         return 0;

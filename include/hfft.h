@@ -232,9 +232,10 @@ typedef struct hfft_info {
     char note[256];             /* where a part of the problem runs other than asked, and why;
                                    or "" */
     char device_name[96];       /* GPU name, "emulated" or "none" */
-    double done_ratio[HFFT_MAX_ROUNDS]; /* the GPU share of each round in the last execute:
-                                           ratio, or more in a hybrid round where the GPU
-                                           took back units a late CPU had not started */
+    double done_ratio[HFFT_MAX_ROUNDS]; /* the GPU share of each round in the last execute
+                                           that succeeded: ratio, or more in a hybrid round
+                                           where the GPU took back units a late CPU had not
+                                           started */
 } hfft_info;
 
 #define HFFT_DEFINE_API(X, R)                                                                      \

@@ -164,6 +164,10 @@ int hfft__make_whole(hfft__plan *p) {
     int threads = cpu_threads(p, 0);
     p->info.threads = threads;
     p->info.cpu_plan = 1;
+    /* the CPU alone, whatever was chosen before (an engine that refused the problem) */
+    p->info.placement = 0;
+    memset(p->info.ratio, 0, sizeof p->info.ratio);
+    memset(p->info.done_ratio, 0, sizeof p->info.done_ratio);
     int st = hfft__whole_plan(&p->pb, p->pb.in, p->pb.out, f, threads, &p->whole);
     if (st != HFFT_ERR_FFTW || !(f & HFFT__WHOLE_PRESERVE) || p->pb.kind != HFFT__C2R)
         return st;

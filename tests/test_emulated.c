@@ -540,6 +540,93 @@ Test(emulated, unaligned_arrays) {
     }
 }
 
+/*
+ * Rounds of other schedules after a plain round, and four-step lines, at small
+ * budgets (found by a review's stress runs): a radix-2 round after a plain one
+ * started before the plain round's last copies out had landed (GPU-only rounds
+ * meet without a drain, and only plain rounds waited for the round before); a
+ * four-step column round went to radix-2 or to the long-line schedule, neither
+ * of which applies the four-step twiddles (now refused: BUDGET where no other
+ * schedule fits); a real transform that fell back to the CPU still reported
+ * the GPU's placement and shares.
+ */
+Test(emulated, rounds_after_plain_and_four_step_lines) {
+    static const struct {
+        int prec, rank;
+        int64_t n[3];
+        int64_t budget;
+    } cases[] = {{8, 3, {6, 64, 8}, 8192},
+                 {4, 3, {6, 64, 8}, 4096},
+                 {4, 1, {4096}, 8192},
+                 {8, 1, {4096}, 16384},
+                 {4, 2, {64, 96}, 4096}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        for (int inplace = 0; inplace < 2; inplace++) {
+            hfft_options o;
+            hfft_options_init(&o);
+            o.device = HFFT_DEVICE_EMULATED;
+            o.device_memory = cases[i].budget;
+            tu_case c = {cases[i].prec,
+                         cases[i].rank,
+                         {cases[i].n[0], cases[i].n[1], cases[i].n[2]},
+                         inplace,
+                         HFFT_FORWARD,
+                         HFFT_GPU_ONLY | HFFT_SCHEDULE_RADIX2,
+                         &o};
+            run_case(&c, NULL);
+        }
+    /* r2c: the real rows first, then radix-2 columns */
+    int64_t nr[2] = {64, 96};
+    size_t rb = (size_t)(nr[0] * nr[1]) * sizeof(float), cb = (size_t)(nr[0] * 49) * 8;
+    float *x = tu_alloc(rb);
+    hfftf_complex *y = tu_alloc(cb);
+    hfft_ref_fill(4, x, nr[0] * nr[1] / 2, tu_seed());
+    hfft_options o;
+    hfft_options_init(&o);
+    o.device = HFFT_DEVICE_EMULATED;
+    o.device_memory = 8192;
+    for (int rep = 0; rep < 3; rep++) {
+        tu_poison(y, cb);
+        hfftf_plan p = hfftf_plan_dft_r2c(2, nr, x, y, HFFT_GPU_ONLY | HFFT_SCHEDULE_RADIX2, &o);
+        cr_assert(p, "%s", hfft_last_error_message());
+        cr_assert_eq(hfftf_execute(p), 0, "%s", hfft_last_error_message());
+        double e = hfft_ref_error_many(4, 1, 2, nr, 1, x, y, HFFT_FORWARD, 1);
+        cr_assert(e >= 0 && e < tu_tol(4), "r2c 64 x 96 radix-2: error %g", e);
+        hfftf_destroy_plan(p);
+    }
+    tu_free(x);
+    tu_free(y);
+    /* a four-step line whose columns fit no pass: refused, not computed wrong */
+    int64_t n = 2310;
+    double *a = tu_alloc((size_t)n * 16), *b = tu_alloc((size_t)n * 16);
+    o.device_memory = 3072;
+    hfft_plan q =
+        hfft_plan_dft(1, &n, (hfft_complex *)a, (hfft_complex *)b, HFFT_FORWARD, HFFT_GPU_ONLY, &o);
+    cr_assert_null(q, "1D 2310 f64 under 3 KiB: planned");
+    cr_assert_eq(hfft_last_error(), HFFT_ERR_BUDGET, "%s", hfft_last_error_message());
+    tu_free(a);
+    tu_free(b);
+    /* real data the engine refuses goes to FFTW's plan on the CPU, and says so */
+    int64_t nw[2] = {64, 4096};
+    double *xr = tu_alloc((size_t)(nw[0] * nw[1]) * 8);
+    hfft_complex *yr = tu_alloc((size_t)(nw[0] * 2049) * 16);
+    hfft_ref_fill(8, xr, nw[0] * nw[1] / 2, tu_seed());
+    o.device_memory = 1024;
+    hfft_plan w = hfft_plan_dft_r2c(2, nw, xr, yr, 0, &o);
+    cr_assert(w, "%s", hfft_last_error_message());
+    cr_assert_eq(hfft_execute(w), 0, "%s", hfft_last_error_message());
+    hfft_info info;
+    hfft_plan_info(w, &info);
+    cr_assert(info.placement == 0 && info.ratio[0] == 0 && info.done_ratio[0] == 0,
+              "fallback to the CPU: placement %d, ratio %g, done %g", info.placement, info.ratio[0],
+              info.done_ratio[0]);
+    double e = hfft_ref_error_many(8, 1, 2, nw, 1, xr, yr, HFFT_FORWARD, 1);
+    cr_assert(e >= 0 && e < tu_tol(8), "r2c on the CPU: error %g", e);
+    hfft_destroy_plan(w);
+    tu_free(xr);
+    tu_free(yr);
+}
+
 /* ---- budgets the problem cannot fit ---- */
 
 /* A problem the emulated engine cannot take under `budget`, on a device named in the
