@@ -233,7 +233,15 @@ static int plan_round(hfft__cpu *c, cpu_round *cr, int measure, void *in, void *
     return st;
 }
 
-static int64_t most_claims(const cpu_round *cr);
+/* The most claims a batch of round cr can have. */
+static int64_t most_claims(const cpu_round *cr) {
+    int64_t units = hfft__round_units(&cr->r);
+    if (cr->mode == MODE_PLANE)
+        return units;
+    if (cr->mode == MODE_TOUT || cr->blk < 1)
+        return 0;
+    return units / cr->blk + 2;
+}
 
 int hfft__cpu_create(int prec, int sign, int nrounds, const hfft__round *rounds,
                      const int *inplace, unsigned flags, hfft__pool *pool, void *in, void *out,
@@ -476,16 +484,6 @@ static int64_t claim_start(const hfft__cpu *c, const cpu_round *cr, int64_t k) {
                 : cr->mode == MODE_CONTIG ? c->u0 + k * cr->blk
                                           : (c->b0 + k) * cr->blk;
     return u < c->u0 ? c->u0 : u > c->u1 ? c->u1 : u;
-}
-
-/* The most claims a batch of round cr can have. */
-static int64_t most_claims(const cpu_round *cr) {
-    int64_t units = hfft__round_units(&cr->r);
-    if (cr->mode == MODE_PLANE)
-        return units;
-    if (cr->mode == MODE_TOUT || cr->blk < 1)
-        return 0;
-    return units / cr->blk + 2;
 }
 
 /* (cpu.h) */

@@ -475,9 +475,7 @@ int hfft__measure(hfft__plan *p, hfft__choice *c) {
     for (int h = 0; !st && h < p->nrounds; h++) {
         tg[h] = p->info.measured_gpu[h];
         tc[h] = p->info.measured_cpu[h];
-        /* the share each side did: the GPU may have taken back units of the CPU's */
-        double eff = p->cpu ? hfft__cpu_gpu_share(p->cpu, h) : -1;
-        done[h] = eff > 0 ? eff : probe.ratio[h];
+        done[h] = p->info.done_ratio[h]; /* the GPU may have taken back units of the CPU's */
     }
     release_keep_device(p);
     if (st)
