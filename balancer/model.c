@@ -186,3 +186,14 @@ void hfft__model_fit(hfft__round_model *r, double t_gpu_only, double t_cpu_only,
         /* no CPU-only run: the CPU's rate alone that explains the probe */
         fit(r, &r->cpu_rate, 1e3, 1e14, 0, tc, f);
 }
+
+int hfft__model_keep(const double h[2], const double s[2], double margin) {
+    for (int i = 0; i < 2; i++)
+        if (!(isfinite(h[i]) && h[i] > 0))
+            return 0;
+    double h_worst = h[0] > h[1] ? h[0] : h[1], s_best = INFINITY;
+    for (int i = 0; i < 2; i++)
+        if (isfinite(s[i]) && s[i] > 0 && s[i] < s_best)
+            s_best = s[i];
+    return isfinite(s_best) && h_worst < s_best * (1.0 - margin);
+}

@@ -76,4 +76,10 @@ double hfft__model_best_share(const hfft__link *l, const hfft__round_model *r, d
 void hfft__model_fit(hfft__round_model *r, double t_gpu_only, double t_cpu_only, double f,
                      double tg, double tc);
 
+/* hfft-tune's last word on a candidate that beat the faster single side once:
+   with both timed twice (h[], s[]; a run that failed is 0 or not finite), 1
+   where each of the candidate's runs beats each of the single side's by more
+   than `margin` (0.02: 2% ahead at least), else 0. */
+int hfft__model_keep(const double h[2], const double s[2], double margin);
+
 #endif

@@ -90,6 +90,21 @@ Test(balancer, hybrid_only_where_it_pays) {
     cr_assert_eq(f, 1.0, "unknown CPU rate: GPU-only, got %g", f);
 }
 
+/* hfft-tune keeps a hybrid only where both its runs beat both of the single
+   side's by more than the margin; a failed run (0, NaN) never counts for it. */
+Test(balancer, keep_a_hybrid_only_by_a_margin) {
+    double s[2] = {1.00, 1.01};
+    cr_assert(hfft__model_keep((double[2]){0.97, 0.975}, s, 0.02), "3% ahead in both runs");
+    cr_assert(!hfft__model_keep((double[2]){0.97, 0.985}, s, 0.02), "1.5% ahead in one run");
+    cr_assert(!hfft__model_keep((double[2]){0.90, 1.005}, s, 0.02), "behind the best single run");
+    cr_assert(hfft__model_keep((double[2]){0.90, 0.95}, (double[2]){1.00, 0.0}, 0.02),
+              "a single side's failed second run: its first counts");
+    cr_assert(!hfft__model_keep((double[2]){0.90, NAN}, s, 0.02), "the hybrid's second run failed");
+    cr_assert(!hfft__model_keep((double[2]){0.90, 0.90}, (double[2]){0.0, NAN}, 0.02),
+              "no single side's run to compare");
+    cr_assert(hfft__model_keep((double[2]){0.999, 0.999}, s, 0.0), "no margin: any win");
+}
+
 /* The model's GPU time of round m over link l, all of it on the GPU, is want. */
 static void gpu_time_is(const hfft__link *l, const hfft__round_model *m, double want,
                         const char *what) {
