@@ -492,6 +492,13 @@ static cand *run(tuner *t, const cand *proto, int nreps, double give_up) {
    rate for). */
 static double finite_or_none(double t) { return isfinite(t) && t > 0 ? t : 0.0; }
 
+static double geometric_mean(const double *x, int n) {
+    double s = 0;
+    for (int i = 0; i < n; i++)
+        s += log(x[i]);
+    return exp(s / n);
+}
+
 /* The model of round h from the GPU-only and CPU-only times; the CPU-only
    rate is scaled to the thread count of hybrid plans (a core feeds each card). */
 static void model_of(const tuner *t, const cand *gpu, const cand *cpu, int h, int hybrid_threads,
@@ -643,6 +650,11 @@ static int tune(const problem *p, int inplace, const hfft__link *link, hfft__wis
         m[h].host_bw = host_bw;
         share[h] = hfft__model_best_share(link, &m[h], 0.0, NULL);
     }
+    /* each probe's fitted slowdowns per round: the model takes their geometric mean
+       (two runs of one split differ by up to 19% in a round, runs DD and DH: a fit to
+       the last probe alone follows its noise) */
+    double slow_g[3][MAX_PROBES], slow_c[3][MAX_PROBES];
+    int fits[3] = {0, 0, 0};
     for (int k = 0; k < MAX_PROBES; k++) {
         cand hy = *base;
         snprintf(hy.label, sizeof hy.label, "hybrid %d (model's shares)", k + 1);
@@ -670,6 +682,11 @@ static int tune(const problem *p, int inplace, const hfft__link *link, hfft__wis
                    units, and its side's time then covers them */
                 double fd = r->r.done[h] > f && r->r.done[h] < 0.999 ? r->r.done[h] : f;
                 hfft__model_fit(&m[h], base->r.round[h], t_cpu[h], fd, r->r.gpu[h], r->r.cpu[h]);
+                slow_g[h][fits[h]] = m[h].gpu_slow;
+                slow_c[h][fits[h]] = m[h].cpu_slow;
+                fits[h]++;
+                m[h].gpu_slow = geometric_mean(slow_g[h], fits[h]);
+                m[h].cpu_slow = geometric_mean(slow_c[h], fits[h]);
                 double next = hfft__model_best_share(link, &m[h], 0.0, NULL);
                 moved = fabs(next - share[h]) > moved ? fabs(next - share[h]) : moved;
                 share[h] = next;
@@ -737,10 +754,14 @@ static int tune(const problem *p, int inplace, const hfft__link *link, hfft__wis
     const cand *single = cpu->r.ok && cpu->r.total < g1->r.total ? cpu : g1;
     double single_t = single->r.total;
     int again = 0;
+    const cand *judged = best; /* the run whose prediction the model's error is of */
     if (best->flags == HFFT_HYBRID && t->n + 2 <= MAX_CANDS) {
         progress("[5/5] the fastest hybrid and the faster single side, again\n");
         cand hy = *best, si = *single;
         snprintf(hy.label, sizeof hy.label, "%.32s, again", best->label);
+        /* the model fitted to every hybrid measured predicts the run again */
+        for (int h = 0; h < nr; h++)
+            hy.predicted[h] = finite_or_none(hfft__model_round_time(link, &m[h], hy.ratio[h]));
         snprintf(si.label, sizeof si.label, "%.32s, again", single->label);
         const cand *h2 = run(t, &hy, reps, 0.0), *s2 = run(t, &si, reps, 0.0);
         double th = h2->r.ok ? 0.5 * (best->r.total + h2->r.total) : INFINITY;
@@ -751,8 +772,9 @@ static int tune(const problem *p, int inplace, const hfft__link *link, hfft__wis
         double sr[2] = {single->r.total, s2->r.ok ? s2->r.total : 0.0};
         if (hfft__model_keep(hr, sr, KEEP_MARGIN)) {
             best_t = th;
+            judged = h2;
         } else {
-            best = single;
+            best = judged = single;
             best_t = single_t;
         }
     }
@@ -773,10 +795,10 @@ static int tune(const problem *p, int inplace, const hfft__link *link, hfft__wis
         if (o2->r.ok)
             to = 0.5 * (other->r.total + o2->r.total);
         again = 1;
-        best = single;
+        best = judged = single;
         best_t = single_t;
         if (o2->r.ok && to < single_t) {
-            best = other;
+            best = judged = other;
             best_t = to;
         }
         if (other == g1)
@@ -823,9 +845,7 @@ static int tune(const problem *p, int inplace, const hfft__link *link, hfft__wis
     q.nratio = nr;
     for (int h = 0; h < nr; h++) {
         q.ratio[h] = best->flags == HFFT_CPU_ONLY ? 0.0 : best->ratio[h];
-        q.predicted[h] = best->predicted[h] > 0
-                             ? best->predicted[h]
-                             : finite_or_none(hfft__model_round_time(link, &m[h], q.ratio[h]));
+        q.predicted[h] = finite_or_none(hfft__model_round_time(link, &m[h], q.ratio[h]));
         q.measured[h] = best->r.round[h];
         q.gpu_rate[h] = m[h].gpu_rate;
         q.cpu_rate[h] = m[h].cpu_rate;
@@ -838,8 +858,8 @@ static int tune(const problem *p, int inplace, const hfft__link *link, hfft__wis
     sum->tuned = best_t;
     for (int h = 0; h < nr; h++) {
         sum->share[h] = q.ratio[h];
-        sum->err[h] = best->predicted[h] > 0 && best->r.round[h] > 0
-                          ? best->predicted[h] / best->r.round[h] - 1.0
+        sum->err[h] = judged->predicted[h] > 0 && judged->r.round[h] > 0
+                          ? judged->predicted[h] / judged->r.round[h] - 1.0
                           : NAN;
     }
     sum->seconds = hfft__now() - t_problem;
@@ -852,8 +872,8 @@ static int tune(const problem *p, int inplace, const hfft__link *link, hfft__wis
 }
 
 static void final_table(const summary *s, int n) {
-    printf("\nsummary (times in s; shares are the GPU's per round; model error of the chosen "
-           "candidate, predicted before it ran)\n");
+    printf("\nsummary (times in s; shares are the GPU's per round; model error: a chosen hybrid's "
+           "run again against the model fitted to every hybrid before it)\n");
     printf("  %-24s %9s %9s %9s %8s %-15s %-14s %8s\n", "problem", "GPU-only", "CPU-only", "tuned",
            "gain", "shares", "model error", "tuning");
     for (int i = 0; i < n; i++) {
