@@ -13,9 +13,10 @@
 #   11-cpu-measure the same hfft CPU-only plans under HFFT_MEASURE
 #   20-tune        hfft-tune --budget 2GiB on both problems, into LOGDIR/wisdom
 #   30-tuned       hfft-bench --wisdom: GPU-only against auto (the tuned split),
-#                  their executes taking turns (--alternate)
+#                  their executes taking turns (--alternate), each printed (--each)
 #   40-sweep-tune  hfft-tune on smaller sizes (the 2% target holds at any size)
-#   41-sweep       GPU-only, CPU-only and auto at those sizes, taking turns
+#   41-sweep       GPU-only, CPU-only and auto at those sizes, taking turns, each
+#                  execute printed
 #   50-verify      errors of CPU-only and auto against FFTW in higher precision
 #
 # Settings in the environment (HFFT_THREADS, HFFT_DEVICE, ...) apply as usual;
@@ -90,12 +91,12 @@ fi
 step 20-tune "$tune" --budget 2GiB "${tune_place[@]}" --wisdom "$wisdom" $big
 # shellcheck disable=SC2086
 step 30-tuned "$bench" --mode gpu,auto --alternate --baselines none --budget 2GiB --wisdom "$wisdom" \
-    --reps 5 "${bench_place[@]}" --csv "$log/tuned.csv" $big
+    --reps 5 --each "${bench_place[@]}" --csv "$log/tuned.csv" $big
 # shellcheck disable=SC2086
 step 40-sweep-tune "$tune" --budget 2GiB "${tune_place[@]}" --wisdom "$wisdom" $small
 # shellcheck disable=SC2086
 step 41-sweep "$bench" --mode gpu,cpu,auto --alternate --baselines none --budget 2GiB --wisdom "$wisdom" \
-    --reps "$sweep_reps" "${bench_place[@]}" --no-bandwidth --csv "$log/sweep.csv" $small
+    --reps "$sweep_reps" --each "${bench_place[@]}" --no-bandwidth --csv "$log/sweep.csv" $small
 step 50-verify "$bench" --mode cpu,auto --baselines none --budget 2GiB --wisdom "$wisdom" \
     --reps 1 "${bench_place[@]}" --verify --no-bandwidth 2d:8192x8192:f32 3d:256x256x256:f32 2d:4096x4096:f64
 
