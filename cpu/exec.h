@@ -36,6 +36,7 @@ enum { MODE_TILE, MODE_STRIDED, MODE_CONTIG, MODE_PLANE, MODE_TOUT };
    at a time into a buffer where column c starts at element c * ld. */
 typedef struct tile {
     int64_t L, pitch, B, ld;
+    int blocks;            /* the gather moves square blocks through 256-bit registers (tiles.c) */
     hfft__lines *plan;     /* B columns */
     hfft__lines *plan_one; /* one column: tiles cut short by the range */
 } tile;
