@@ -17,8 +17,8 @@
  *           (columns one padded column length apart)
  *   staged  64 rows copied whole into a stage, then each column's 64
  *           elements written out as one run
- *   tile4   as tile, the elements moved in 4 x 4 blocks through AVX2
- *           registers: each column gets 32 bytes a store, not 8
+ *   tile4   as cpu/tiles.c gathers on x86-64 with AVX (cpu/blocks.h): 4 x 4
+ *           blocks through 256-bit registers, 32 bytes a store to each column
  *   tile8   as tile, in 8 x 8 blocks through AVX-512 registers: each column
  *           gets a whole cache line a store (where the CPU has AVX-512)
  * `--ahead` prefetches that many rows ahead (into L2).  The array is first
@@ -27,7 +27,6 @@
  * rate over the whole array, with the huge pages the kernel gave.
  */
 #define _GNU_SOURCE
-#include <immintrin.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdint.h>
@@ -36,6 +35,8 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <time.h>
+
+#include "cpu/blocks.h"
 
 enum { MODE_COPY, MODE_TILE, MODE_STAGED, MODE_TILE4, MODE_TILE8 };
 enum { STEP = 8, STAGE_ROWS = 64, ES = 8, MAX_THREADS = 256 };
@@ -60,28 +61,9 @@ static void prefetch_row(const char *p) {
         __builtin_prefetch(p + k, 0, 2);
 }
 
-/* Rows [l0, l0 + 8) of columns [0, w) through 4 x 4 blocks of 8-byte elements
-   (w a multiple of 4). */
-__attribute__((target("avx2"))) static void block4(const char *s, size_t pitch, size_t w, char *d,
-                                                   size_t ld) {
-    for (size_t h = 0; h < 8; h += 4)
-        for (size_t k = 0; k < w; k += 4) {
-            const char *r = s + h * pitch + k * ES;
-            __m256d r0 = _mm256_loadu_pd((const double *)r);
-            __m256d r1 = _mm256_loadu_pd((const double *)(r + pitch));
-            __m256d r2 = _mm256_loadu_pd((const double *)(r + 2 * pitch));
-            __m256d r3 = _mm256_loadu_pd((const double *)(r + 3 * pitch));
-            __m256d t0 = _mm256_unpacklo_pd(r0, r1), t1 = _mm256_unpackhi_pd(r0, r1);
-            __m256d t2 = _mm256_unpacklo_pd(r2, r3), t3 = _mm256_unpackhi_pd(r2, r3);
-            char *o = d + k * ld + h * ES;
-            _mm256_storeu_pd((double *)o, _mm256_permute2f128_pd(t0, t2, 0x20));
-            _mm256_storeu_pd((double *)(o + ld), _mm256_permute2f128_pd(t1, t3, 0x20));
-            _mm256_storeu_pd((double *)(o + 2 * ld), _mm256_permute2f128_pd(t0, t2, 0x31));
-            _mm256_storeu_pd((double *)(o + 3 * ld), _mm256_permute2f128_pd(t1, t3, 0x31));
-        }
-}
-
-/* The same in 8 x 8 blocks (w a multiple of 8): a whole line to each column. */
+#ifdef HFFT_HAVE_BLOCKS
+/* As hfft__gather_blocks (cpu/blocks.h, which tile4 runs), in 8 x 8 blocks of
+   8-byte elements (w a multiple of 8): a whole line to each column a store. */
 __attribute__((target("avx512f"))) static void block8(const char *s, size_t pitch, size_t w,
                                                       char *d, size_t ld) {
     const __m512i lo2 = _mm512_set_epi64(13, 12, 5, 4, 9, 8, 1, 0);
@@ -112,6 +94,7 @@ __attribute__((target("avx512f"))) static void block8(const char *s, size_t pitc
         }
     }
 }
+#endif
 
 /* One tile: columns [0, row / ES) of `rows` rows from src into buf (column k at
    k * ld bytes, or row-major for MODE_COPY). */
@@ -134,11 +117,13 @@ static void tile(const char *src, size_t rows, char *buf, size_t ld, char *stage
         const char *s = src + l0 * G.pitch;
         char *d = buf + l0 * ES;
         if ((G.mode == MODE_TILE4 || G.mode == MODE_TILE8) && n == 8) {
+#ifdef HFFT_HAVE_BLOCKS
             if (G.mode == MODE_TILE4)
-                block4(s, G.pitch, w, d, ld);
+                hfft__gather_blocks(s, G.pitch, (int64_t)w, d, ld, ES);
             else
                 block8(s, G.pitch, w, d, ld);
             continue;
+#endif
         }
         if (G.mode != MODE_STAGED) {
             for (size_t k = 0; k < w; k++, s += ES, d += ld)
@@ -244,10 +229,19 @@ int main(int argc, char **argv) {
              : strcmp(mode, "tile4") == 0  ? MODE_TILE4
              : strcmp(mode, "tile8") == 0  ? MODE_TILE8
                                            : -1;
-    if (G.mode == MODE_TILE8 && !__builtin_cpu_supports("avx512f")) {
-        fprintf(stderr, "hfft-gather-probe: tile8 needs AVX-512\n");
+#ifdef HFFT_HAVE_BLOCKS
+    if ((G.mode == MODE_TILE4 && !hfft__blocks_usable()) ||
+        (G.mode == MODE_TILE8 && !__builtin_cpu_supports("avx512f"))) {
+        fprintf(stderr, "hfft-gather-probe: %s needs %s\n", mode,
+                G.mode == MODE_TILE4 ? "AVX" : "AVX-512");
         return 2;
     }
+#else
+    if (G.mode == MODE_TILE4 || G.mode == MODE_TILE8) {
+        fprintf(stderr, "hfft-gather-probe: %s needs x86-64\n", mode);
+        return 2;
+    }
+#endif
     G.bytes = (size_t)(gib * (double)(1u << 30)) / G.pitch * G.pitch;
     if (G.mode < 0 || G.threads < 1 || G.threads > MAX_THREADS || G.row < ES || G.row % 64 ||
         G.pitch < G.row || G.pitch % G.row || G.bytes < G.pitch || G.ahead < 0 ||

@@ -7,11 +7,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#if defined(__x86_64__) && defined(__GNUC__)
-#include <immintrin.h>
-#define HAVE_BLOCKS 1
-#endif
 
+#include "cpu/blocks.h"
 #include "cpu/exec.h"
 #include "cpu/stream.h"
 #include "src/core/status.h"
@@ -55,9 +52,8 @@ int hfft__cpu_plan_tile(hfft__cpu *c, tile *t, int64_t L, int64_t pitch, int64_t
         B -= B % per_line;
     B = B < 1 ? 1 : B;
     t->B = B < ni ? B : ni;
-#ifdef HAVE_BLOCKS
-    __builtin_cpu_init();
-    t->blocks = __builtin_cpu_supports("avx");
+#ifdef HFFT_HAVE_BLOCKS
+    t->blocks = hfft__blocks_usable();
 #else
     t->blocks = 0;
 #endif
@@ -163,45 +159,8 @@ static inline void prefetch(const char *p, size_t bytes) {
     __builtin_prefetch(p + bytes - 1, 0, 2);
 }
 
-#ifdef HAVE_BLOCKS
+#ifdef HFFT_HAVE_BLOCKS
 _Static_assert(STEP == 8, "the gather's blocks take 8 rows");
-/* Rows [0, 8) of columns [0, w) from s (rows `pitch` bytes apart) into d (column
-   k at k * ld bytes), through 256-bit registers: 4 x 4 blocks of 8-byte elements,
-   2 x 2 of 16-byte ones, so that each store writes 32 bytes of a column, not one
-   element.  A tile's buffer outgrows L2 and the gather's stores miss: moved so,
-   16 threads gathered 128 bytes of each row 256 KiB apart at 32.9-34.1 GB/s
-   against 18.2 one element at a time (hfft-gather-probe tile4 against tile, the
-   64-core host, run EE). */
-__attribute__((target("avx"))) static void gather_blocks(const char *s, size_t pitch, int64_t w,
-                                                         char *d, size_t ld, size_t es) {
-    if (es == 8) {
-        for (size_t h = 0; h < 8; h += 4)
-            for (int64_t k = 0; k + 4 <= w; k += 4) {
-                const char *r = s + h * pitch + (size_t)k * 8;
-                __m256d r0 = _mm256_loadu_pd((const double *)r);
-                __m256d r1 = _mm256_loadu_pd((const double *)(r + pitch));
-                __m256d r2 = _mm256_loadu_pd((const double *)(r + 2 * pitch));
-                __m256d r3 = _mm256_loadu_pd((const double *)(r + 3 * pitch));
-                __m256d t0 = _mm256_unpacklo_pd(r0, r1), t1 = _mm256_unpackhi_pd(r0, r1);
-                __m256d t2 = _mm256_unpacklo_pd(r2, r3), t3 = _mm256_unpackhi_pd(r2, r3);
-                char *o = d + (size_t)k * ld + h * 8;
-                _mm256_storeu_pd((double *)o, _mm256_permute2f128_pd(t0, t2, 0x20));
-                _mm256_storeu_pd((double *)(o + ld), _mm256_permute2f128_pd(t1, t3, 0x20));
-                _mm256_storeu_pd((double *)(o + 2 * ld), _mm256_permute2f128_pd(t0, t2, 0x31));
-                _mm256_storeu_pd((double *)(o + 3 * ld), _mm256_permute2f128_pd(t1, t3, 0x31));
-            }
-        return;
-    }
-    for (size_t h = 0; h < 8; h += 2)
-        for (int64_t k = 0; k + 2 <= w; k += 2) {
-            const char *r = s + h * pitch + (size_t)k * 16;
-            __m256d r0 = _mm256_loadu_pd((const double *)r);
-            __m256d r1 = _mm256_loadu_pd((const double *)(r + pitch));
-            char *o = d + (size_t)k * ld + h * 16;
-            _mm256_storeu_pd((double *)o, _mm256_permute2f128_pd(r0, r1, 0x20));
-            _mm256_storeu_pd((double *)(o + ld), _mm256_permute2f128_pd(r0, r1, 0x31));
-        }
-}
 #endif
 
 /* Columns [0, w) of L rows `pitch` bytes apart into buf, column k at k * ld
@@ -219,9 +178,9 @@ INLINE void gather(const char *src, size_t pitch, int64_t L, int64_t w, char *bu
         const char *s = src + (size_t)l0 * pitch;
         char *d = buf + (size_t)l0 * es;
         int64_t k0 = 0;
-#ifdef HAVE_BLOCKS
+#ifdef HFFT_HAVE_BLOCKS
         if (n == STEP && wb > 0) {
-            gather_blocks(s, pitch, wb, d, ld, es);
+            hfft__gather_blocks(s, pitch, wb, d, ld, es);
             k0 = wb;
         }
 #endif
