@@ -138,9 +138,9 @@ static void usage(FILE *f) {
             "more than 2%% (10%% where the single side takes under 10 ms); where GPU-only\n"
             "and CPU-only are within 20%% of each other, both are timed again and CPU-only\n"
             "is kept only by the same margins.\n"
-            "About 12 + 5 x reps transforms, each after a pause of 0.25 s (on a GPU), its\n"
-            "plan and a warm-up.  Once per run: the link (about a second) and the host\n"
-            "memory.\n"
+            "About 12 + 5 x reps transforms (more where the sides come close), each after a\n"
+            "pause of 0.25 s (on a GPU), its plan and a warm-up.  Once per run: the link\n"
+            "(about a second) and the host memory.\n"
             "HFFT_DEVICE=emulated tunes the emulated device (tests only; its timings mean\n"
             "nothing for a GPU).\n");
 }
@@ -764,7 +764,10 @@ static int tune(const problem *p, int inplace, const hfft__link *link, hfft__wis
             best = c;
     }
     /* (the GPU side: the fastest GPU-only candidate, which may be the plain base) */
-    const cand *g1 = best->flags == HFFT_GPU_ONLY ? best : gpu;
+    const cand *g1 = best->flags == HFFT_GPU_ONLY ? best
+                     : base != gpu && base->r.ok && !base->r.stopped && base->r.total < gpu->r.total
+                         ? base
+                         : gpu;
     double best_t = best->r.total, gpu_t = g1->r.total, cpu_t = cpu->r.ok ? cpu->r.total : NAN;
     const cand *single = cpu->r.ok && cpu->r.total < g1->r.total ? cpu : g1;
     double single_t = single->r.total, single_runs[2] = {single->r.total, 0.0};
@@ -822,7 +825,7 @@ static int tune(const problem *p, int inplace, const hfft__link *link, hfft__wis
         const double *cr = other == cpu ? other_runs : single_runs;
         const double *gr = other == cpu ? single_runs : other_runs;
         double tc = other == cpu ? to : single_t, tg = other == cpu ? single_t : to;
-        double margin = (tc < tg ? tc : tg) < SHORT_T ? KEEP_MARGIN_SHORT : KEEP_MARGIN;
+        double margin = tg < SHORT_T ? KEEP_MARGIN_SHORT : KEEP_MARGIN;
         int keep_cpu = hfft__model_keep(cr, gr, margin);
         best = judged = keep_cpu ? cpu : g1;
         best_t = keep_cpu ? tc : tg;

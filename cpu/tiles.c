@@ -170,7 +170,11 @@ _Static_assert(STEP == 8, "the gather's blocks take 8 rows");
 INLINE void gather(const char *src, size_t pitch, int64_t L, int64_t w, char *buf, size_t ld,
                    size_t es, int blocks) {
     size_t seg = (size_t)w * es;
+#ifdef HFFT_HAVE_BLOCKS
     int64_t q = es == 8 ? 4 : 2, wb = blocks ? w / q * q : 0;
+#else
+    (void)blocks;
+#endif
     for (int64_t l0 = 0; l0 < L; l0 += STEP) {
         int64_t n = L - l0 < STEP ? L - l0 : STEP;
         for (int64_t l = l0 + AHEAD; l < l0 + AHEAD + n && l < L; l++)
