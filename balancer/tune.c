@@ -669,7 +669,7 @@ static int tune(const problem *p, int inplace, const hfft__link *link, hfft__wis
        (two runs of one split differ by up to 19% in a round, runs DD and DH: a fit to
        the last probe alone follows its noise) */
     double slow_g[3][MAX_PROBES], slow_c[3][MAX_PROBES];
-    int fits[3] = {0, 0, 0};
+    int fits_g[3] = {0, 0, 0}, fits_c[3] = {0, 0, 0};
     for (int k = 0; k < MAX_PROBES; k++) {
         cand hy = *base;
         snprintf(hy.label, sizeof hy.label, "hybrid %d (model's shares)", k + 1);
@@ -697,11 +697,13 @@ static int tune(const problem *p, int inplace, const hfft__link *link, hfft__wis
                    units, and its side's time then covers them */
                 double fd = r->r.done[h] > f && r->r.done[h] < 0.999 ? r->r.done[h] : f;
                 hfft__model_fit(&m[h], base->r.round[h], t_cpu[h], fd, r->r.gpu[h], r->r.cpu[h]);
-                slow_g[h][fits[h]] = m[h].gpu_slow;
-                slow_c[h][fits[h]] = m[h].cpu_slow;
-                fits[h]++;
-                m[h].gpu_slow = geometric_mean(slow_g[h], fits[h]);
-                m[h].cpu_slow = geometric_mean(slow_c[h], fits[h]);
+                /* (a side the probe did not time keeps the mean of those that did) */
+                if (r->r.gpu[h] > 0)
+                    slow_g[h][fits_g[h]++] = m[h].gpu_slow;
+                if (r->r.cpu[h] > 0)
+                    slow_c[h][fits_c[h]++] = m[h].cpu_slow;
+                m[h].gpu_slow = fits_g[h] ? geometric_mean(slow_g[h], fits_g[h]) : 1.0;
+                m[h].cpu_slow = fits_c[h] ? geometric_mean(slow_c[h], fits_c[h]) : 1.0;
                 double next = hfft__model_best_share(link, &m[h], 0.0, NULL);
                 moved = fabs(next - share[h]) > moved ? fabs(next - share[h]) : moved;
                 share[h] = next;
