@@ -500,6 +500,23 @@ static cand *run(tuner *t, const cand *proto, int nreps, double give_up) {
     return c;
 }
 
+/* Candidate c timed once more ("..., again"), with the model's prediction for it
+   where one is given; runs[0..1] its two totals (0: the second failed), and the
+   mean of both (the first alone where the second failed). */
+static double run_again(tuner *t, const cand *c, const double *predicted, const cand **again,
+                        double runs[2]) {
+    cand a = *c;
+    snprintf(a.label, sizeof a.label, "%.32s, again", c->label);
+    if (predicted)
+        memcpy(a.predicted, predicted, sizeof a.predicted);
+    const cand *r = run(t, &a, reps, 0.0);
+    if (again)
+        *again = r;
+    runs[0] = c->r.total;
+    runs[1] = r->r.ok ? r->r.total : 0.0;
+    return r->r.ok ? 0.5 * (c->r.total + r->r.total) : c->r.total;
+}
+
 /* A prediction, or 0 (none) where the model has no finite one (a side it has no
    rate for). */
 static double finite_or_none(double t) { return isfinite(t) && t > 0 ? t : 0.0; }
@@ -777,22 +794,16 @@ static int tune(const problem *p, int inplace, const hfft__link *link, hfft__wis
     const cand *judged = best; /* the run whose prediction the model's error is of */
     if (best->flags == HFFT_HYBRID && t->n + 2 <= MAX_CANDS) {
         progress("[5/5] the fastest hybrid and the faster single side, again\n");
-        cand hy = *best, si = *single;
-        snprintf(hy.label, sizeof hy.label, "%.32s, again", best->label);
         /* the model fitted to every hybrid measured predicts the run again */
+        double pred[3] = {0, 0, 0}, hr[2];
         for (int h = 0; h < nr; h++)
-            hy.predicted[h] = finite_or_none(hfft__model_round_time(link, &m[h], hy.ratio[h]));
-        snprintf(si.label, sizeof si.label, "%.32s, again", single->label);
-        const cand *h2 = run(t, &hy, reps, 0.0), *s2 = run(t, &si, reps, 0.0);
-        double th = h2->r.ok ? 0.5 * (best->r.total + h2->r.total) : INFINITY;
-        if (s2->r.ok) {
-            single_t = 0.5 * (single->r.total + s2->r.total);
-            single_runs[1] = s2->r.total;
-        }
+            pred[h] = finite_or_none(hfft__model_round_time(link, &m[h], best->ratio[h]));
+        const cand *h2;
+        double th = run_again(t, best, pred, &h2, hr);
+        single_t = run_again(t, single, NULL, NULL, single_runs);
         again = 1;
-        double hr[2] = {best->r.total, h2->r.ok ? h2->r.total : 0.0};
-        double sr[2] = {single->r.total, s2->r.ok ? s2->r.total : 0.0};
-        if (hfft__model_keep(hr, sr, single_t < SHORT_T ? KEEP_MARGIN_SHORT : KEEP_MARGIN)) {
+        if (hfft__model_keep(hr, single_runs,
+                             single_t < SHORT_T ? KEEP_MARGIN_SHORT : KEEP_MARGIN)) {
             best_t = th;
             judged = h2;
         } else {
@@ -804,21 +815,10 @@ static int tune(const problem *p, int inplace, const hfft__link *link, hfft__wis
     if (best->flags != HFFT_HYBRID && other->r.ok &&
         other->r.total < single->r.total * (1.0 + CLOSE) && t->n + 2 <= MAX_CANDS) {
         progress("[5/5] GPU-only and CPU-only within %.0f%%, again\n", 100.0 * CLOSE);
-        cand si = *single, ot = *other;
-        snprintf(ot.label, sizeof ot.label, "%.32s, again", other->label);
-        double to = other->r.total;
-        if (!again) {
-            snprintf(si.label, sizeof si.label, "%.32s, again", single->label);
-            const cand *s2 = run(t, &si, reps, 0.0);
-            if (s2->r.ok) {
-                single_t = 0.5 * (single->r.total + s2->r.total);
-                single_runs[1] = s2->r.total;
-            }
-        }
-        const cand *o2 = run(t, &ot, reps, 0.0);
-        double other_runs[2] = {other->r.total, o2->r.ok ? o2->r.total : 0.0};
-        if (o2->r.ok)
-            to = 0.5 * (other->r.total + o2->r.total);
+        if (!again)
+            single_t = run_again(t, single, NULL, NULL, single_runs);
+        double other_runs[2];
+        double to = run_again(t, other, NULL, NULL, other_runs);
         again = 1;
         /* CPU-only as a hybrid: kept only where each of its runs beats each of
            GPU-only's by the margin (2D 4096^2 in place on the 64-core host: CPU-only
