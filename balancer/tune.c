@@ -73,6 +73,7 @@ typedef struct cand {
     int64_t pass_bytes;
     int schedule;
     unsigned flags;
+    int paused; /* each timed execute after a pause and an untimed one (measure) */
     double predicted[3];
     result r;
 } cand;
@@ -137,7 +138,9 @@ static void usage(FILE *f) {
             "hybrid is kept only where each of its runs beats each of the single side's by\n"
             "more than 2%% (10%% where the single side takes under 10 ms); where GPU-only\n"
             "and CPU-only are within 20%% of each other, both are timed again and CPU-only\n"
-            "is kept only by the same margins.\n"
+            "is kept only by the same margins.  Where GPU-only takes under 0.1 s, each\n"
+            "execute of these runs again follows a pause and an untimed execute, as\n"
+            "hfft-bench --alternate times them.\n"
             "About 12 + 5 x reps transforms (more where the sides come close), each after a\n"
             "pause of 0.25 s (on a GPU), its plan and a warm-up.  Once per run: the link\n"
             "(about a second) and the host memory.\n"
@@ -278,13 +281,23 @@ static void *make_plan(const problem *p, void *in, void *out, const cand *c) {
    (a GPU-only candidate timed again after a hybrid, above all). */
 #define SETTLE_S 0.25
 static double settle_s; /* SETTLE_S on a GPU; 0 on the emulated device */
+
+static void settle(void) {
+    struct timespec s = {0, (long)(settle_s * 1e9)};
+    while (settle_s > 0 && nanosleep(&s, &s) != 0)
+        ;
+}
+
+/* With c->paused, each timed execute comes after SETTLE_S and an untimed execute,
+   as hfft-bench --alternate times executes taking turns: a plan of a few
+   milliseconds whose cores have idled runs slower than back to back (2D 4096^2 in
+   place on the 64-core host: CPU-only 0.0057 s back to back in the tuner,
+   0.0060-0.0085 s so in the bench, where GPU-only took 0.0061 s, run FB). */
 static result measure(const problem *p, void *in, void *out, const cand *c, int nreps,
                       double give_up) {
     result r;
     memset(&r, 0, sizeof r);
-    struct timespec settle = {0, (long)(settle_s * 1e9)};
-    while (settle_s > 0 && nanosleep(&settle, &settle) != 0)
-        ;
+    settle();
     double t0 = hfft__now();
     void *plan = make_plan(p, in, out, c);
     r.plan_s = hfft__now() - t0;
@@ -296,8 +309,14 @@ static result measure(const problem *p, void *in, void *out, const cand *c, int 
     double dn[3][16] = {{0}};
     int n = 0;
     for (int i = 0; i <= nreps; i++) {
+        int st = 0;
+        if (c->paused && i > 0) {
+            settle();
+            st = p->prec == 4 ? hfftf_execute(plan) : hfft_execute(plan);
+        }
         double t1 = hfft__now();
-        int st = p->prec == 4 ? hfftf_execute(plan) : hfft_execute(plan);
+        if (!st)
+            st = p->prec == 4 ? hfftf_execute(plan) : hfft_execute(plan);
         double t = hfft__now() - t1;
         if (st) {
             progress("%s: execute failed: %s\n", c->label, hfft_last_error_message());
@@ -360,8 +379,8 @@ static void measure_lines(const problem *p, void *in, void *out, double bytes) {
         if (k == 1 && bytes <= WHOLE_TRIAL_MAX)
             break;
         double f = k == 0 && bytes <= WHOLE_TRIAL_MAX ? LINES_SHARE : NONE_SHARE;
-        cand c = {"",  {f, f, f}, 0, 0, 0, HFFT_MEASURE | (k ? HFFT_CPU_ONLY : HFFT_HYBRID),
-                  {0}, {0}};
+        cand c = {"", {f, f, f}, 0,  0, 0, HFFT_MEASURE | (k ? HFFT_CPU_ONLY : HFFT_HYBRID),
+                  0,  {0},       {0}};
         void *plan = make_plan(p, in, out, &c);
         if (!plan) {
             progress("measuring the CPU's line plans: %s\n", hfft_last_error_message());
@@ -490,6 +509,7 @@ typedef struct tuner {
     double bytes;
     cand c[MAX_CANDS];
     int n;
+    int paused; /* runs again time each execute after a pause (GPU-only under SHORT_S) */
 } tuner;
 
 static cand *run(tuner *t, const cand *proto, int nreps, double give_up) {
@@ -502,10 +522,13 @@ static cand *run(tuner *t, const cand *proto, int nreps, double give_up) {
 
 /* Candidate c timed once more ("..., again"), with the model's prediction for it
    where one is given; runs[0..1] its two totals (0: the second failed), and the
-   mean of both (the first alone where the second failed). */
+   mean of both (the first alone where the second failed).  Where the problem is
+   short (t->paused) each of these executes follows a pause and an untimed one, so
+   that a candidate kept has won both back to back and after its cores idled. */
 static double run_again(tuner *t, const cand *c, const double *predicted, const cand **again,
                         double runs[2]) {
     cand a = *c;
+    a.paused = t->paused;
     snprintf(a.label, sizeof a.label, "%.32s, again", c->label);
     if (predicted)
         memcpy(a.predicted, predicted, sizeof a.predicted);
@@ -599,7 +622,7 @@ static int tune(const problem *p, int inplace, const hfft__link *link, hfft__wis
     measure_lines(p, t->in, t->out, t->bytes);
 
     /* 1. the GPU side: the planner's passes, then alternatives that must win at once */
-    cand proto = {"GPU-only", {1, 1, 1}, 0, 0, 0, HFFT_GPU_ONLY, {0}, {0}};
+    cand proto = {"GPU-only", {1, 1, 1}, 0, 0, 0, HFFT_GPU_ONLY, 0, {0}, {0}};
     progress("[1/5] GPU-only, the planner's passes\n");
     cand *gpu = run(t, &proto, reps, 0.0);
     if (!gpu->r.ok) {
@@ -645,11 +668,13 @@ static int tune(const problem *p, int inplace, const hfft__link *link, hfft__wis
 
     /* 2. the CPU side, once */
     progress("[3/5] CPU-only\n");
-    cand cp = {"CPU-only", {NONE_SHARE, NONE_SHARE, NONE_SHARE}, 0, 0, 0, HFFT_CPU_ONLY, {0}, {0}};
+    cand cp = {"CPU-only", {NONE_SHARE, NONE_SHARE, NONE_SHARE}, 0, 0, 0, HFFT_CPU_ONLY, 0, {0},
+               {0}};
     /* (once where the GPU side takes a tenth of a second or more; a shorter one spreads
        more, run EB: 2D 4096^2 on the 64-core host, 0.0050 s once, 0.0055-0.0070 s in
        the bench) */
     cand *cpu = run(t, &cp, gpu->r.total < SHORT_S ? reps : 1, 0.0);
+    t->paused = gpu->r.ok && gpu->r.total < SHORT_S;
     /* Where the hybrids' GPU side streams four-step and shares its layout with the
        CPU (2D on one card), the CPU's rounds there differ from its own (round A:
        rows and short lines through a group buffer; round B: short lines): the
@@ -775,7 +800,8 @@ static int tune(const problem *p, int inplace, const hfft__link *link, hfft__wis
        two runs 9% apart, ran 3% behind, run CG).  Where a single side comes out
        fastest and the other is within CLOSE of it, both are timed again and CPU-only
        stays only by the same margins (3D 256^3 on the 64-core host: GPU-only kept by
-       6% after one CPU-only run, run DI). */
+       6% after one CPU-only run, run DI).  Where GPU-only takes under SHORT_S, these
+       runs again time each execute after a pause, as the bench does (measure). */
     const cand *best = NULL;
     for (int i = 0; i < t->n; i++) {
         const cand *c = &t->c[i];
@@ -793,7 +819,8 @@ static int tune(const problem *p, int inplace, const hfft__link *link, hfft__wis
     int again = 0;
     const cand *judged = best; /* the run whose prediction the model's error is of */
     if (best->flags == HFFT_HYBRID && t->n + 2 <= MAX_CANDS) {
-        progress("[5/5] the fastest hybrid and the faster single side, again\n");
+        progress("[5/5] the fastest hybrid and the faster single side, again%s\n",
+                 t->paused ? " (each execute after a pause)" : "");
         /* the model fitted to every hybrid measured predicts the run again */
         double pred[3] = {0, 0, 0}, hr[2];
         for (int h = 0; h < nr; h++)
@@ -814,7 +841,8 @@ static int tune(const problem *p, int inplace, const hfft__link *link, hfft__wis
     const cand *other = single == cpu ? g1 : cpu;
     if (best->flags != HFFT_HYBRID && other->r.ok &&
         other->r.total < single->r.total * (1.0 + CLOSE) && t->n + 2 <= MAX_CANDS) {
-        progress("[5/5] GPU-only and CPU-only within %.0f%%, again\n", 100.0 * CLOSE);
+        progress("[5/5] GPU-only and CPU-only within %.0f%%, again%s\n", 100.0 * CLOSE,
+                 t->paused ? " (each execute after a pause)" : "");
         if (!again)
             single_t = run_again(t, single, NULL, NULL, single_runs);
         double other_runs[2];
