@@ -141,9 +141,10 @@ static void usage(FILE *f) {
             "is kept only by the same margins.  Where GPU-only takes under 0.1 s, each\n"
             "execute of these runs again follows a pause and an untimed execute, as\n"
             "hfft-bench --alternate times them.\n"
-            "About 12 + 5 x reps transforms (more where the sides come close), each after a\n"
-            "pause of 0.25 s (on a GPU), its plan and a warm-up.  Once per run: the link\n"
-            "(about a second) and the host memory.\n"
+            "About 12 + 5 x reps transforms (more where the sides come close, and a pause\n"
+            "and an untimed execute before each execute of the runs again where GPU-only\n"
+            "takes under 0.1 s), each after a pause of 0.25 s (on a GPU), its plan and a\n"
+            "warm-up.  Once per run: the link (about a second) and the host memory.\n"
             "HFFT_DEVICE=emulated tunes the emulated device (tests only; its timings mean\n"
             "nothing for a GPU).\n");
 }
