@@ -2,6 +2,8 @@
  * model.c: the cost model (see model.h).  A round of S bytes with GPU share f:
  *   GPU:  tg = f S / g' + e, g' = g / gpu_slow the GPU engine's rate while
  *         the CPU works (g alone, link-bound), e the pipeline's fill and drain;
+ *         where the CPU's share is done first, at tc, g' until then and g
+ *         after: tg = tc + (f S - g' tc) / g + e;
  *   CPU:  while the GPU works, c1 = min(c, (M - 2 g') / k) / cpu_slow, with
  *         c the FFTW executor's rate alone, M the host memory bandwidth, 2 g'
  *         the bytes in and out crossing it over every card's link and k the
@@ -76,15 +78,6 @@ static double gpu_rate_shared(const hfft__link *l, const hfft__round_model *r) {
     return hfft__model_gpu_rate(l, r) / residual(r->gpu_slow);
 }
 
-double hfft__model_gpu_time(const hfft__link *l, const hfft__round_model *r, double f) {
-    if (f <= 0)
-        return 0.0;
-    double g = f < 1.0 ? gpu_rate_shared(l, r) : hfft__model_gpu_rate(l, r);
-    /* a measured GPU rate already holds the pipeline's edges */
-    double e = r->gpu_rate > 0 ? 0.0 : edge(l, r);
-    return f * r->bytes / g + e;
-}
-
 /* The CPU's rate while the links run at g bytes/s each way, all cards
    together: what host memory leaves it, and never less than a twentieth of
    its own (the copy engines do not starve the cores outright). */
@@ -97,6 +90,23 @@ static double cpu_rate_shared(const hfft__round_model *r, double g) {
             c = left > c / 20 ? left : c / 20;
     }
     return c / residual(r->cpu_slow);
+}
+
+double hfft__model_gpu_time(const hfft__link *l, const hfft__round_model *r, double f) {
+    if (f <= 0)
+        return 0.0;
+    double full = hfft__model_gpu_rate(l, r);
+    /* a measured GPU rate already holds the pipeline's edges */
+    double e = r->gpu_rate > 0 ? 0.0 : edge(l, r);
+    if (f >= 1.0)
+        return r->bytes / full + e;
+    /* slowed while the CPU works; where the CPU's share is done first, at its own
+       rate from then on, as the CPU goes on at its own once the GPU is done */
+    double g = gpu_rate_shared(l, r), work = f * r->bytes;
+    double tc = r->cpu_rate > 0 ? (1.0 - f) * r->bytes / cpu_rate_shared(r, g) : INFINITY;
+    if (work / g <= tc)
+        return work / g + e;
+    return tc + (work - g * tc) / full + e;
 }
 
 double hfft__model_cpu_time(const hfft__link *l, const hfft__round_model *r, double f) {
@@ -145,6 +155,8 @@ double hfft__model_best_share(const hfft__link *l, const hfft__round_model *r, d
     return t_gpu <= t_cpu ? 1.0 : 0.0;
 }
 
+#define OVERLAP_MIN 0.5 /* (hfft__model_fit) */
+
 static double clamp(double x, double lo, double hi) { return x < lo ? lo : x > hi ? hi : x; }
 
 /* Sets *x in [lo, hi] (bisected in log space) so that the CPU side of share f
@@ -174,8 +186,17 @@ void hfft__model_fit(hfft__round_model *r, double t_gpu_only, double t_cpu_only,
     if (!(f > 0 && f < 1))
         return;
     if (tg > 0 && r->gpu_rate > 0) {
-        double alone = f * r->bytes / r->gpu_rate;
-        r->gpu_slow = clamp(tg / alone, 0.5, 4.0);
+        double alone = f * r->bytes / r->gpu_rate, slow = tg / alone;
+        /* The CPU done first, at tc: the GPU was slowed until then and ran at its own
+           rate after, so its rate beside the CPU is what did the rest of its share by
+           tc.  Only where the two overlapped for at least half the GPU's time: a
+           short overlap would put all of any difference between the hybrid's GPU side
+           and GPU-only's into it. */
+        if (tc > 0 && tc < tg && tc >= OVERLAP_MIN * tg) {
+            double g = (f * r->bytes - r->gpu_rate * (tg - tc)) / tc;
+            slow = g > 0 ? r->gpu_rate / g : 4.0;
+        }
+        r->gpu_slow = clamp(slow, 0.5, 4.0);
     }
     if (tc <= 0)
         return;

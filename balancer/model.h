@@ -9,7 +9,8 @@
  * memory bandwidth the copy engines of all the plan's cards leave; what
  * contention remains beyond that (for the cache, for the cores that feed the
  * cards) is a residual slowdown of each side, fitted to a measured hybrid
- * round.
+ * round.  Each side is slowed only while the other works: the one done first
+ * leaves the other its own rate.
  * Pure functions of measured rates: unit-tested with synthetic ones.
  */
 #ifndef HFFT_MODEL_H
@@ -42,7 +43,8 @@ typedef struct hfft__round_model {
     double gpu_rate;   /* bytes/s the GPU engine achieves on this round, all its cards
                           together (0: from the link) */
     double cpu_rate;   /* bytes/s the CPU executor achieves alone (0: unknown) */
-    double gpu_slow;   /* GPU slowdown while the CPU works (0: none) */
+    double gpu_slow;   /* GPU slowdown while the CPU works (0: none); once the CPU's
+                          share is done the GPU goes on at gpu_rate */
     double cpu_slow;   /* CPU slowdown while the link runs, beyond host memory (0: none) */
     double host_bw;    /* host memory bytes/s, read plus written, that the link and the
                           CPU share (0: not counted) */

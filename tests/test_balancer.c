@@ -225,6 +225,30 @@ Test(balancer, fit_with_host_memory) {
     cr_assert(fabs(m.cpu_rate / (20 * GB) - 1) < 1e-6, "CPU rate %g", m.cpu_rate);
 }
 
+/* A CPU done first leaves the GPU its own rate: GPU 50 GB/s alone and 1.6x slower
+   beside the CPU (40 GB/s); at f = 0.6 the CPU's 3.2 GB take 0.08 s, while the
+   GPU does 2.5 of its 4.8 GB, and the other 2.3 at 50 GB/s (0.046 s).  Fitted
+   to that probe, the slowdown comes back (a fit that took the GPU as slowed
+   throughout would say 1.3125), and with it the balance, f 1.6 / 50 = (1 - f) / 40. */
+Test(balancer, gpu_alone_after_the_cpu) {
+    hfft__link l = link_of(50 * GB);
+    hfft__round_model truth = round_of(8e9, 50 * GB, 40 * GB, 0);
+    truth.gpu_slow = 1.6;
+    double tg = hfft__model_gpu_time(&l, &truth, 0.6), tc = hfft__model_cpu_time(&l, &truth, 0.6);
+    cr_assert(fabs(tc - 0.08) < 1e-12, "CPU time %g", tc);
+    cr_assert(fabs(tg - 0.126) < 1e-12, "GPU time %g", tg);
+    hfft__round_model m = round_of(8e9, 0, 0, 0);
+    hfft__model_fit(&m, 8e9 / (50 * GB), 8e9 / (40 * GB), 0.6, tg, tc);
+    cr_assert(fabs(m.gpu_slow - 1.6) < 1e-9, "GPU slowdown %g", m.gpu_slow);
+    double t, f = hfft__model_best_share(&l, &m, 0.0, &t);
+    cr_assert(fabs(f - 0.025 / 0.057) < 1e-6, "share %g", f);
+    cr_assert(fabs(t - f * 8e9 * 1.6 / (50 * GB)) < 1e-9, "time %g", t);
+    /* an overlap under half the GPU's time tells little: the slowdown as uniform */
+    hfft__model_fit(&m, 8e9 / (50 * GB), 8e9 / (40 * GB), 0.9, 0.2, 0.02);
+    cr_assert(fabs(m.gpu_slow - 0.2 / (0.9 * 8e9 / (50 * GB))) < 1e-9, "GPU slowdown %g",
+              m.gpu_slow);
+}
+
 /* The links of the 2 x H200 node (issue 22): one card 55.3 GB/s host to device,
    both cards 109.9; both directions busy, 50.5 GB/s each way on one card and
    75.8 in total on both, where the host's memory holds them back. */
