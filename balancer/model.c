@@ -15,8 +15,10 @@
  * may measure M below what the copy engines reach together (the 2 x H200
  * node: 120 GB/s against 2 x 75.8), so M bounds what the CPU gets beside the
  * links, never the links themselves.
- * Time(f) = max(tg, tc).  tg rises with f and tc falls: the best split
- * equalises them.  Without M (0), c1 = c / cpu_slow throughout: the 2013
+ * Time(f) = max(tg, tc).  tg - tc changes sign once, where both end
+ * together (below, the GPU is done first; above, the CPU): the best split
+ * equalises them unless a single side beats it (past that point tg can fall
+ * with f, linearly, down to GPU-only's time).  Without M (0), c1 = c / cpu_slow throughout: the 2013
  * model with contention as measured slowdowns.
  */
 #include "balancer/model.h"
@@ -133,7 +135,8 @@ double hfft__model_best_share(const hfft__link *l, const hfft__round_model *r, d
                               double *t) {
     double t_gpu = hfft__model_round_time(l, r, 1.0);
     double t_cpu = hfft__model_round_time(l, r, 0.0);
-    /* GPU time rises with f and CPU time falls: bisect for where they meet. */
+    /* GPU time minus CPU time changes sign once, where both end together: bisect
+       for it. */
     double lo = 0.0, hi = 1.0;
     for (int i = 0; i < 60; i++) {
         double m = 0.5 * (lo + hi);

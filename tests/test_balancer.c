@@ -226,10 +226,11 @@ Test(balancer, fit_with_host_memory) {
 }
 
 /* A CPU done first leaves the GPU its own rate: GPU 50 GB/s alone and 1.6x slower
-   beside the CPU (40 GB/s); at f = 0.6 the CPU's 3.2 GB take 0.08 s, while the
-   GPU does 2.5 of its 4.8 GB, and the other 2.3 at 50 GB/s (0.046 s).  Fitted
-   to that probe, the slowdown comes back (a fit that took the GPU as slowed
-   throughout would say 1.3125), and with it the balance, f 1.6 / 50 = (1 - f) / 40. */
+   (31.25 GB/s) beside the CPU, whose own rate is 40 GB/s; at f = 0.6 the CPU's
+   3.2 GB take 0.08 s, while the GPU does 2.5 of its 4.8 GB, and the other 2.3
+   at 50 GB/s (0.046 s).  Fitted to that probe, the slowdown comes back (a fit
+   that took the GPU as slowed throughout would say 1.3125), and with it the
+   balance, f 1.6 / 50 = (1 - f) / 40. */
 Test(balancer, gpu_alone_after_the_cpu) {
     hfft__link l = link_of(50 * GB);
     hfft__round_model truth = round_of(8e9, 50 * GB, 40 * GB, 0);
