@@ -19,6 +19,13 @@
 
 TestSuite(emulated, .init = tu_setup, .fini = tu_env_clear);
 
+/* o's defaults, on the emulated device with a device budget of `budget` bytes. */
+static void emulated_options(hfft_options *o, int64_t budget) {
+    hfft_options_init(o);
+    o->device = HFFT_DEVICE_EMULATED;
+    o->device_memory = budget;
+}
+
 struct emu_case {
     int prec;
     int rank;
@@ -83,9 +90,7 @@ static void run_emu(const struct emu_case *c) {
     for (int inplace = 0; inplace < 2; inplace++) {
         for (int sgn = 0; sgn < 2; sgn++) {
             hfft_options o;
-            hfft_options_init(&o);
-            o.device = HFFT_DEVICE_EMULATED;
-            o.device_memory = c->budget;
+            emulated_options(&o, c->budget);
             o.ratio = c->ratio;
             o.pass_bytes = c->pass_bytes;
             o.threads = (c->ratio > 0 || (c->flags & HFFT_HYBRID)) ? 2 : 0;
@@ -209,9 +214,7 @@ Test(emulated, round_ratio) {
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         hfft_options o;
-        hfft_options_init(&o);
-        o.device = HFFT_DEVICE_EMULATED;
-        o.device_memory = cases[i].prec == 4 ? 8192 : 16384;
+        emulated_options(&o, cases[i].prec == 4 ? 8192 : 16384);
         o.threads = 2;
         o.ratio = cases[i].ratio;
         for (int h = 0; h < 3; h++)
@@ -238,9 +241,7 @@ Test(emulated, hybrid_flag_on_small_problems) {
     static const int64_t shapes[][2] = {{4, 4}, {5, 5}, {3, 7}, {6, 2}};
     for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
         hfft_options o;
-        hfft_options_init(&o);
-        o.device = HFFT_DEVICE_EMULATED;
-        o.device_memory = 65536;
+        emulated_options(&o, 65536);
         tu_case c = {4, 2, {shapes[i][0], shapes[i][1]}, 1, HFFT_FORWARD, HFFT_HYBRID, &o, 0};
         hfft_info info;
         run_case(&c, &info);
@@ -277,9 +278,7 @@ Test(emulated, hybrid_over_cards) {
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         for (int inplace = 0; inplace < 2; inplace++) {
             hfft_options o;
-            hfft_options_init(&o);
-            o.device = HFFT_DEVICE_EMULATED;
-            o.device_memory = cases[i].budget;
+            emulated_options(&o, cases[i].budget);
             o.devices = cases[i].devices;
             o.threads = 2;
             for (int h = 0; h < 3; h++)
@@ -325,9 +324,7 @@ Test(emulated, long_line_two_cards_one_trip) {
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         for (int inplace = 0; inplace < 2; inplace++) {
             hfft_options o;
-            hfft_options_init(&o);
-            o.device = HFFT_DEVICE_EMULATED;
-            o.device_memory = cases[i].budget;
+            emulated_options(&o, cases[i].budget);
             o.devices = "0,1";
             o.threads = 2;
             tu_case c = {cases[i].prec, 1, {65536}, inplace, HFFT_FORWARD, 0, &o, 0};
@@ -357,9 +354,7 @@ Test(emulated, hybrid_four_step_again) {
     hfftf_complex *a = tu_alloc(bytes), *b = tu_alloc(bytes);
     hfft_ref_fill(4, a, n[0] * n[1], tu_seed());
     hfft_options o;
-    hfft_options_init(&o);
-    o.device = HFFT_DEVICE_EMULATED;
-    o.device_memory = 64 << 10;
+    emulated_options(&o, 64 << 10);
     o.threads = 3;
     o.round_ratio[0] = 0.5;
     o.round_ratio[1] = 0.5;
@@ -386,9 +381,7 @@ Test(emulated, slots) {
     for (int slots = 2; slots <= 8; slots++) {
         for (int prec = 4; prec <= 8; prec += 4) {
             hfft_options o;
-            hfft_options_init(&o);
-            o.device = HFFT_DEVICE_EMULATED;
-            o.device_memory = prec == 4 ? 8192 : 16384;
+            emulated_options(&o, prec == 4 ? 8192 : 16384);
             o.slots = slots;
             tu_case c = {prec, 2, {64, 48}, slots % 2, HFFT_BACKWARD, HFFT_SCHEDULE_PLAIN, &o, 0};
             hfft_info info;
@@ -421,9 +414,7 @@ Test(emulated, measure_probe) {
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         hfft_options o;
-        hfft_options_init(&o);
-        o.device = HFFT_DEVICE_EMULATED;
-        o.device_memory = cases[i].budget;
+        emulated_options(&o, cases[i].budget);
         o.threads = 2;
         for (int inplace = 0; inplace < 2; inplace++) {
             tu_case c = {cases[i].prec, cases[i].rank,
@@ -474,9 +465,7 @@ Test(emulated, repeated_and_coexisting_plans) {
     int64_t total = n[0] * n[1];
     size_t bytes = (size_t)total * 8;
     hfft_options o;
-    hfft_options_init(&o);
-    o.device = HFFT_DEVICE_EMULATED;
-    o.device_memory = 4096;
+    emulated_options(&o, 4096);
     void *in[3], *out[3];
     hfftf_plan p[3];
     for (int i = 0; i < 3; i++) {
@@ -518,9 +507,7 @@ Test(emulated, unaligned_arrays) {
             char *ba = tu_alloc(bytes + 64), *bb = tu_alloc(bytes + 64);
             char *in = ba + es, *out = inplace ? in : bb + 3 * es;
             hfft_options o;
-            hfft_options_init(&o);
-            o.device = HFFT_DEVICE_EMULATED;
-            o.device_memory = 8192;
+            emulated_options(&o, 8192);
             uint64_t seed = tu_seed();
             hfft_ref_fill(prec, in, total, seed);
             void *orig = tu_dup(in, bytes);
@@ -563,9 +550,7 @@ Test(emulated, rounds_after_plain_and_four_step_lines) {
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         for (int inplace = 0; inplace < 2; inplace++) {
             hfft_options o;
-            hfft_options_init(&o);
-            o.device = HFFT_DEVICE_EMULATED;
-            o.device_memory = cases[i].budget;
+            emulated_options(&o, cases[i].budget);
             tu_case c = {cases[i].prec,
                          cases[i].rank,
                          {cases[i].n[0], cases[i].n[1], cases[i].n[2]},
@@ -582,9 +567,7 @@ Test(emulated, rounds_after_plain_and_four_step_lines) {
     hfftf_complex *y = tu_alloc(cb);
     hfft_ref_fill(4, x, nr[0] * nr[1] / 2, tu_seed());
     hfft_options o;
-    hfft_options_init(&o);
-    o.device = HFFT_DEVICE_EMULATED;
-    o.device_memory = 8192;
+    emulated_options(&o, 8192);
     for (int rep = 0; rep < 3; rep++) {
         tu_poison(y, cb);
         hfftf_plan p = hfftf_plan_dft_r2c(2, nr, x, y, HFFT_GPU_ONLY | HFFT_SCHEDULE_RADIX2, &o);
@@ -642,9 +625,7 @@ static void small_budget_case(int prec, int rank, const int64_t *n, int64_t budg
     hfft_ref_fill(prec, a, total, seed);
     void *orig = tu_dup(a, bytes);
     hfft_options o;
-    hfft_options_init(&o);
-    o.device = HFFT_DEVICE_EMULATED;
-    o.device_memory = budget;
+    emulated_options(&o, budget);
     char shape[64];
     tu_shape(shape, sizeof shape, prec, rank, n);
     tplan t = tp_dft(prec, rank, n, a, a, HFFT_FORWARD, flags, &o);
@@ -687,9 +668,7 @@ Test(emulated, a_single_line_is_one_pass) {
         hfft_ref_fill(prec, a, n[0], seed);
         tu_poison(b, bytes);
         hfft_options o;
-        hfft_options_init(&o);
-        o.device = HFFT_DEVICE_EMULATED;
-        o.device_memory = 8 * (int64_t)bytes;
+        emulated_options(&o, 8 * (int64_t)bytes);
         tplan t = tp_dft(prec, 1, n, a, b, HFFT_FORWARD, HFFT_GPU_ONLY, &o);
         cr_assert_not_null(t.p, "f%d: %s", prec * 8, hfft_last_error_message());
         hfft_info info;
@@ -718,9 +697,7 @@ Test(emulated, one_trip_with_little_room) {
     hfft_ref_fill(4, a, n[0], seed);
     void *orig = tu_dup(a, bytes);
     hfft_options o;
-    hfft_options_init(&o);
-    o.device = HFFT_DEVICE_EMULATED;
-    o.device_memory = (int64_t)bytes + (int64_t)bytes / 32;
+    emulated_options(&o, (int64_t)bytes + (int64_t)bytes / 32);
     tplan t = tp_dft(4, 1, n, a, a, HFFT_FORWARD, HFFT_GPU_ONLY, &o);
     cr_assert_not_null(t.p, "%s", hfft_last_error_message());
     hfft_info info;
@@ -770,9 +747,7 @@ Test(emulated, few_prime_lines_fill_a_pass) {
     hfft_ref_fill(8, x, n * howmany, seed);
     tu_poison(y, bytes);
     hfft_options o;
-    hfft_options_init(&o);
-    o.device = HFFT_DEVICE_EMULATED;
-    o.device_memory = (int64_t)256 << 20;
+    emulated_options(&o, (int64_t)256 << 20);
     hfft_plan p = hfft_plan_many_dft64(1, &n, howmany, (hfft_complex *)x, NULL, 1, n,
                                        (hfft_complex *)y, NULL, 1, n, HFFT_FORWARD,
                                        HFFT_GPU_ONLY, &o);
@@ -805,9 +780,7 @@ Test(emulated, long_contiguous_lines) {
             for (int mode = 0; mode < 3; mode++) {
                 /* mode 0 out of place, 1 in place, 2 out of place with the input overwritten */
                 hfft_options o;
-                hfft_options_init(&o);
-                o.device = HFFT_DEVICE_EMULATED;
-                o.device_memory = cases[i].budget * (prec / 4);
+                emulated_options(&o, cases[i].budget * (prec / 4));
                 tu_case c = {prec, cases[i].rank, {cases[i].n[0], cases[i].n[1]}, mode == 1,
                              mode == 2 ? HFFT_BACKWARD : HFFT_FORWARD,
                              HFFT_GPU_ONLY | (mode == 2 ? HFFT_DESTROY_INPUT : 0u), &o};
@@ -843,9 +816,7 @@ Test(emulated, long_lines_plain_any_budget) {
             /* from one line to three, where the line is cut four-step or not */
             for (int64_t budget = line; budget <= 3 * line; budget += line / 8) {
                 hfft_options o;
-                hfft_options_init(&o);
-                o.device = HFFT_DEVICE_EMULATED;
-                o.device_memory = budget;
+                emulated_options(&o, budget);
                 tu_case c = {
                     prec, 1, {sizes[i]}, 0, HFFT_FORWARD, HFFT_GPU_ONLY | HFFT_SCHEDULE_PLAIN, &o};
                 hfft_info info;
@@ -950,9 +921,7 @@ Test(emulated, passes_fill_the_budget) {
     } cases[] = {{16 << 20, 10, 10}, {256 << 20, 4, 4}};
     for (int i = 0; i < 2; i++) {
         hfft_options o;
-        hfft_options_init(&o);
-        o.device = HFFT_DEVICE_EMULATED;
-        o.device_memory = cases[i].budget;
+        emulated_options(&o, cases[i].budget);
         hfftf_plan p = hfftf_plan_dft(2, n, a, a, HFFT_FORWARD,
                                       HFFT_ESTIMATE | HFFT_GPU_ONLY | HFFT_SCHEDULE_PLAIN, &o);
         cr_assert(p, "%s", hfft_last_error_message());
@@ -1001,9 +970,7 @@ Test(emulated, streaming_rounds_get_device_times) {
         hfftf_complex *a = tu_alloc(bytes);
         memset(a, 0, bytes);
         hfft_options o;
-        hfft_options_init(&o);
-        o.device = HFFT_DEVICE_EMULATED;
-        o.device_memory = cases[i].budget;
+        emulated_options(&o, cases[i].budget);
         hfftf_plan p = hfftf_plan_dft(cases[i].rank, cases[i].n, a, a, HFFT_FORWARD,
                                       HFFT_ESTIMATE | HFFT_GPU_ONLY | cases[i].schedule, &o);
         cr_assert(p, "case %zu: %s", i, hfft_last_error_message());
@@ -1055,9 +1022,7 @@ Test(emulated, one_trip) {
                 int64_t bytes = total * (int64_t)tu_esize(prec);
                 for (int fits = 0; fits < 2; fits++) {
                     hfft_options o;
-                    hfft_options_init(&o);
-                    o.device = HFFT_DEVICE_EMULATED;
-                    o.device_memory = fits ? 2 * bytes + (1 << 20) : bytes / 2;
+                    emulated_options(&o, fits ? 2 * bytes + (1 << 20) : bytes / 2);
                     void *a = tu_alloc((size_t)bytes), *b = inplace ? a : tu_alloc((size_t)bytes);
                     hfft_ref_fill(prec, a, total, tu_seed());
                     void *orig = tu_dup(a, (size_t)bytes);
@@ -1141,9 +1106,7 @@ Test(emulated, residency) {
             int seen = 0;
             for (int q = 1; q <= 7; q++) {
                 hfft_options o;
-                hfft_options_init(&o);
-                o.device = HFFT_DEVICE_EMULATED;
-                o.device_memory = bytes * q / 8; /* S/8 .. 7S/8 */
+                emulated_options(&o, bytes * q / 8); /* S/8 .. 7S/8 */
                 for (int inplace = 0; inplace < 2; inplace++) {
                     tu_case c = {prec, shapes[i].rank,
                                  {shapes[i].n[0], shapes[i].n[1], shapes[i].n[2]},
@@ -1180,9 +1143,7 @@ Test(emulated, trace) {
         for (int fits = 0; fits < 2; fits++) {
             int64_t bytes = n[0] * n[1] * (int64_t)tu_esize(prec);
             hfft_options o;
-            hfft_options_init(&o);
-            o.device = HFFT_DEVICE_EMULATED;
-            o.device_memory = fits ? 2 * bytes + (1 << 20) : bytes / 4;
+            emulated_options(&o, fits ? 2 * bytes + (1 << 20) : bytes / 4);
             o.trace = 1;
             void *a = tu_alloc((size_t)bytes), *b = tu_alloc((size_t)bytes);
             hfft_ref_fill(prec, a, n[0] * n[1], tu_seed());
@@ -1276,9 +1237,7 @@ Test(emulated, four_step_batch_between) {
                 void *orig = tu_dup(a, bytes);
                 tu_poison(b, bytes);
                 hfft_options o;
-                hfft_options_init(&o);
-                o.device = HFFT_DEVICE_EMULATED;
-                o.device_memory = (int64_t)bytes * 2 / 3;
+                emulated_options(&o, (int64_t)bytes * 2 / 3);
                 tplan p = {prec, prec == 4 ? (void *)hfftf_plan_guru_dft(2, d, 1, h, a, b, sign,
                                                                           HFFT_GPU_ONLY, &o)
                                            : (void *)hfft_plan_guru_dft(2, d, 1, h, a, b, sign,
