@@ -18,8 +18,8 @@
  * Time(f) = max(tg, tc).  tg - tc changes sign once, where both end
  * together (below, the GPU is done first; above, the CPU): the best split
  * equalises them unless a single side beats it (past that point tg can fall
- * with f, linearly, down to GPU-only's time).  Without M (0), c1 = c / cpu_slow throughout: the 2013
- * model with contention as measured slowdowns.
+ * with f, linearly, down to GPU-only's time).  Without M (0), c1 = c /
+ * cpu_slow throughout: the 2013 model with contention as measured slowdowns.
  */
 #include "balancer/model.h"
 

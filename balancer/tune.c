@@ -43,7 +43,9 @@
 #define KEEP_MARGIN_SHORT 0.10
 #define SHORT_T 0.01
 #define CLOSE 0.20  /* single sides this close are both timed again */
-#define SHORT_S 0.1 /* GPU-only faster than this: CPU-only timed reps times, not once */
+#define SHORT_S \
+    0.1 /* GPU-only faster than this (a short problem): CPU-only timed reps
+                             times, not once, and the runs again after pauses */
 #define HOST_BYTES ((size_t)1 << 30)
 /* Arrays up to this many bytes: a CPU-only plan under HFFT_MEASURE also times FFTW's
    plan of the whole array (src/build.c, WHOLE_MAX) */
@@ -510,7 +512,8 @@ typedef struct tuner {
     double bytes;
     cand c[MAX_CANDS];
     int n;
-    int paused; /* runs again time each execute after a pause (GPU-only under SHORT_S) */
+    int paused; /* GPU-only under SHORT_S: CPU-only timed reps times, and the runs again
+                   time each execute after a pause */
 } tuner;
 
 static cand *run(tuner *t, const cand *proto, int nreps, double give_up) {
@@ -674,8 +677,8 @@ static int tune(const problem *p, int inplace, const hfft__link *link, hfft__wis
     /* (once where the GPU side takes a tenth of a second or more; a shorter one spreads
        more, run EB: 2D 4096^2 on the 64-core host, 0.0050 s once, 0.0055-0.0070 s in
        the bench) */
-    cand *cpu = run(t, &cp, gpu->r.total < SHORT_S ? reps : 1, 0.0);
     t->paused = gpu->r.ok && gpu->r.total < SHORT_S;
+    cand *cpu = run(t, &cp, t->paused ? reps : 1, 0.0);
     /* Where the hybrids' GPU side streams four-step and shares its layout with the
        CPU (2D on one card), the CPU's rounds there differ from its own (round A:
        rows and short lines through a group buffer; round B: short lines): the
