@@ -24,6 +24,7 @@
 #include "balancer/model.h"
 
 #include <math.h>
+#include <stddef.h>
 
 double hfft__link_efficiency(const hfft__link *l, double row_bytes) {
     if (row_bytes <= 0 || l->nrow == 0)
@@ -156,6 +157,14 @@ double hfft__model_best_share(const hfft__link *l, const hfft__round_model *r, d
     if (t)
         *t = best_single;
     return t_gpu <= t_cpu ? 1.0 : 0.0;
+}
+
+double hfft__model_next_share(const hfft__link *l, const hfft__round_model *r, double proposed,
+                              double probed, int probes, int *again) {
+    double next = hfft__model_best_share(l, r, 0.0, NULL);
+    int leaves = next <= 0.0 || next >= 1.0, was_split = proposed > 0.0 && proposed < 1.0;
+    *again = leaves && was_split && probes < 2 && probed > 0.0 && probed < 1.0;
+    return *again ? probed : next;
 }
 
 #define OVERLAP_MIN 0.5 /* (hfft__model_fit) */

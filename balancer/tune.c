@@ -7,7 +7,8 @@
  * hybrids' GPU side runs) and CPU-only, puts both into the cost model, and
  * measures the per-round shares the model proposes; each measured hybrid
  * refits the model, which proposes the next shares, until they settle (three
- * hybrids at most).  The
+ * hybrids at most; a round the model split goes wholly to one side only once two
+ * hybrids back that).  The
  * choice is the fastest candidate it measured, never the model's word alone.
  * It prints progress on stderr, each measurement beside the model's
  * prediction made before it, a table per problem and one at the end, and
@@ -134,7 +135,8 @@ static void usage(FILE *f) {
             "takes under 0.1 s); where a 2D GPU-only plan streams four-step, which shares\n"
             "its layout with the CPU, the CPU in that layout (one run, the GPU a unit a\n"
             "round), whose rates the model takes; then up to three hybrids at the shares\n"
-            "the model, refitted after each, proposes; and one run of the best per-round\n"
+            "the model, refitted after each, proposes (a round the model split goes wholly\n"
+            "to one side only once two hybrids back that); and one run of the best per-round\n"
             "mix where no measured candidate has it.  Where a hybrid\n"
             "comes out fastest, it and the faster single side are timed again, and the\n"
             "hybrid is kept only where each of its runs beats each of the single side's by\n"
@@ -715,7 +717,7 @@ static int tune(const problem *p, int inplace, const hfft__link *link, hfft__wis
        (two runs of one split differ by up to 19% in a round, runs DD and DH: a fit to
        the last probe alone follows its noise) */
     double slow_g[3][MAX_PROBES], slow_c[3][MAX_PROBES];
-    int fits_g[3] = {0, 0, 0}, fits_c[3] = {0, 0, 0};
+    int fits_g[3] = {0, 0, 0}, fits_c[3] = {0, 0, 0}, probes[3] = {0, 0, 0};
     for (int k = 0; k < MAX_PROBES; k++) {
         cand hy = *base;
         snprintf(hy.label, sizeof hy.label, "hybrid %d (model's shares)", k + 1);
@@ -750,8 +752,17 @@ static int tune(const problem *p, int inplace, const hfft__link *link, hfft__wis
                     slow_c[h][fits_c[h]++] = m[h].cpu_slow;
                 m[h].gpu_slow = fits_g[h] ? geometric_mean(slow_g[h], fits_g[h]) : 1.0;
                 m[h].cpu_slow = fits_c[h] ? geometric_mean(slow_c[h], fits_c[h]) : 1.0;
-                double next = hfft__model_best_share(link, &m[h], 0.0, NULL);
-                moved = fabs(next - share[h]) > moved ? fabs(next - share[h]) : moved;
+                /* (a round the model split leaves the hybrid only once two probes back
+                   that: one slow probe alone is no reason) */
+                int again;
+                double next = hfft__model_next_share(link, &m[h], share[h], f, ++probes[h], &again);
+                if (again)
+                    progress("round %d: this probe alone would give it wholly to the %s; "
+                             "probed again at the same share\n",
+                             h + 1,
+                             hfft__model_best_share(link, &m[h], 0.0, NULL) > 0.5 ? "GPU" : "CPU");
+                double step = again ? 1.0 : fabs(next - share[h]);
+                moved = step > moved ? step : moved;
                 share[h] = next;
             }
         }

@@ -250,6 +250,36 @@ Test(balancer, gpu_alone_after_the_cpu) {
               m.gpu_slow);
 }
 
+/* One slow probe does not take a round out of the hybrid: 3D 1024^3 in place on an
+   H100 host (run FH), round 2: GPU-only 0.1746 s, CPU-only 0.489 s at the hybrids'
+   threads, the model's share 0.774, whose probe took 0.1894 s a side where the
+   model had said 0.135 s.  Fitted, the model gives the round to the GPU; the next
+   probe takes the same share, and only a second probe that backs the first moves
+   it (the model said so already before the probe: it moves at once). */
+Test(balancer, one_slow_probe_is_probed_again) {
+    hfft__link l = link_of(50 * GB);
+    double S = 8589934592.0, tg1 = 0.1746, tc1 = 0.4891;
+    hfft__round_model m = round_of(S, S / tg1, S / tc1, 127.1 * GB);
+    int again = -1;
+    double f = hfft__model_best_share(&l, &m, 0.0, NULL);
+    cr_assert(f > 0.75 && f < 0.8, "share before the probe %g", f);
+    hfft__model_fit(&m, tg1, tc1, f, 0.1894, 0.1894);
+    cr_assert(hfft__model_best_share(&l, &m, 0.0, NULL) == 1.0, "the fit gives the round away");
+    double next = hfft__model_next_share(&l, &m, f, f, 1, &again);
+    cr_assert(next == f && again == 1, "after one probe: %g (again %d)", next, again);
+    next = hfft__model_next_share(&l, &m, f, f, 2, &again);
+    cr_assert(next == 1.0 && again == 0, "after two: %g (again %d)", next, again);
+    /* the model had left the round to the GPU before the probe (clamped to 0.97) */
+    next = hfft__model_next_share(&l, &m, 1.0, 0.97, 1, &again);
+    cr_assert(next == 1.0 && again == 0, "GPU-only before and after: %g (again %d)", next, again);
+    /* a probe that keeps the split moves the share at once */
+    hfft__round_model k = round_of(S, S / tg1, S / tc1, 127.1 * GB);
+    hfft__model_fit(&k, tg1, tc1, f, 0.95 * f * tg1, 0.95 * f * tg1);
+    next = hfft__model_next_share(&l, &k, f, f, 1, &again);
+    cr_assert(next > 0 && next < 1 && again == 0, "a split kept: %g (again %d)", next, again);
+    cr_assert(next == hfft__model_best_share(&l, &k, 0.0, NULL));
+}
+
 /* The links of the 2 x H200 node (issue 22): one card 55.3 GB/s host to device,
    both cards 109.9; both directions busy, 50.5 GB/s each way on one card and
    75.8 in total on both, where the host's memory holds them back. */
