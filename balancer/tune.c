@@ -129,9 +129,9 @@ static void usage(FILE *f) {
             "  --help            this text\n\n"
             "Steps per problem: GPU-only with the planner's passes; two GPU alternatives\n"
             "(three buffers, the radix-2 schedule) that stop after one run when they lose;\n"
-            "where a 3D GPU-only plan runs one trip or streams four-step, which share no 3D\n"
-            "plan with the CPU, GPU-only with the plain schedule too, which the hybrids'\n"
-            "model starts from (their GPU side runs it); CPU-only (one run; --reps runs where "
+            "where the GPU-only plan runs one trip or streams four-step and a hybrid's GPU\n"
+            "side streams plain (3D; 2D in place), GPU-only with the plain schedule too,\n"
+            "which the hybrids' model starts from; CPU-only (one run; --reps runs where "
             "GPU-only\n"
             "takes under 0.1 s); where a 2D GPU-only plan streams four-step, which shares\n"
             "its layout with the CPU, the CPU in that layout (one run, the GPU a unit a\n"
@@ -527,6 +527,27 @@ static cand *run(tuner *t, const cand *proto, int nreps, double give_up) {
     return c;
 }
 
+/* The schedule a hybrid with c's GPU settings streams (hfft_info.schedule; 0 where
+   none can be planned): planned at a share of 0.8, never executed. */
+static int hybrid_schedule(const tuner *t, const cand *c) {
+    cand hy = *c;
+    hy.flags = HFFT_HYBRID;
+    for (int h = 0; h < 3; h++)
+        hy.ratio[h] = 0.8;
+    void *plan = make_plan(t->p, t->in, t->out, &hy);
+    if (!plan)
+        return 0;
+    hfft_info info;
+    if (t->p->prec == 4) {
+        hfftf_plan_info(plan, &info);
+        hfftf_destroy_plan(plan);
+    } else {
+        hfft_plan_info(plan, &info);
+        hfft_destroy_plan(plan);
+    }
+    return info.schedule;
+}
+
 /* Candidate c timed once more ("..., again"), with the model's prediction for it
    where one is given; runs[0..1] its two totals (0: the second failed), and the
    mean of both (the first alone where the second failed).  Where the problem is
@@ -658,16 +679,18 @@ static int tune(const problem *p, int inplace, const hfft__link *link, hfft__wis
             gpu = r;
     }
 
-    /* A 3D hybrid's GPU side runs the plain schedule (four-step shares its rounds
-       with the CPU only where the rows have one dimension; one trip holds the whole
-       array on the card); where the 3D GPU-only plan runs one trip or streams
-       four-step, a plain GPU-only run is what the hybrids' model starts from, while
-       GPU-only's own stays a candidate.  (From one trip's rounds, which are not a
-       streaming GPU side's, the model took 3D 512^3 in place on an H100 host for a
-       round the GPU would do alone as fast, and kept a hybrid 4% ahead in the tuner
-       that ran 6% behind one trip in the bench; run GA.) */
+    /* A hybrid never runs one trip (the whole array on the card), and four-step
+       shares its rounds with the CPU only where the rows have one dimension (2D):
+       where the GPU-only plan runs one trip or streams four-step and a hybrid's GPU
+       side streams plain (3D; 2D in place), a plain GPU-only run is what the
+       hybrids' model starts from, while GPU-only's own stays a candidate.  (From
+       one trip's rounds, which are not a streaming GPU side's, the model took 3D
+       512^3 in place on an H100 host for a round the GPU would do alone as fast,
+       and kept a hybrid 4% ahead in the tuner that ran 6% behind one trip in the
+       bench; run GA.) */
     cand *base = gpu;
-    if ((gpu->r.info.schedule == 4 || gpu->r.info.schedule == 3) && p->rank == 3) {
+    int gs = gpu->r.info.schedule;
+    if ((gs == 3 || gs == 4) && hybrid_schedule(t, gpu) == 1) {
         progress("[2/5] GPU-only, plain (the hybrids' GPU side)\n");
         cand pl = proto;
         snprintf(pl.label, sizeof pl.label, "GPU-only, plain");
