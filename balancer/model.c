@@ -162,8 +162,11 @@ double hfft__model_best_share(const hfft__link *l, const hfft__round_model *r, d
 double hfft__model_next_share(const hfft__link *l, const hfft__round_model *r, double proposed,
                               double probed, int probes, int *again) {
     double next = hfft__model_best_share(l, r, 0.0, NULL);
-    int leaves = next <= 0.0 || next >= 1.0, was_split = proposed > 0.0 && proposed < 1.0;
-    *again = leaves && was_split && probes < 2 && probed > 0.0 && probed < 1.0;
+    /* (a probe the tuner moved off the model's share, a side the model left idle
+       given a little once, says what the model already said) */
+    int leaves = next <= 0.0 || next >= 1.0,
+        was_split = proposed > 0.0 && proposed < 1.0 && probed == proposed;
+    *again = leaves && was_split && probes < 2;
     return *again ? probed : next;
 }
 
