@@ -74,11 +74,12 @@ double hfft__model_best_share(const hfft__link *l, const hfft__round_model *r, d
 /* The share of a round's next probe, after one at `probed` where the model had
    proposed `proposed`, with `probes` probes of the round fitted into r: the
    model's best (no margin), except that a round the model had split, probed at
-   that share, leaves the hybrid (a share of 0 or 1) only once two probes back
-   that: after one, it is probed again at the same share (3D 1024^3 in place on an H100 host: one probe
-   29% slower than predicted fitted slowdowns of 1.40 and 1.71 and gave the round
-   wholly to the GPU, where another host's tuner kept a split 12 points better,
-   run FH); *again is then 1, else 0. */
+   that share, leaves the hybrid (a share of 0 or 1) only once the model fitted
+   to two probes or more says so: after one, it is probed again at the same
+   share (3D 1024^3 in place on an H100 host: one probe 29% slower than
+   predicted fitted slowdowns of 1.40 and 1.71, and the round went wholly to the
+   GPU, where another host's tuner kept a split 12 points better, run FH);
+   *again is then 1, else 0. */
 double hfft__model_next_share(const hfft__link *l, const hfft__round_model *r, double proposed,
                               double probed, int probes, int *again);
 

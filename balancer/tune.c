@@ -3,12 +3,13 @@
  * (--devices), it measures the link (one card, then all at once) and the host
  * memory once; then for each problem it times the transform GPU-only (the
  * planner's passes, and a few alternatives that stop as soon as they lose;
- * where that plan streams four-step, also with the plain schedule, which the
- * hybrids' GPU side runs) and CPU-only, puts both into the cost model, and
- * measures the per-round shares the model proposes; each measured hybrid
- * refits the model, which proposes the next shares, until they settle (three
- * hybrids at most; a round the model split goes wholly to one side only once two
- * hybrids back that).  The
+ * where that plan runs one trip or streams four-step and a hybrid streams
+ * plain, also with the plain schedule, which the hybrids' GPU side runs) and
+ * CPU-only, puts both into the cost model, and measures the per-round shares
+ * the model proposes; each measured hybrid refits the model, which proposes
+ * the next shares, until they settle (three hybrids at most; a round the model
+ * split goes wholly to one side only once the model fitted to two hybrids says
+ * so).  The
  * choice is the fastest candidate it measured, never the model's word alone.
  * It prints progress on stderr, each measurement beside the model's
  * prediction made before it, a table per problem and one at the end, and
@@ -129,15 +130,15 @@ static void usage(FILE *f) {
             "  --help            this text\n\n"
             "Steps per problem: GPU-only with the planner's passes; two GPU alternatives\n"
             "(three buffers, the radix-2 schedule) that stop after one run when they lose;\n"
-            "where the GPU-only plan runs one trip or streams four-step and a hybrid's GPU\n"
-            "side streams plain (3D; 2D in place), GPU-only with the plain schedule too,\n"
-            "which the hybrids' model starts from; CPU-only (one run; --reps runs where "
-            "GPU-only\n"
-            "takes under 0.1 s); where a 2D GPU-only plan streams four-step, which shares\n"
-            "its layout with the CPU, the CPU in that layout (one run, the GPU a unit a\n"
-            "round), whose rates the model takes; then up to three hybrids at the shares\n"
-            "the model, refitted after each, proposes (a round the model split goes wholly\n"
-            "to one side only once two hybrids back that); and one run of the best per-round\n"
+            "where the GPU-only plan runs one trip or streams four-step and a hybrid streams\n"
+            "plain (3D, 2D in place, for example), GPU-only with the plain schedule too,\n"
+            "which the hybrids' model starts from; CPU-only (one run; --reps runs where\n"
+            "GPU-only takes under 0.1 s); where the hybrids stream four-step (2D on one\n"
+            "card), which shares its layout with the CPU, the CPU in that layout (one run,\n"
+            "the GPU a unit a round), whose rates the model takes; then up to three hybrids\n"
+            "at the shares the model, refitted after each, proposes (a round the model split\n"
+            "and a hybrid took at that share goes wholly to one side only once the model\n"
+            "fitted to two hybrids says so); and one run of the best per-round\n"
             "mix where no measured candidate has it.  Where a hybrid\n"
             "comes out fastest, it and the faster single side are timed again, and the\n"
             "hybrid is kept only where each of its runs beats each of the single side's by\n"
@@ -680,17 +681,23 @@ static int tune(const problem *p, int inplace, const hfft__link *link, hfft__wis
     }
 
     /* A hybrid never runs one trip (the whole array on the card), and four-step
-       shares its rounds with the CPU only where the rows have one dimension (2D):
-       where the GPU-only plan runs one trip or streams four-step and a hybrid's GPU
-       side streams plain (3D; 2D in place), a plain GPU-only run is what the
-       hybrids' model starts from, while GPU-only's own stays a candidate.  (From
-       one trip's rounds, which are not a streaming GPU side's, the model took 3D
-       512^3 in place on an H100 host for a round the GPU would do alone as fast,
-       and kept a hybrid 4% ahead in the tuner that ran 6% behind one trip in the
-       bench; run GA.) */
+       shares its rounds with the CPU only where the rows have one dimension (2D on
+       one card): where the GPU-only plan runs one trip or streams four-step and a
+       hybrid of its settings streams plain (3D, 2D in place, for example), a plain
+       GPU-only run is what the hybrids' model starts from, while GPU-only's own
+       stays a candidate.  (From one trip's rounds, which are not a streaming GPU
+       side's, the model took 3D 512^3 in place on an H100 host for a round the GPU
+       would do alone as fast, and kept a hybrid 4% ahead in the tuner that ran 6%
+       behind one trip in the bench; run GA.)  Where the hybrids stream four-step
+       and GPU-only runs one trip, no GPU-only plan runs the hybrids' schedule (none
+       is asked for by a flag): the model starts from one trip's rounds. */
     cand *base = gpu;
-    int gs = gpu->r.info.schedule;
-    if ((gs == 3 || gs == 4) && hybrid_schedule(t, gpu) == 1) {
+    int gs = gpu->r.info.schedule, hs = gs == 3 || gs == 4 ? hybrid_schedule(t, gpu) : gs;
+    if ((gs == 3 || gs == 4) && hs == 0)
+        progress("[2/5] no hybrid could be planned (%s); the model starts from GPU-only's "
+                 "rounds\n",
+                 hfft_last_error_message());
+    if ((gs == 3 || gs == 4) && hs == 1) {
         progress("[2/5] GPU-only, plain (the hybrids' GPU side)\n");
         cand pl = proto;
         snprintf(pl.label, sizeof pl.label, "GPU-only, plain");
@@ -698,7 +705,13 @@ static int tune(const problem *p, int inplace, const hfft__link *link, hfft__wis
         cand *r = run(t, &pl, reps, 0.0);
         if (r->r.ok && r->r.info.rounds == nr)
             base = r;
+        else
+            progress("[2/5] GPU-only, plain: %s; the model starts from GPU-only's rounds\n",
+                     r->r.ok ? "other rounds than GPU-only's" : "failed");
     }
+    if (gs == 3 && hs == 4)
+        progress("[2/5] the hybrids stream four-step, which no GPU-only plan of this size "
+                 "runs; the model starts from one trip's rounds\n");
 
     /* 2. the CPU side, once */
     progress("[3/5] CPU-only\n");
@@ -710,12 +723,13 @@ static int tune(const problem *p, int inplace, const hfft__link *link, hfft__wis
     t->paused = gpu->r.ok && gpu->r.total < SHORT_S;
     cand *cpu = run(t, &cp, t->paused ? reps : 1, 0.0);
     /* Where the hybrids' GPU side streams four-step and shares its layout with the
-       CPU (2D on one card), the CPU's rounds there differ from its own (round A:
+       CPU (2D on one card; GPU-only streaming it, or running one trip where the
+       hybrids stream it), the CPU's rounds there differ from its own (round A:
        rows and short lines through a group buffer; round B: short lines): the
        model takes the CPU's rates from a hybrid that leaves the GPU one unit a
        round.  (The CPU-only rounds put round A 35% off on the 64-core host; run BM.) */
     const cand *cpu_rates = cpu;
-    if (base->r.info.schedule == 4 && p->rank == 2 && p->howmany == 1 && ncards == 1 &&
+    if ((base->r.info.schedule == 4 || hs == 4) && p->rank == 2 && p->howmany == 1 && ncards == 1 &&
         t->n < MAX_CANDS - 8) {
         progress("[3/5] the CPU in the four-step layout\n");
         cand c4 = *base;
@@ -780,8 +794,8 @@ static int tune(const problem *p, int inplace, const hfft__link *link, hfft__wis
                     slow_c[h][fits_c[h]++] = m[h].cpu_slow;
                 m[h].gpu_slow = fits_g[h] ? geometric_mean(slow_g[h], fits_g[h]) : 1.0;
                 m[h].cpu_slow = fits_c[h] ? geometric_mean(slow_c[h], fits_c[h]) : 1.0;
-                /* (a round the model split leaves the hybrid only once two probes back
-                   that: one slow probe alone is no reason) */
+                /* (a round the model split leaves the hybrid only once the model fitted
+                   to two probes says so: one slow probe alone is no reason) */
                 int again;
                 double next = hfft__model_next_share(link, &m[h], share[h], f, ++probes[h], &again);
                 if (again)
@@ -939,9 +953,10 @@ static int tune(const problem *p, int inplace, const hfft__link *link, hfft__wis
     q.budget = budget;
     q.slots = best->slots;
     q.pass_bytes = best->pass_bytes;
-    /* a 3D hybrid measured on the plain base runs plain whatever it asks (four-step
-       shares no 3D plan's rounds); its wisdom names no schedule, so that a GPU-only
-       plan reading it keeps the planner's four-step */
+    /* a hybrid measured on the plain base runs plain whatever it asks (it never runs
+       one trip, and four-step shares no 3D plan's rounds); its wisdom names no
+       schedule, so that a GPU-only plan reading it keeps the planner's one trip or
+       four-step */
     q.schedule = base != gpu && best->flags == HFFT_HYBRID ? gpu->schedule : best->schedule;
     q.nratio = nr;
     for (int h = 0; h < nr; h++) {

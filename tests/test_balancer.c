@@ -281,6 +281,17 @@ Test(balancer, one_slow_probe_is_probed_again) {
     next = hfft__model_next_share(&l, &k, f, f, 1, &again);
     cr_assert(next > 0 && next < 1 && again == 0, "a split kept: %g (again %d)", next, again);
     cr_assert(next == hfft__model_best_share(&l, &k, 0.0, NULL));
+    /* the CPU's side alike: GPU-only 0.5 s, CPU-only 0.4 s, a probe at the model's
+       split whose sides both took twice as long as alone */
+    hfft__round_model c = round_of(8e9, 8e9 / 0.5, 8e9 / 0.4, 0);
+    double fc = hfft__model_best_share(&l, &c, 0.0, NULL);
+    cr_assert(fc > 0.4 && fc < 0.5, "share before the probe %g", fc);
+    hfft__model_fit(&c, 0.5, 0.4, fc, 2 * fc * 0.5, 2 * (1 - fc) * 0.4);
+    cr_assert(hfft__model_best_share(&l, &c, 0.0, NULL) == 0.0, "the fit gives the CPU all");
+    next = hfft__model_next_share(&l, &c, fc, fc, 1, &again);
+    cr_assert(next == fc && again == 1, "CPU, after one probe: %g (again %d)", next, again);
+    next = hfft__model_next_share(&l, &c, fc, fc, 2, &again);
+    cr_assert(next == 0.0 && again == 0, "CPU, after two: %g (again %d)", next, again);
 }
 
 /* The links of the 2 x H200 node (issue 22): one card 55.3 GB/s host to device,
