@@ -45,9 +45,9 @@
 #define KEEP_MARGIN_SHORT 0.10
 #define SHORT_T 0.01
 #define CLOSE 0.20  /* single sides this close are both timed again */
-#define SHORT_S \
-    0.1 /* GPU-only faster than this (a short problem): CPU-only timed reps
-                             times, not once, and the runs again after pauses */
+/* GPU-only faster than this (a short problem): CPU-only timed reps times, not once,
+   and the runs again after pauses */
+#define SHORT_S 0.1
 #define HOST_BYTES ((size_t)1 << 30)
 /* Arrays up to this many bytes: a CPU-only plan under HFFT_MEASURE also times FFTW's
    plan of the whole array (src/build.c, WHOLE_MAX) */
@@ -692,12 +692,13 @@ static int tune(const problem *p, int inplace, const hfft__link *link, hfft__wis
        and GPU-only runs one trip, no GPU-only plan runs the hybrids' schedule (none
        is asked for by a flag): the model starts from one trip's rounds. */
     cand *base = gpu;
-    int gs = gpu->r.info.schedule, hs = gs == 3 || gs == 4 ? hybrid_schedule(t, gpu) : gs;
-    if ((gs == 3 || gs == 4) && hs == 0)
+    int gs = gpu->r.info.schedule, unshared = gs == 3 || gs == 4; /* one trip, four-step */
+    int hs = unshared ? hybrid_schedule(t, gpu) : gs;
+    if (unshared && hs == 0)
         progress("[2/5] no hybrid could be planned (%s); the model starts from GPU-only's "
                  "rounds\n",
                  hfft_last_error_message());
-    if ((gs == 3 || gs == 4) && hs == 1) {
+    if (unshared && hs == 1) {
         progress("[2/5] GPU-only, plain (the hybrids' GPU side)\n");
         cand pl = proto;
         snprintf(pl.label, sizeof pl.label, "GPU-only, plain");
