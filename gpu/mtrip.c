@@ -230,20 +230,28 @@ int hfft__mtrip_create(const hfft__card *cards, int n, const hfft__gpu_req *req,
             avail[k] = 0;
         total += avail[k];
     }
-    /* The columns, in proportion to the memory each card has left for them. */
+    /* The columns, in proportion to the memory each card has left for them, none
+       beyond what a card holds; what rounding leaves goes to the cards with room. */
     int64_t colb = t->d0 * (int64_t)es; /* bytes of one column */
     if (!st && total / colb < t->row)
         st = 1;
-    for (int k = 0, at = 0; k < n && !st; k++) {
-        mcard *c = &t->c[k];
-        c->ca = at;
-        int64_t w = k == n - 1 ? t->row - at
-                               : (int64_t)((double)t->row * (double)avail[k] / (double)total);
-        w = min64(w, avail[k] / colb);
-        c->cb = at + w;
-        at += (int)w;
-        if (k == n - 1 && w > avail[k] / colb)
-            st = 1;
+    int64_t wk[HFFT_MAX_CARDS], left = t->row;
+    for (int k = 0; k < n && !st; k++) {
+        wk[k] = min64((int64_t)((double)t->row * (double)avail[k] / (double)total),
+                      avail[k] / colb);
+        left -= wk[k];
+    }
+    for (int k = 0; k < n && !st && left > 0; k++) {
+        int64_t more = min64(left, avail[k] / colb - wk[k]);
+        wk[k] += more;
+        left -= more;
+    }
+    if (!st && left != 0)
+        st = 1;
+    for (int64_t k = 0, at = 0; k < n && !st; k++) {
+        t->c[k].ca = at;
+        t->c[k].cb = at + wk[k];
+        at += wk[k];
     }
     for (int k = 0; k < n && !st; k++) {
         mcard *c = &t->c[k];

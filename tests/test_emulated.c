@@ -305,6 +305,41 @@ Test(emulated, hybrid_over_cards) {
 }
 
 /*
+ * One trip over several cards where the budget leaves the last card room for fewer
+ * columns than an even share: every column must still be some card's (each card
+ * takes no more than it holds, and the others take what is left).  The sizes and
+ * budgets are those where a card's columns once went unwritten.
+ */
+Test(emulated, one_trip_over_cards_every_column) {
+    static const struct {
+        const char *devices;
+        int prec;
+        int64_t n[2];
+        int64_t budget;
+        int trip; /* the cards hold it: one trip (else they stream) */
+    } cases[] = {
+        {"0,1,2", F32, {179, 8}, 5120, 1},      {"0,1,2", F32, {121, 14}, 6144, 1},
+        {"0,1,2,3", F32, {55, 31}, 4096, 1},    {"0,1,2,3", F32, {185, 35}, 16384, 1},
+        {"0,1,2,3", F32, {105, 19}, 5120, 1},   {"0,1,2,3", F64, {55, 31}, 8192, 1},
+        {"0,1", F32, {100, 17}, 8192, 0},       {"0,1,2", F32, {199, 8}, 5120, 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        for (int inplace = 0; inplace < 2; inplace++) {
+            hfft_options o;
+            emulated_options(&o, cases[i].budget);
+            o.devices = cases[i].devices;
+            tu_case c = {cases[i].prec, 2, {cases[i].n[0], cases[i].n[1]}, inplace, HFFT_FORWARD,
+                         HFFT_GPU_ONLY, &o, 0};
+            hfft_info info;
+            run_case(&c, &info);
+            int ncard = (int)(strlen(cases[i].devices) + 1) / 2;
+            cr_assert_eq(info.cards, ncard, "case %zu: %d cards", i, info.cards);
+            cr_assert_eq(info.schedule == 3, cases[i].trip, "case %zu: schedule %d", i,
+                         info.schedule);
+        }
+}
+
+/*
  * A long line (cut four-step) on two cards, where the first holds its whole trip:
  * it runs there alone, each byte once over one link, rather than streaming over
  * both with a host array between its rounds; where no card holds it, both stream.
