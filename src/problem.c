@@ -357,6 +357,15 @@ int hfft__problem_dense(const hfft__problem *pb, hfft__dense *dn) {
         if (v[i].t)
             dn->tmask |= 1u << i;
     }
+    /* Every transformed size is one (a copy of each vector element): one
+       transformed dimension of size one below the batch, so that a round still
+       reads every element and writes it to the output. */
+    if (!dn->tmask) {
+        if (nv == HFFT__MAX_DIMS)
+            return 0;
+        dn->d[dn->ndim++] = 1;
+        dn->tmask = 1u << nv;
+    }
     return 1;
 }
 

@@ -448,6 +448,26 @@ Test(guru, ranks_and_layouts) {
     }
 }
 
+/* Transforms of size one in every dimension, in a batch: each is a copy of its
+   element, so the output is the input, written (FFTW copies it); in and out of
+   place, rank 1 to 3, dense and strided batches, on the CPU and the GPU engine. */
+Test(guru, length_one_in_a_batch) {
+    for (int prec = 4; prec <= 8; prec += 4)
+        for (int rank = 1; rank <= 3; rank++)
+            for (int inplace = 0; inplace < 2; inplace++) {
+                gcase a = {C2C, prec, -1, rank, 1, .hdims = {{5, 1, 1}}, .inplace = inplace,
+                           .what = "length 1, dense batch", .gpu = 1};
+                for (int k = 0; k < rank; k++)
+                    a.dims[k] = (hfft_iodim){1, 5, 5};
+                run_both(&a);
+                gcase b = {C2C, prec, 1, rank, 2, .hdims = {{3, 8, 8}, {4, 2, 2}},
+                           .inplace = inplace, .what = "length 1, strided batch"};
+                for (int k = 0; k < rank; k++)
+                    b.dims[k] = (hfft_iodim){1, 1, 1};
+                run_both(&b);
+            }
+}
+
 Test(guru, no_transforms) {
     float a[8] = {1, 2, 3, 4, 5, 6, 7, 8}, b[8];
     memset(b, 0x7f, sizeof b);
