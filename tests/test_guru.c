@@ -448,6 +448,38 @@ Test(guru, ranks_and_layouts) {
     }
 }
 
+/* Negative strides (reversed views) along transform and vector dimensions, where
+   FFTW's own planner recurses without end (lengths such as 96 and 97 with a
+   reversed row order): each kind, in and out of place, interleaved and split, and
+   double lines long enough for Bluestein's. */
+Test(guru, negative_strides) {
+    for (int prec = 4; prec <= 8; prec += 4) {
+        for (int inplace = 0; inplace < 2; inplace++) {
+            gcase a = {C2C, prec, -1, 2, 0, {{97, -97, -97}, {97, 1, 1}}, .inplace = inplace,
+                       .what = "reversed rows"};
+            run_both(&a);
+            gcase b = {C2C, prec, 1, 2, 0, {{96, 96, 96}, {96, -1, -1}}, .inplace = inplace,
+                       .what = "reversed columns"};
+            run_both(&b);
+            gcase c = {C2C, prec, -1, 1, 1, {{483, -1, -1}}, {{3, -483, -483}},
+                       .inplace = inplace, .what = "reversed line and batch"};
+            run_both(&c);
+            gcase d = {C2C, prec, 0, 2, 0, {{12, -10, -10}, {10, 1, 1}}, .split = 1,
+                       .inplace = inplace, .what = "split, reversed rows"};
+            run_both(&d);
+        }
+        gcase e = {C2C, prec, -1, 1, 0, {{1009, -1, 1}}, .what = "a reversed prime line"};
+        run_both(&e);
+        gcase f = {R2C, prec, 0, 2, 0, {{97, -97, 49}, {97, 1, 1}}, .what = "r2c, reversed input"};
+        run_both(&f);
+        gcase g = {C2R, prec, 0, 2, 0, {{33, 17, -32}, {32, 1, 1}},
+                   .flags = HFFT_PRESERVE_INPUT, .what = "c2r, reversed output"};
+        run_both(&g);
+        gcase h = {R2C, prec, 0, 1, 1, {{20, 1, 1}}, {{5, -20, -11}}, .what = "r2c, reversed batch"};
+        run_both(&h);
+    }
+}
+
 /* Transforms of size one in every dimension, in a batch: each is a copy of its
    element, so the output is the input, written (FFTW copies it); in and out of
    place, rank 1 to 3, dense and strided batches, on the CPU and the GPU engine. */
