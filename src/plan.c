@@ -24,6 +24,9 @@
      HFFT_SCHEDULE_PLAIN | HFFT_SCHEDULE_RADIX2 | HFFT_PRESERVE_INPUT | HFFT_DESTROY_INPUT | \
      HFFT_UNALIGNED | HFFT_TRANSPOSED_OUT | HFFT_TRANSPOSED_IN)
 #define PLACEMENT_FLAGS (HFFT_CPU_ONLY | HFFT_GPU_ONLY | HFFT_HYBRID)
+#define STR_(x) #x
+#define STR(x) STR_(x)
+#define MAX_ROUNDS_TEXT STR(HFFT_MAX_ROUNDS)
 
 static int check_flags(unsigned flags) {
     if (flags & ~(unsigned)KNOWN_FLAGS)
@@ -87,18 +90,22 @@ static const char *not_dense(const hfft__problem *pb) {
 }
 
 /* Layouts the rounds do not take: FFTW's plan of the whole problem, on the CPU. */
-static int plan_general(hfft__plan *p, unsigned flags) {
-    const char *why = not_dense(&p->pb);
+static int plan_general(hfft__plan *p, unsigned flags, int many_rounds) {
+    const char *asked = flags & HFFT_GPU_ONLY ? "HFFT_GPU_ONLY" : "HFFT_HYBRID";
+    char why[160];
+    if (many_rounds)
+        snprintf(why, sizeof why,
+                 "the GPU engine runs at most " MAX_ROUNDS_TEXT " rounds (one per transformed "
+                 "dimension above size one), and this problem has more");
+    else
+        snprintf(why, sizeof why, "the GPU engine takes dense arrays, and this problem is or has %s",
+                 not_dense(&p->pb));
     if (flags & (HFFT_GPU_ONLY | HFFT_HYBRID))
-        return hfft__fail(HFFT_ERR_UNSUPPORTED,
-                          "%s: the GPU engine takes dense arrays, and this problem is or has "
-                          "%s; plan it without %s to run it on the CPU",
-                          flags & HFFT_GPU_ONLY ? "HFFT_GPU_ONLY" : "HFFT_HYBRID", why,
-                          flags & HFFT_GPU_ONLY ? "HFFT_GPU_ONLY" : "HFFT_HYBRID");
+        return hfft__fail(HFFT_ERR_UNSUPPORTED, "%s: %s; plan it without %s to run it on the CPU",
+                          asked, why, asked);
     if (p->info.device != HFFT_DEVICE_NONE)
         snprintf(p->info.note, sizeof p->info.note,
-                 "on the CPU (FFTW's plan of the whole problem): the GPU engine takes dense "
-                 "arrays, and this problem is or has %s", why);
+                 "on the CPU (FFTW's plan of the whole problem): %s", why);
     p->info.device = HFFT_DEVICE_NONE;
     snprintf(p->info.device_name, sizeof p->info.device_name, "none");
     p->info.rounds = 1;
@@ -115,17 +122,20 @@ static int plan_general(hfft__plan *p, unsigned flags) {
 static int pick_split(hfft__plan *p, unsigned flags, int kind) {
     const hfft__dense *dn = &p->dense;
     int64_t last = dn->d[dn->ndim - 1];
+    /* the cut line's two rounds after one round per transformed dimension above it */
+    int room = __builtin_popcount(dn->tmask & ((1u << (dn->ndim - 1)) - 1u)) + 2 <=
+               HFFT__MAX_ROUNDS;
     if (flags & (HFFT_TRANSPOSED_OUT | HFFT_TRANSPOSED_IN)) {
         if (p->pb.kind != HFFT__C2C || p->pb.rank != 1)
             return hfft__fail(HFFT_ERR_INVALID_ARGUMENT,
                               "HFFT_TRANSPOSED_OUT and _IN apply to 1D complex transforms");
         p->split_line = flags & HFFT_TRANSPOSED_OUT ? HFFT__ORDER_TRANSPOSED_OUT
                                                     : HFFT__ORDER_TRANSPOSED_IN;
-    } else if (kind != HFFT_DEVICE_NONE && p->pb.kind == HFFT__C2C &&
+    } else if (kind != HFFT_DEVICE_NONE && p->pb.kind == HFFT__C2C && room &&
                (dn->tmask >> (dn->ndim - 1) & 1u) && hfft__split_n1(last) > 1 &&
                (double)last * (double)p->esize * 8.0 > (double)p->info.device_budget) {
         p->split_line = HFFT__ORDER_NATURAL;
-    } else if (kind == HFFT_DEVICE_NONE && p->pb.kind == HFFT__C2C &&
+    } else if (kind == HFFT_DEVICE_NONE && p->pb.kind == HFFT__C2C && room &&
                (dn->tmask >> (dn->ndim - 1) & 1u)) {
         int64_t n1 = hfft__split_n1(last);
         if (hfft__cpu_splits(last / n1, n1, p->total / last, p->esize,
@@ -179,12 +189,19 @@ hfft__plan *hfft__plan_create(const hfft__problem *pb, unsigned flags, const hff
         return p; /* nothing to transform */
     }
     int dense = hfft__problem_dense(pb, &p->dense);
+    /* Dense, but with more transformed dimensions than rounds: FFTW's plan of it. */
+    hfft__round trial[HFFT__MAX_ROUNDS];
+    int many_rounds = dense && hfft__dense_rounds(&p->dense, pb->kind, 0, 0, trial) < 0;
+    if (many_rounds) {
+        hfft__clear_error();
+        dense = 0;
+    }
     /* CPU only, a c2r transform that must keep its input: FFTW's plan on a copy of it
        (a c2r round of our own, FFTW's batched c2r, would overwrite what it reads) */
     int keep_c2r = kind == HFFT_DEVICE_NONE && pb->kind == HFFT__C2R && !pb->inplace &&
                    (flags & HFFT_PRESERVE_INPUT) && !hfft__problem_chirp_dims(pb);
     if (!dense || keep_c2r) {
-        if (plan_general(p, flags)) {
+        if (plan_general(p, flags, many_rounds)) {
             hfft__plan_destroy(p);
             return NULL;
         }

@@ -23,7 +23,7 @@ enum { C2C, R2C, C2R };
 typedef struct gcase {
     int kind, prec, sign;
     int rank, hrank;
-    hfft_iodim dims[6], hdims[4];
+    hfft_iodim dims[HFFT_MAX_RANK], hdims[4];
     int split;    /* separate real and imaginary arrays on the complex side(s) */
     int inplace;
     unsigned flags;
@@ -86,7 +86,7 @@ static void put(int prec, void *a, int64_t i, long double v) {
 
 /* The c2r input: the half spectrum of random real data, written into the layout. */
 static void fill_hermitian(const gcase *g, side *in, uint64_t seed) {
-    enum { MAXD = 10 };
+    enum { MAXD = HFFT_MAX_RANK + 4 };
     int nd = g->rank + g->hrank;
     int64_t n[MAXD], total = 1, ctotal = 1;
     for (int k = 0; k < nd; k++) {
@@ -261,7 +261,7 @@ static void run_guru_info(const gcase *g, int device, int64_t budget, hfft_info 
     cr_assert_eq(exec_plan(g->prec, p), 0, "%s: execute: %s", where, hfft_last_error_message());
     hfft_info info;
     info_of(g->prec, p, &info);
-    hfft_ref_dim d[6], h[4];
+    hfft_ref_dim d[HFFT_MAX_RANK], h[4];
     for (int k = 0; k < g->rank; k++)
         d[k] = (hfft_ref_dim){g->dims[k].n, g->dims[k].is, g->dims[k].os};
     for (int k = 0; k < g->hrank; k++)
@@ -478,6 +478,36 @@ Test(guru, negative_strides) {
         gcase h = {R2C, prec, 0, 1, 1, {{20, 1, 1}}, {{5, -20, -11}}, .what = "r2c, reversed batch"};
         run_both(&h);
     }
+}
+
+/* Every rank the header allows: past the rounds the engines run (one per
+   transformed dimension above size one), FFTW's plan of the whole problem on the
+   CPU, saying why on a device; HFFT_GPU_ONLY there is a clean error. */
+Test(guru, ranks_past_the_rounds) {
+    static const int ranks[] = {9, 10, 16};
+    for (int prec = 4; prec <= 8; prec += 4)
+        for (size_t i = 0; i < sizeof ranks / sizeof ranks[0]; i++)
+            for (int kind = C2C; kind <= C2R; kind++) {
+                int64_t n[HFFT_MAX_RANK];
+                for (int k = 0; k < ranks[i]; k++)
+                    n[k] = 2 + k % 2 * (ranks[i] < 16);
+                gcase g = {kind, prec, HFFT_BACKWARD, ranks[i], 0, .what = "high rank"};
+                g.flags = kind == C2R ? HFFT_PRESERVE_INPUT : 0;
+                dense_dims(kind, ranks[i], n, 0, g.dims);
+                run_both(&g);
+            }
+    int64_t n[HFFT_MAX_RANK];
+    for (int k = 0; k < HFFT_MAX_RANK; k++)
+        n[k] = 2;
+    hfft_complex *a = tu_alloc(sizeof(hfft_complex) << HFFT_MAX_RANK);
+    hfft_options o;
+    hfft_options_init(&o);
+    o.device = HFFT_DEVICE_EMULATED;
+    hfft_plan p = hfft_plan_dft(HFFT_MAX_RANK, n, a, a, HFFT_FORWARD, HFFT_GPU_ONLY, &o);
+    cr_assert_null(p);
+    cr_assert_eq(hfft_last_error(), HFFT_ERR_UNSUPPORTED);
+    cr_assert(strstr(hfft_last_error_message(), "rounds"), "%s", hfft_last_error_message());
+    tu_free(a);
 }
 
 /* Transforms of size one in every dimension, in a batch: each is a copy of its
