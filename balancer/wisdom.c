@@ -28,10 +28,13 @@
  * the line, never a crash and never a guess.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "balancer/wisdom.h"
 #include "cpu/cpu.h"
@@ -306,10 +309,21 @@ int hfft__wisdom_parse(const char *text, const char *where, hfft__wisdom *w) {
 
 int hfft__wisdom_read(const char *path, hfft__wisdom *w) {
     memset(w, 0, sizeof *w);
-    FILE *f = fopen(path, "rb");
-    if (!f)
+    /* without blocking: a FIFO or a device at the path would stall the plan */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
         return errno == ENOENT ? 1
                                : hfft__fail(HFFT_ERR_IO, "wisdom %s: %s", path, strerror(errno));
+    struct stat sb;
+    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+        close(fd);
+        return hfft__fail(HFFT_ERR_IO, "wisdom %s: not a regular file", path);
+    }
+    FILE *f = fdopen(fd, "rb");
+    if (!f) {
+        close(fd);
+        return hfft__fail(HFFT_ERR_IO, "wisdom %s: %s", path, strerror(errno));
+    }
     char *buf = NULL;
     size_t len = 0, cap = 0;
     for (;;) {

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cpu/cpu.h"
 #include "cpu/fftw_bind.h" /* FFTW through a private table, never by name */
@@ -482,6 +483,10 @@ int hfft__fftw_wisdom_import(int prec, const char *path) {
        threads add to: with them registered first, as every process of ours that
        plans has them, the signatures agree (without, a fresh process's first
        import was refused) */
+    /* FFTW opens the path itself, blocking: only a regular file goes to it */
+    struct stat sb;
+    if (stat(path, &sb) != 0 || !S_ISREG(sb.st_mode))
+        return 0;
     hfft__fftw_threads_once();
     int k = prec == 4 ? 0 : 1, ok = 1;
     pthread_mutex_lock(&hfft__fftw_mutex);

@@ -34,6 +34,9 @@ extern "C" {
 /* Cards one plan may use (hfft_info.card_ids). */
 #define HFFT_MAX_CARDS 16
 
+/* CPU threads a plan may use (hfft_options.threads, HFFT_THREADS). */
+#define HFFT_MAX_THREADS 4096
+
 /* Rounds a plan may make of a problem (hfft_info's per-round arrays). */
 #define HFFT_MAX_ROUNDS 8
 

@@ -28,11 +28,13 @@ int hfft__dims_dense(int kind, int rank, const int64_t *n, int inplace, hfft_iod
             return hfft__fail(HFFT_ERR_INVALID_ARGUMENT, "n[%d] = %lld: sizes must be positive",
                               k, (long long)n[k]);
     /* real side: rows of n reals, or 2 (n/2 + 1) when in place; complex side n/2 + 1 */
-    int64_t last = n[rank - 1], half = last / 2 + 1;
+    int64_t last = n[rank - 1], half = last / 2 + 1, padded;
+    if (hfft__mul_overflows(half, 2, &padded))
+        return hfft__fail(HFFT_ERR_INVALID_ARGUMENT, "element count overflows 64 bits");
     int64_t cs = 1, rs = 1;
     for (int k = rank - 1; k >= 0; k--) {
         int64_t cn = kind == HFFT__C2C || k < rank - 1 ? n[k] : half;
-        int64_t rn = k < rank - 1 ? n[k] : inplace ? 2 * half : last;
+        int64_t rn = k < rank - 1 ? n[k] : inplace ? padded : last;
         int64_t real = kind == HFFT__C2C ? cs : rs;
         dims[k].n = n[k];
         dims[k].is = kind == HFFT__C2R ? cs : real;

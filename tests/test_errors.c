@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "ref.h"
@@ -162,6 +163,18 @@ Test(errors, byte_count_overflow) {
                  "3037000500^2 x 2");
         cr_assert(strstr(hfft_last_error_message(), "overflow") != NULL, "message: %s",
                   hfft_last_error_message());
+    }
+    /* Real transforms in place pad the last dimension to 2 (n/2 + 1) reals, which
+       overflows before the element count does (UBSan catches the arithmetic). */
+    float rbuf[16];
+    int64_t big[2][2] = {{INT64_MAX}, {2, INT64_MAX - 1}};
+    for (int i = 0; i < 2; i++) {
+        prime_error(HFFT_ERR_INVALID_ARGUMENT);
+        cr_assert_null(hfftf_plan_dft_r2c(i + 1, big[i], rbuf, (hfftf_complex *)rbuf, 0, NULL));
+        cr_assert_eq(hfft_last_error(), HFFT_ERR_INVALID_ARGUMENT);
+        prime_error(HFFT_ERR_INVALID_ARGUMENT);
+        cr_assert_null(hfftf_plan_dft_c2r(i + 1, big[i], (hfftf_complex *)rbuf, rbuf, 0, NULL));
+        cr_assert_eq(hfft_last_error(), HFFT_ERR_INVALID_ARGUMENT);
     }
     /* Through the int entry points: INT_MAX^3 elements. */
     float buf[16];
@@ -649,6 +662,9 @@ Test(errors, wisdom_files) {
     write_file(bad2, t2, sizeof t2 - 1);
     write_file(bad3, t3, sizeof t3 - 1);
     write_file(bad4, t4, sizeof t4 - 1);
+    char fifo[512];
+    snprintf(fifo, sizeof fifo, "%s/fifo", dir);
+    cr_assert_eq(mkfifo(fifo, 0600), 0, "mkfifo");
     int64_t n[2] = {64, 48};
     static const struct {
         const char *name;
@@ -659,7 +675,8 @@ Test(errors, wisdom_files) {
         {"noheader", HFFT_ERR_WISDOM, "noheader"},
         {"binary", HFFT_ERR_WISDOM, "binary"},
         {"badproblem", HFFT_ERR_WISDOM, ":5"},
-        {"", HFFT_ERR_IO, "hfft-test-wisdom"}, /* the directory itself */
+        {"", HFFT_ERR_IO, "regular"}, /* the directory itself */
+        {"fifo", HFFT_ERR_IO, "regular"}, /* read without blocking, and refused */
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char path[512];
@@ -700,5 +717,6 @@ Test(errors, wisdom_files) {
     remove(bad2);
     remove(bad3);
     remove(bad4);
+    remove(fifo);
     rmdir(dir);
 }

@@ -13,7 +13,7 @@
 #include "src/core/settings.h"
 #include "src/core/status.h"
 
-#define HFFT__MAX_THREADS 4096
+#define HFFT__MAX_THREADS HFFT_MAX_THREADS
 
 void hfft_options_init(hfft_options *opts) {
     if (!opts)

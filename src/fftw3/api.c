@@ -227,7 +227,10 @@ void X(set_timelimit)(double t) { (void)t; }
 
 int X(init_threads)(void) { return 1; }
 
-void X(plan_with_nthreads)(int n) { atomic_store(&nthreads, n > 0 ? n : 0); }
+/* FFTW takes any count; hfft's plans take at most HFFT_MAX_THREADS. */
+void X(plan_with_nthreads)(int n) {
+    atomic_store(&nthreads, n > HFFT_MAX_THREADS ? HFFT_MAX_THREADS : n > 0 ? n : 0);
+}
 
 int X(planner_nthreads)(void) { return atomic_load(&nthreads); }
 
