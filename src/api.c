@@ -279,9 +279,18 @@ static int execute_new(X(plan) p, const char *name, int kind, void *ri, void *ii
         if (pb->out[k] && !out[k])
             return hfft__fail(HFFT_ERR_INVALID_ARGUMENT, "%s: NULL output array", name);
     }
-    if ((in[0] == out[0]) != pb->inplace)
+    if ((in[0] == out[0]) != pb->inplace || (pb->kind == HFFT__C2C && pb->split_in &&
+                                              (in[1] == out[1]) != pb->inplace))
         return hfft__fail(HFFT_ERR_INVALID_ARGUMENT, "%s: the plan is %s; the arrays must be too",
                           name, pb->inplace ? "in-place" : "out-of-place");
+    if (pb->split_out && (char *)out[1] - (char *)out[0] != (char *)pb->out[1] - (char *)pb->out[0]) {
+        int alias = hfft__problem_split_alias(pb, out);
+        if (alias)
+            return alias < 0 ? alias
+                             : hfft__fail(HFFT_ERR_INVALID_ARGUMENT,
+                                          "%s: the real and imaginary outputs share elements",
+                                          name);
+    }
     if (!(q->flags & HFFT_UNALIGNED)) {
         for (int k = 0; k < 4; k++) {
             const void *a = k < 2 ? in[k] : out[k - 2], *b = k < 2 ? pb->in[k] : pb->out[k - 2];

@@ -6,6 +6,7 @@
  * padding matches.  Then the problem's dense row-major form, where it has
  * one, and the rounds that the engines run.
  */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -105,17 +106,77 @@ static int cmp_i64(const void *a, const void *b) {
 }
 
 /*
+ * Whether offsets sum_k i_k s_k (0 <= i_k < n_k; strides positive, sizes above
+ * one) repeat, for layouts too large to enumerate: 0 where they provably do not,
+ * 1 where they may.  Nested strides (each beyond the reach of the smaller ones,
+ * as every dense, padded or transposed layout) never repeat.  Otherwise, with m
+ * the smallest stride: the dimensions whose strides m does not divide decide
+ * an offset's residue mod m; where their index tuples give distinct residues,
+ * two equal offsets have equal such tuples, and only the dimensions of strides
+ * m divides remain to check (strides 2 and 3 say so at once).
+ */
+static int lattice_may_repeat(int64_t *s, int64_t *n, int k) {
+    for (int i = 1; i < k; i++)
+        for (int j = i; j > 0 && s[j] < s[j - 1]; j--) {
+            int64_t t = s[j]; s[j] = s[j - 1]; s[j - 1] = t;
+            t = n[j]; n[j] = n[j - 1]; n[j - 1] = t;
+        }
+    int64_t reach = 0;
+    int nested = 1;
+    for (int i = 0; i < k && nested; i++) {
+        nested = s[i] > reach;
+        reach += (n[i] - 1) * s[i];
+    }
+    if (nested)
+        return 0;
+    int64_t m = s[0], tuples = 1;
+    int nf = 0, nc = 0;
+    int64_t fs[HFFT__MAX_DIMS * 2 + 1], fn[HFFT__MAX_DIMS * 2 + 1];
+    int64_t cs[HFFT__MAX_DIMS * 2 + 1], cn[HFFT__MAX_DIMS * 2 + 1];
+    for (int i = 0; i < k; i++) {
+        if (s[i] % m) {
+            fs[nf] = s[i];
+            fn[nf++] = n[i];
+            if (hfft__mul_overflows(tuples, n[i], &tuples) || tuples > m)
+                return 1; /* more tuples than residues: some share one */
+        } else {
+            cs[nc] = s[i];
+            cn[nc++] = n[i];
+        }
+    }
+    if (nf == 0 || tuples > (1 << 20))
+        return 1;
+    int64_t *res = malloc((size_t)tuples * sizeof *res);
+    if (!res)
+        return 1;
+    int64_t idx[HFFT__MAX_DIMS * 2 + 1] = {0};
+    for (int64_t t = 0; t < tuples; t++) {
+        __int128 r = 0;
+        for (int i = 0; i < nf; i++)
+            r += (__int128)idx[i] * fs[i];
+        res[t] = (int64_t)(r % m);
+        for (int i = nf - 1; i >= 0 && ++idx[i] == fn[i]; i--)
+            idx[i] = 0;
+    }
+    qsort(res, (size_t)tuples, sizeof *res, cmp_i64);
+    int repeat = 0;
+    for (int64_t t = 1; t < tuples && !repeat; t++)
+        repeat = res[t] == res[t - 1];
+    free(res);
+    return repeat ? 1 : lattice_may_repeat(cs, cn, nc);
+}
+
+/*
  * Whether the output layout writes some element twice.  Small layouts are
- * enumerated; large ones must be nested (each stride, in increasing order,
- * beyond the reach of the smaller ones), which every dense, padded or
- * transposed layout is.  Returns 0 (no alias), 1 (alias) or a status.
+ * enumerated; large ones must be proven free of repeats (lattice_may_repeat).
+ * Returns 0 (no alias), 1 (alias) or a status.
  */
 static int output_aliases(const hfft__dim *d, int nd, int64_t count) {
     if (count <= EXACT_ALIAS_CHECK) {
         int64_t *off = malloc((size_t)(count > 0 ? count : 1) * sizeof *off);
         if (!off)
             return hfft__fail(HFFT_ERR_HOST_MEMORY, "plan: out of memory");
-        int64_t idx[HFFT__MAX_DIMS * 2] = {0}, n = 0;
+        int64_t idx[HFFT__MAX_DIMS * 2 + 1] = {0}, n = 0;
         for (;;) {
             int64_t o = 0;
             for (int k = 0; k < nd; k++)
@@ -134,26 +195,17 @@ static int output_aliases(const hfft__dim *d, int nd, int64_t count) {
         free(off);
         return alias;
     }
-    int64_t s[HFFT__MAX_DIMS * 2], m[HFFT__MAX_DIMS * 2];
+    int64_t s[HFFT__MAX_DIMS * 2 + 1], m[HFFT__MAX_DIMS * 2 + 1];
     int k = 0;
     for (int i = 0; i < nd; i++) {
         if (d[i].n <= 1)
             continue;
+        if (d[i].os == 0)
+            return 1;
         s[k] = d[i].os < 0 ? -d[i].os : d[i].os;
         m[k++] = d[i].n;
     }
-    for (int i = 1; i < k; i++)
-        for (int j = i; j > 0 && s[j] < s[j - 1]; j--) {
-            int64_t t = s[j]; s[j] = s[j - 1]; s[j - 1] = t;
-            t = m[j]; m[j] = m[j - 1]; m[j - 1] = t;
-        }
-    int64_t reach = 0;
-    for (int i = 0; i < k; i++) {
-        if (s[i] <= reach)
-            return 1;
-        reach += (m[i] - 1) * s[i];
-    }
-    return 0;
+    return lattice_may_repeat(s, m, k);
 }
 
 /* In place, element k of the complex side overlays reals 2k and 2k + 1 in FFTW's
@@ -171,6 +223,29 @@ static int padded_inplace_real(const hfft__problem *pb) {
             return 0;
     }
     return 1;
+}
+
+int hfft__problem_split_alias(const hfft__problem *pb, void *const out[2]) {
+    /* The two arrays as one layout with a dimension of two more: imaginary parts
+       `delta` reals after the real ones.  Reals not a whole number apart share no
+       element unless their spans meet. */
+    ptrdiff_t bytes = (const char *)out[1] - (const char *)out[0];
+    if (bytes % pb->prec) {
+        const char *a = out[0], *b = out[1];
+        return a + pb->lo[1] < b + pb->hi[1] && b + pb->lo[1] < a + pb->hi[1];
+    }
+    hfft__dim d[HFFT__MAX_DIMS * 2 + 1];
+    int nd = 0;
+    int64_t count = 2;
+    for (int k = 0; k < pb->rank + pb->hrank; k++, nd++) {
+        d[nd] = k < pb->rank ? pb->dims[k] : pb->hdims[k - pb->rank];
+        if (k == pb->rank - 1 && pb->kind == HFFT__R2C)
+            d[nd].n = d[nd].n / 2 + 1;
+        if (hfft__mul_overflows(count, d[nd].n, &count))
+            count = INT64_MAX;
+    }
+    d[nd++] = (hfft__dim){2, 0, (int64_t)(bytes / pb->prec)};
+    return output_aliases(d, nd, count);
 }
 
 int hfft__problem_make(hfft__problem *pb, int kind, int prec, int rank, const hfft_iodim *dims,
@@ -283,6 +358,11 @@ int hfft__problem_make(hfft__problem *pb, int kind, int prec, int rank, const hf
     if (alias)
         return hfft__fail(HFFT_ERR_INVALID_ARGUMENT,
                           "the output strides write some element twice (they alias)");
+    if (pb->split_out && (alias = hfft__problem_split_alias(pb, out)) != 0)
+        return alias < 0 ? alias
+                         : hfft__fail(HFFT_ERR_INVALID_ARGUMENT,
+                                      "split outputs: the real and imaginary arrays share "
+                                      "elements");
     if (pb->inplace && kind != HFFT__C2C)
         pb->unpadded = !padded_inplace_real(pb);
     return 0;

@@ -23,6 +23,9 @@ int hfft__dims_many(int kind, int rank, const int64_t *n, int64_t howmany, const
 int hfft__problem_make(hfft__problem *pb, int kind, int prec, int rank, const hfft_iodim *dims,
                        int hrank, const hfft_iodim *hdims, void *const in[2], void *const out[2],
                        int sign);
+/* Whether split output arrays out[0] (real parts) and out[1] (imaginary) share an
+   element in pb's output layout: 0, 1, or a negative status. */
+int hfft__problem_split_alias(const hfft__problem *pb, void *const out[2]);
 /* 1 and *dn where the problem is one dense row-major array on both sides. */
 int hfft__problem_dense(const hfft__problem *pb, hfft__dense *dn);
 /* Double precision with a dimension of a prime factor above 31: the CPU's rounds run

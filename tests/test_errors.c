@@ -635,6 +635,55 @@ Test(errors, execute_dft_mismatch) {
     }
 }
 
+/* Split arrays: an in-place plan executed with the real parts in place and the
+   imaginary parts not is refused, as the planner refuses that layout, with
+   nothing written; real and imaginary outputs that share elements are refused
+   at plan time and at execute, while FFTW's interleaved-as-split idiom (the
+   imaginary array one real after the real one, stride 2) is not. */
+Test(errors, split_arrays) {
+    enum { N = 256 * 256 };
+    float *re = tu_alloc(sizeof(float) * N), *im = tu_alloc(sizeof(float) * N);
+    float *im2 = tu_alloc(sizeof(float) * N);
+    hfft_ref_fill(4, re, N / 2, tu_seed());
+    hfft_ref_fill(4, im, N / 2, tu_seed());
+    hfft_ref_fill(4, im2, N / 2, tu_seed());
+    float *keep[3] = {tu_dup(re, sizeof(float) * N), tu_dup(im, sizeof(float) * N),
+                      tu_dup(im2, sizeof(float) * N)};
+    hfft_iodim d[2] = {{256, 256, 256}, {256, 1, 1}};
+    hfftf_plan p = hfftf_plan_guru_split_dft(2, d, 0, NULL, re, im, re, im, 0, NULL);
+    cr_assert_not_null(p, "%s", hfft_last_error_message());
+    prime_error(HFFT_ERR_INVALID_ARGUMENT);
+    expect_status(hfftf_execute_split_dft(p, re, im, re, im2), HFFT_ERR_INVALID_ARGUMENT,
+                  "in-place split plan, imaginary parts out of place");
+    cr_assert(memcmp(re, keep[0], sizeof(float) * N) == 0 &&
+                  memcmp(im, keep[1], sizeof(float) * N) == 0 &&
+                  memcmp(im2, keep[2], sizeof(float) * N) == 0,
+              "a refused execute wrote to its arrays");
+    hfftf_destroy_plan(p);
+    float *o = tu_alloc(sizeof(float) * 2 * N);
+    hfft_iodim line = {16, 1, 1};
+    p = hfftf_plan_guru_split_dft(1, &line, 0, NULL, re, im, o, o, 0, NULL);
+    cr_assert_null(p, "split outputs ro == io accepted");
+    cr_assert_eq(hfft_last_error(), HFFT_ERR_INVALID_ARGUMENT);
+    p = hfftf_plan_guru_split_dft(1, &line, 0, NULL, re, im, o, o + 8, 0, NULL);
+    cr_assert_null(p, "split outputs io = ro + 8 accepted");
+    hfft_iodim pairs = {16, 1, 2};
+    p = hfftf_plan_guru_split_dft(1, &pairs, 0, NULL, re, im, o, o + 1, 0, NULL);
+    cr_assert_not_null(p, "interleaved as split: %s", hfft_last_error_message());
+    prime_error(HFFT_ERR_INVALID_ARGUMENT);
+    expect_status(hfftf_execute_split_dft(p, re, im, o + 64, o + 66), HFFT_ERR_INVALID_ARGUMENT,
+                  "new split outputs sharing elements");
+    cr_assert_eq(hfftf_execute_split_dft(p, re, im, o + 64, o + 65), 0, "%s",
+                 hfft_last_error_message());
+    hfftf_destroy_plan(p);
+    for (int k = 0; k < 3; k++)
+        tu_free(keep[k]);
+    tu_free(o);
+    tu_free(re);
+    tu_free(im);
+    tu_free(im2);
+}
+
 /* Wisdom files (HFFT_WISDOM or options.wisdom): corrupt ones are an error that
    names the file and line, unreadable ones an I/O error, a missing one is no
    wisdom at all. */

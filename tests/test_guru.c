@@ -598,6 +598,24 @@ Test(guru, inplace_real_unpadded) {
     hfftf_destroy_plan(p);
 }
 
+/* Output layouts of more elements than are enumerated (2^22) whose strides are not
+   nested: accepted where no element repeats (strides 2 and 3: the residue mod 2
+   tells the two transforms apart), refused where one does (2 and 4). */
+Test(guru, large_output_layouts) {
+    int64_t n = ((int64_t)1 << 21) + 1;
+    hfftf_complex *in = tu_alloc(sizeof(hfftf_complex) * (size_t)(2 * n));
+    hfftf_complex *out = tu_alloc(sizeof(hfftf_complex) * (size_t)(2 * n + 8));
+    hfft_iodim d = {n, 1, 2}, h = {2, n, 3};
+    hfftf_plan p = hfftf_plan_guru_dft(1, &d, 1, &h, in, out, HFFT_FORWARD, HFFT_CPU_ONLY, NULL);
+    cr_assert_not_null(p, "strides 2 and 3 past 2^22 outputs: %s", hfft_last_error_message());
+    hfftf_destroy_plan(p);
+    h.os = 4;
+    expect_refused(hfftf_plan_guru_dft(1, &d, 1, &h, in, out, HFFT_FORWARD, 0, NULL),
+                   "strides 2 and 4 past 2^22 outputs");
+    tu_free(in);
+    tu_free(out);
+}
+
 Test(guru, bad_input) {
     float buf[4096];
     memset(buf, 0, sizeof buf);
