@@ -10,6 +10,8 @@
 #define HFFT_CPU_FFTW_BIND_H
 
 #include <fftw3.h>
+#include <stddef.h>
+#include <stdint.h>
 
 /* Every FFTW function the library calls, without its fftw_/fftwf_ prefix. */
 #define HFFT__FFTW_CALLS(X)                                                                   \
@@ -35,6 +37,11 @@ extern hfft__fftw_table hfft__fftw;
    HFFT_ERR_FFTW with a message naming the library or function missing.  Thread
    safe; every later call returns the first call's result. */
 int hfft__fftw_bind(void);
+/* 0 where the host has the memory FFTW's planner takes for lines of lengths n[0..rank)
+   in complex elements of esize bytes, else HFFT_ERR_HOST_MEMORY: FFTW aborts the process
+   where an allocation of its own fails, and a length with a large prime factor takes
+   several times the line in tables and buffers. */
+int hfft__fftw_room(int rank, const int64_t *n, size_t esize);
 /* FFTW's version string, or "unavailable" where it cannot be loaded. */
 const char *hfft__fftw_version_text(void);
 

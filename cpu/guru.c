@@ -206,6 +206,7 @@ int XI(whole_plan)(const hfft__problem *pb, void *const in[2], void *const out[2
     for (int k = 0; k < pb->hrank; k++)
         h[k] = (FFTW(iodim64)){pb->hdims[k].n, pb->hdims[k].is, pb->hdims[k].os};
     unsigned ff = fftw_flags(flags);
+    HFFT__TRY(hfft__fftw_room(pb->rank, pb->n, sizeof(FFTW(complex))));
     R *ri = in[0], *ii = in[1], *ro = out[0], *io = out[1];
     hfft__fftw_threads_once();
     pthread_mutex_lock(&hfft__fftw_mutex);

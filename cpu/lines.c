@@ -351,6 +351,15 @@ int XI(lines_plan)(const hfft__lines_desc *d, hfft__lines **out) {
         if (b != a)
             memset(b, 0, bytes_o);
     }
+    int st = hfft__fftw_room(rank, d->n, sizeof(FFTW(complex)));
+    if (st) {
+        if (own) {
+            FFTW(free)(a);
+            if (b != a)
+                FFTW(free)(b);
+        }
+        return st;
+    }
     /* Our plans run one per pool thread: single-threaded, whatever thread count
        the application gave FFTW's planner for its own plans. */
     hfft__fftw_threads_once();
@@ -438,6 +447,40 @@ void XI(lines_destroy)(hfft__lines *l) {
 #ifndef HFFT_SINGLE
 /* The precision-neutral entry points, compiled once (with the double build). */
 pthread_mutex_t hfft__fftw_mutex = PTHREAD_MUTEX_INITIALIZER;
+
+static int64_t largest_prime_factor(int64_t n) {
+    int64_t p = 1;
+    for (int64_t f = 2; f * f <= n; f += f == 2 ? 1 : 2)
+        while (n % f == 0) {
+            p = f;
+            n /= f;
+        }
+    return n > 1 ? n : p;
+}
+
+/* FFTW's Rader and Bluestein plans of a length with a prime factor above this hold
+   tables and buffers of about PRIME_ROOM lines; smooth lengths hold little. */
+#define PRIME_BIG 1024
+#define PRIME_ROOM 6
+#define ROOM_MIN ((int64_t)1 << 20) /* shorter lines need too little to probe */
+
+int hfft__fftw_room(int rank, const int64_t *n, size_t esize) {
+    size_t need = 0;
+    for (int k = 0; k < rank; k++)
+        if (n[k] >= ROOM_MIN && largest_prime_factor(n[k]) > PRIME_BIG)
+            need += (size_t)n[k] * esize * PRIME_ROOM;
+    if (!need)
+        return 0;
+    /* reserved, not touched: an address-space limit (ulimit -v) refuses it here */
+    void *probe = malloc(need);
+    if (!probe)
+        return hfft__fail(HFFT_ERR_HOST_MEMORY,
+                          "FFTW's planner needs about %s for lines of a length with a large "
+                          "prime factor",
+                          hfft__bytes_text((double)need).s);
+    free(probe);
+    return 0;
+}
 
 static pthread_once_t threads_once = PTHREAD_ONCE_INIT;
 static void threads_init(void) {

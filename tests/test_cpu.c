@@ -10,7 +10,10 @@
 #include <criterion/parameterized.h>
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "ref.h"
 #include "util.h"
@@ -515,4 +518,42 @@ Test(cpu, library_allocations) {
     hfft_free(NULL);
     tu_free(of);
     tu_free(od);
+}
+
+/* Where the address space is limited (ulimit -v), a length with a large prime factor
+   whose FFTW plan would need more than is left is refused with HFFT_ERR_HOST_MEMORY
+   (FFTW itself aborts the process when one of its allocations fails).  Not under
+   AddressSanitizer, whose shadow memory needs more address space than the limit. */
+#if defined(__SANITIZE_ADDRESS__)
+#define TU_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define TU_ASAN 1
+#endif
+#endif
+Test(cpu, large_prime_line_under_an_address_space_limit) {
+#ifdef TU_ASAN
+    cr_skip_test("AddressSanitizer reserves more address space than the limit leaves");
+#else
+    const int64_t n = 33554393; /* prime */
+    hfftf_complex *a = hfftf_alloc_complex((size_t)n);
+    cr_assert_not_null(a);
+    long kib = 0;
+    char line[256];
+    FILE *f = fopen("/proc/self/status", "r");
+    cr_assert_not_null(f);
+    while (fgets(line, sizeof line, f))
+        if (strncmp(line, "VmSize:", 7) == 0)
+            kib = atol(line + 7);
+    fclose(f);
+    struct rlimit lim = {(rlim_t)(kib + (512 << 10)) << 10, RLIM_INFINITY};
+    cr_assert_eq(setrlimit(RLIMIT_AS, &lim), 0);
+    hfft_options o;
+    hfft_options_init(&o);
+    o.threads = 1;
+    hfftf_plan p = hfftf_plan_dft(1, &n, a, a, HFFT_FORWARD, HFFT_CPU_ONLY, &o);
+    cr_assert_null(p, "planned with the address space limited");
+    cr_assert_eq(hfft_last_error(), HFFT_ERR_HOST_MEMORY, "%s", hfft_last_error_message());
+    hfftf_free(a);
+#endif
 }
