@@ -67,8 +67,7 @@ int hfft__fftw_wisdom_export(int prec, const char *path);
 
 /* ---- FFTW's plan of a whole guru problem, on its own threads (guru.c) ----
  * Any kind, interleaved or split arrays, any strides.  Planning holds the FFTW
- * lock; one execute at a time (a layout with negative strides runs through the
- * plan's own dense copy).  The creator destroys. */
+ * lock; executing is thread safe on distinct arrays.  The creator destroys. */
 #define HFFT__WHOLE_MEASURE 1u   /* FFTW_MEASURE (overwrites the arrays) */
 #define HFFT__WHOLE_PRESERVE 2u  /* FFTW_PRESERVE_INPUT */
 #define HFFT__WHOLE_DESTROY 4u   /* FFTW_DESTROY_INPUT */
@@ -79,9 +78,6 @@ int hfft__whole_plan(const hfft__problem *pb, void *const in[2], void *const out
                      unsigned flags, int nthreads, hfft__whole **res);
 void hfft__whole_exec(hfft__whole *w, int sign, void *const in[2], void *const out[2]);
 void hfft__whole_destroy(hfft__whole *w);
-/* Host memory the plan holds beside FFTW's own: a dense copy of a layout with negative
-   strides, which FFTW plans instead of the layout itself. */
-size_t hfft__whole_host_bytes(const hfft__whole *w);
 
 /* ---- the round executor (exec.c) ----
  * Owned by one plan; one batch in flight at a time, started and finished by

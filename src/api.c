@@ -5,6 +5,7 @@
  * (problem.c) that the planner (plan.c) takes; the executes check the new
  * arrays against the plan's before they run it.
  */
+#include <pthread.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -255,7 +256,10 @@ int X(execute)(X(plan) p) {
     if (!p)
         return hfft__fail(HFFT_ERR_INVALID_ARGUMENT, "execute: NULL plan");
     hfft__plan *q = unwrap(p);
-    return hfft__plan_execute(q, q->pb.in, q->pb.out);
+    pthread_mutex_lock(&q->lock);
+    int st = hfft__plan_execute(q, q->pb.in, q->pb.out);
+    pthread_mutex_unlock(&q->lock);
+    return st;
 }
 
 /* The new-array executes: the plan's kind and arrays of its shape and placement. */
@@ -310,8 +314,14 @@ static int execute_new(X(plan) p, const char *name, int kind, void *ri, void *ii
                 return hfft__fail(HFFT_ERR_INVALID_ARGUMENT, "%s: input and output overlap",
                                   name);
         }
-    HFFT__TRY(hfft__plan_adopt(q, in, out));
-    return hfft__plan_execute(q, in, out);
+    /* one execute at a time: the engines' buffers, streams and registrations are
+       the plan's own */
+    pthread_mutex_lock(&q->lock);
+    int st = hfft__plan_adopt(q, in, out);
+    if (!st)
+        st = hfft__plan_execute(q, in, out);
+    pthread_mutex_unlock(&q->lock);
+    return st;
 }
 
 int X(execute_dft)(X(plan) p, X(complex) *in, X(complex) *out) {
@@ -349,14 +359,21 @@ void X(destroy_plan)(X(plan) p) { hfft__plan_destroy(unwrap(p)); }
 int X(plan_info)(X(plan) p, hfft_info *info) {
     if (!p || !info)
         return hfft__fail(HFFT_ERR_INVALID_ARGUMENT, "plan_info: NULL argument");
-    *info = unwrap(p)->info;
+    hfft__plan *q = unwrap(p);
+    pthread_mutex_lock(&q->lock);
+    *info = q->info;
+    pthread_mutex_unlock(&q->lock);
     return 0;
 }
 
 int X(plan_trace)(X(plan) p, hfft_trace_op *ops, int max) {
     if (!p)
         return hfft__fail(HFFT_ERR_INVALID_ARGUMENT, "plan_trace: NULL plan");
-    return hfft__plan_trace(unwrap(p), ops, max);
+    hfft__plan *q = unwrap(p);
+    pthread_mutex_lock(&q->lock);
+    int n = hfft__plan_trace(q, ops, max);
+    pthread_mutex_unlock(&q->lock);
+    return n;
 }
 
 /* ---- memory ---- */

@@ -169,7 +169,6 @@ int hfft__make_whole(hfft__plan *p) {
     memset(p->info.ratio, 0, sizeof p->info.ratio);
     memset(p->info.done_ratio, 0, sizeof p->info.done_ratio);
     int st = hfft__whole_plan(&p->pb, p->pb.in, p->pb.out, f, threads, &p->whole);
-    p->info.host_bytes += (int64_t)hfft__whole_host_bytes(p->whole);
     if (st != HFFT_ERR_FFTW || !(f & HFFT__WHOLE_PRESERVE) || p->pb.kind != HFFT__C2R)
         return st;
     hfft__clear_error();

@@ -14,6 +14,7 @@
 
 #include "balancer/balancer.h"
 #include "src/build.h"
+#include "src/copy.h"
 #include "src/run.h"
 #include "src/core/status.h"
 #include "src/plan.h"
@@ -52,9 +53,12 @@ static int check_flags(unsigned flags) {
 void hfft__plan_destroy(hfft__plan *p) {
     if (!p)
         return;
+    hfft__plan_destroy(p->inner);
+    hfft__free(p->copy);
     hfft__release_engines(p);
     hfft__free(p->mid);
     free(p->scratch);
+    pthread_mutex_destroy(&p->lock);
     free(p);
 }
 
@@ -151,6 +155,31 @@ static int pick_split(hfft__plan *p, unsigned flags, int kind) {
 
 static int open_cards(hfft__plan *p, int kind);
 
+/* A layout through a dense copy (copy.c): the plan of the copy's dense problem, whose
+   info the plan's is, with the copy's bytes and why in hfft_info.note. */
+static int plan_copy(hfft__plan *p, unsigned flags, const hfft_options *opts, int why) {
+    size_t bytes = hfft__copy_problem(&p->pb, NULL, &p->copy_pb);
+    p->copy = hfft__malloc(bytes);
+    if (!p->copy)
+        return hfft__fail(HFFT_ERR_HOST_MEMORY, "a dense copy of the layout (%s)",
+                          hfft__bytes_text((double)bytes).s);
+    p->copy_pb.in[0] = p->copy_pb.out[0] = p->copy;
+    /* the copy is the inner plan's own, aligned and in place */
+    unsigned f = flags & ~(unsigned)(HFFT_PRESERVE_INPUT | HFFT_DESTROY_INPUT | HFFT_UNALIGNED);
+    p->inner = hfft__plan_create(&p->copy_pb, f, opts);
+    if (!p->inner)
+        return hfft_last_error();
+    p->info = p->inner->info;
+    p->info.host_bytes += (int64_t)bytes;
+    char inner_note[sizeof p->info.note];
+    snprintf(inner_note, sizeof inner_note, "%s", p->info.note);
+    snprintf(p->info.note, sizeof p->info.note, "through a dense copy of the layout (%s)%s%.160s",
+             why == HFFT__COPY_NEGATIVE ? "negative strides"
+                                        : "Bluestein's lines keep double precision accurate",
+             inner_note[0] ? "; " : "", inner_note);
+    return 0;
+}
+
 hfft__plan *hfft__plan_create(const hfft__problem *pb, unsigned flags, const hfft_options *opts) {
     if (check_flags(flags))
         return NULL;
@@ -159,6 +188,7 @@ hfft__plan *hfft__plan_create(const hfft__problem *pb, unsigned flags, const hff
         hfft__fail(HFFT_ERR_HOST_MEMORY, "plan: out of memory");
         return NULL;
     }
+    pthread_mutex_init(&p->lock, NULL);
     p->pb = *pb;
     p->prec = pb->prec;
     p->esize = pb->esize;
@@ -180,7 +210,7 @@ hfft__plan *hfft__plan_create(const hfft__problem *pb, unsigned flags, const hff
     if (!st)
         st = pick_device(p, flags, &kind);
     if (st) {
-        free(p);
+        hfft__plan_destroy(p);
         return NULL;
     }
     p->info.device = kind;
@@ -200,6 +230,18 @@ hfft__plan *hfft__plan_create(const hfft__problem *pb, unsigned flags, const hff
        (a c2r round of our own, FFTW's batched c2r, would overwrite what it reads) */
     int keep_c2r = kind == HFFT_DEVICE_NONE && pb->kind == HFFT__C2R && !pb->inplace &&
                    (flags & HFFT_PRESERVE_INPUT) && !hfft__problem_chirp_dims(pb);
+    /* negative strides always (FFTW's planner and the engines take positive ones);
+       Bluestein's lines where the rounds could take the dense problem */
+    int copy_why = dense ? 0 : hfft__copy_wanted(pb);
+    if (copy_why == HFFT__COPY_BLUESTEIN && many_rounds)
+        copy_why = 0;
+    if (copy_why) {
+        if (plan_copy(p, flags, opts, copy_why)) {
+            hfft__plan_destroy(p);
+            return NULL;
+        }
+        return p;
+    }
     if (!dense || keep_c2r) {
         if (plan_general(p, flags, many_rounds)) {
             hfft__plan_destroy(p);
@@ -213,7 +255,7 @@ hfft__plan *hfft__plan_create(const hfft__problem *pb, unsigned flags, const hff
     memset(&c, 0, sizeof c);
     if (kind != HFFT_DEVICE_NONE) {
         if (open_cards(p, kind)) {
-            free(p);
+            hfft__plan_destroy(p);
             return NULL;
         }
         st = pick_split(p, flags, kind);
@@ -310,6 +352,8 @@ int hfft__plan_adopt(hfft__plan *p, void *const in[2], void *const out[2]) {
 }
 
 int hfft__plan_trace(hfft__plan *p, hfft_trace_op *ops, int max) {
+    if (p->inner)
+        return hfft__plan_trace(p->inner, ops, max);
     if (!p->trace[0] || !p->gpu)
         return hfft__fail(HFFT_ERR_INVALID_ARGUMENT,
                           p->gpu ? "plan_trace: the plan was made without hfft_options.trace "

@@ -3,12 +3,15 @@
  * opaque handle).  The planner (plan.c) fills it and runs it.
  *
  * Ownership: a plan owns its engines, its device and its registrations, and
- * releases them in hfft__plan_destroy.  Thread safety: one execute per plan at
- * a time; creating plans is thread safe.
+ * releases them in hfft__plan_destroy.  Thread safety: executes of one plan
+ * take its lock, so that several threads may execute it on new arrays (as
+ * FFTW's plans allow) and each runs alone on the engines' state; creating
+ * plans is thread safe.
  */
 #ifndef HFFT_SRC_PLAN_H
 #define HFFT_SRC_PLAN_H
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -53,7 +56,13 @@ typedef struct hfft__plan {
     void *mid;           /* rounds: what lies between two rounds where the output cannot
                             hold it (hfft__malloc; NULL: the input serves, or none) */
     hfft__place place;   /* the host arrays: pinned, registered or staged */
+    /* A layout that runs through a dense copy (copy.c): the plan of the copy's
+       dense problem, the copy (hfft__malloc) and that problem. */
+    struct hfft__plan *inner;
+    void *copy;
+    hfft__problem copy_pb;
     hfft_info info;
+    pthread_mutex_t lock; /* held by each execute, and by what reads its results */
 } hfft__plan;
 
 /* plan.c */
