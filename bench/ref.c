@@ -301,3 +301,74 @@ double hfft_ref_guru_error(int prec, int kind, int sign, int rank, const hfft_re
         return (double)num;
     return den > 0 ? (double)sqrtl(num / den) : (double)sqrtl(num);
 }
+
+static void put(int prec, void *a, int64_t i, long double v) {
+    if (prec == 4)
+        ((float *)a)[i] = (float)v;
+    else
+        ((double *)a)[i] = (double)v;
+}
+
+int hfft_ref_fill_hermitian(int prec, int rank, const hfft_ref_dim *dims, int hrank,
+                            const hfft_ref_dim *hdims, void *ri, void *ii, uint64_t seed) {
+    enum { MAXD = 64 };
+    int nd = rank + hrank;
+    int64_t n[MAXD], total = 1, ctotal = 1;
+    for (int k = 0; k < nd; k++) {
+        n[k] = k < hrank ? hdims[k].n : dims[k - hrank].n;
+        total *= n[k];
+        ctotal *= k == nd - 1 ? n[k] / 2 + 1 : n[k];
+    }
+    if (total == 0)
+        return 0;
+    long double *x = fftwl_malloc(sizeof(long double) * (size_t)total);
+    fftwl_complex *y = fftwl_malloc(sizeof(fftwl_complex) * (size_t)ctotal);
+    double *r = malloc(sizeof(double) * 2 * (size_t)total);
+    if (!x || !y || !r) {
+        fftwl_free(x);
+        fftwl_free(y);
+        free(r);
+        return -1;
+    }
+    hfft_ref_fill(8, r, total, seed);
+    for (int64_t i = 0; i < total; i++)
+        x[i] = r[2 * i];
+    free(r);
+    fftwl_iodim64 d[MAXD], h[MAXD];
+    int64_t rs = 1, cs = 1;
+    for (int k = nd - 1; k >= 0; k--) {
+        fftwl_iodim64 v = {n[k], rs, cs};
+        if (k >= hrank)
+            d[k - hrank] = v;
+        else
+            h[k] = v;
+        rs *= n[k];
+        cs *= k == nd - 1 ? n[k] / 2 + 1 : n[k];
+    }
+    fftwl_plan p = fftwl_plan_guru64_dft_r2c(rank, d, hrank, h, x, y, FFTW_ESTIMATE);
+    if (!p) {
+        fftwl_free(x);
+        fftwl_free(y);
+        return -1;
+    }
+    fftwl_execute(p);
+    fftwl_destroy_plan(p);
+    for (int64_t c = 0; c < ctotal; c++) {
+        int64_t off = 0, rem = c;
+        for (int k = nd - 1; k >= 0; k--) {
+            int64_t m = k == nd - 1 ? n[k] / 2 + 1 : n[k];
+            off += rem % m * (k < hrank ? hdims[k].is : dims[k - hrank].is);
+            rem /= m;
+        }
+        if (ii) {
+            put(prec, ri, off, y[c][0]);
+            put(prec, ii, off, y[c][1]);
+        } else {
+            put(prec, ri, 2 * off, y[c][0]);
+            put(prec, ri, 2 * off + 1, y[c][1]);
+        }
+    }
+    fftwl_free(x);
+    fftwl_free(y);
+    return 0;
+}

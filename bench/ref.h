@@ -47,6 +47,13 @@ double hfft_ref_guru_error(int prec, int kind, int sign, int rank, const hfft_re
                            int hrank, const hfft_ref_dim *hdims, const void *ri, const void *ii,
                            const void *ro, const void *io);
 
+/* The input of a c2r guru problem: the half spectrum of random real data (from
+   seed), written into the input layout (the dimensions' `is` strides, over ri,
+   and ii where split), so that every algorithm agrees on the real output.  0, or
+   -1 when out of memory. */
+int hfft_ref_fill_hermitian(int prec, int rank, const hfft_ref_dim *dims, int hrank,
+                            const hfft_ref_dim *hdims, void *ri, void *ii, uint64_t seed);
+
 /* Fills count complex elements with uniform values in [-0.5, 0.5) from seed. */
 void hfft_ref_fill(int prec, void *data, int64_t count, uint64_t seed);
 

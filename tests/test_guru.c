@@ -76,68 +76,16 @@ static void side_free(side *s) {
         tu_free(s->mem[a]);
 }
 
-/* Writes a long double value into element i of a real array of precision prec. */
-static void put(int prec, void *a, int64_t i, long double v) {
-    if (prec == 4)
-        ((float *)a)[i] = (float)v;
-    else
-        ((double *)a)[i] = (double)v;
-}
-
 /* The c2r input: the half spectrum of random real data, written into the layout. */
 static void fill_hermitian(const gcase *g, side *in, uint64_t seed) {
-    enum { MAXD = HFFT_MAX_RANK + 4 };
-    int nd = g->rank + g->hrank;
-    int64_t n[MAXD], total = 1, ctotal = 1;
-    for (int k = 0; k < nd; k++) {
-        n[k] = k < g->hrank ? g->hdims[k].n : g->dims[k - g->hrank].n;
-        total *= n[k];
-        ctotal *= k == nd - 1 ? n[k] / 2 + 1 : n[k];
-    }
-    long double *x = fftwl_malloc(sizeof(long double) * (size_t)(total ? total : 1));
-    fftwl_complex *y = fftwl_malloc(sizeof(fftwl_complex) * (size_t)(ctotal ? ctotal : 1));
-    cr_assert(x && y);
-    double *r = tu_alloc(sizeof(double) * 2 * (size_t)(total ? total : 1));
-    hfft_ref_fill(8, r, total, seed);
-    for (int64_t i = 0; i < total; i++)
-        x[i] = r[2 * i];
-    tu_free(r);
-    fftwl_iodim64 d[MAXD], h[MAXD];
-    int64_t rs = 1, cs = 1;
-    for (int k = nd - 1; k >= 0; k--) {
-        fftwl_iodim64 v = {n[k], rs, cs};
-        if (k >= g->hrank)
-            d[k - g->hrank] = v;
-        else
-            h[k] = v;
-        rs *= n[k];
-        cs *= k == nd - 1 ? n[k] / 2 + 1 : n[k];
-    }
-    fftwl_plan p = fftwl_plan_guru64_dft_r2c(g->rank, d, g->hrank, h, x, y, FFTW_ESTIMATE);
-    cr_assert(p);
-    fftwl_execute(p);
-    fftwl_destroy_plan(p);
-    /* scatter into the caller's layout (input strides) */
-    int64_t t[MAXD] = {0};
-    for (int64_t c = 0; c < ctotal; c++) {
-        int64_t off = 0, rem = c;
-        for (int k = nd - 1; k >= 0; k--) {
-            int64_t m = k == nd - 1 ? n[k] / 2 + 1 : n[k];
-            t[k] = rem % m;
-            rem /= m;
-            const hfft_iodim *dd = k < g->hrank ? &g->hdims[k] : &g->dims[k - g->hrank];
-            off += t[k] * dd->is;
-        }
-        if (g->split) {
-            put(g->prec, in->base[0], off, y[c][0]);
-            put(g->prec, in->base[1], off, y[c][1]);
-        } else {
-            put(g->prec, in->base[0], 2 * off, y[c][0]);
-            put(g->prec, in->base[0], 2 * off + 1, y[c][1]);
-        }
-    }
-    fftwl_free(x);
-    fftwl_free(y);
+    hfft_ref_dim d[HFFT_MAX_RANK], h[4];
+    for (int k = 0; k < g->rank; k++)
+        d[k] = (hfft_ref_dim){g->dims[k].n, g->dims[k].is, g->dims[k].os};
+    for (int k = 0; k < g->hrank; k++)
+        h[k] = (hfft_ref_dim){g->hdims[k].n, g->hdims[k].is, g->hdims[k].os};
+    cr_assert_eq(hfft_ref_fill_hermitian(g->prec, g->rank, d, g->hrank, h, in->base[0],
+                                         g->split ? in->base[1] : NULL, seed),
+                 0, "the c2r input: out of memory");
 }
 
 static void *plan_case(const gcase *g, void *const in[2], void *const out[2],

@@ -12,6 +12,7 @@
 #include <dlfcn.h>
 #include <fftw3.h>
 #include <math.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -457,6 +458,60 @@ TD_TEST(new_arrays) {
     X(free)(d);
     free(x);
     free(y);
+}
+
+/* FFTW's threaded idiom: one plan, each thread executing it on arrays of its own
+   (fftw_execute_dft is thread safe in FFTW); every result right, on the CPU and on
+   the emulated device alike. */
+enum { SHARED_N = 16, SHARED_THREADS = 8, SHARED_EXECUTES = 50 };
+typedef struct shared_job {
+    X(plan) p;
+    int seed, wrong;
+} shared_job;
+
+static void *shared_worker(void *arg) {
+    shared_job *j = arg;
+    int n[2] = {SHARED_N, SHARED_N};
+    int64_t N = (int64_t)SHARED_N * SHARED_N;
+    X(complex) *in = X(alloc_complex)((size_t)N), *out = X(alloc_complex)((size_t)N);
+    long double *x = ld_alloc(N), *y = ld_alloc(N);
+    fill(&in[0][0], 2 * N, (unsigned)j->seed);
+    for (int64_t i = 0; i < 2 * N; i++)
+        x[i] = (&in[0][0])[i];
+    ref_dft(FFTW_FORWARD, 2, n, x, y);
+    for (int e = 0; e < SHARED_EXECUTES; e++) {
+        memset(out, 0xff, sizeof(X(complex)) * (size_t)N);
+        X(execute_dft)(j->p, in, out);
+        j->wrong += !(rel_err(&out[0][0], 1, y, N) < TOL);
+    }
+    X(free)(in);
+    X(free)(out);
+    free(x);
+    free(y);
+    return NULL;
+}
+
+TD_TEST(one_plan_many_threads) {
+    int64_t N = (int64_t)SHARED_N * SHARED_N;
+    X(complex) *a = X(alloc_complex)((size_t)N), *b = X(alloc_complex)((size_t)N);
+    X(plan) p = X(plan_dft_2d)(SHARED_N, SHARED_N, a, b, FFTW_FORWARD, FFTW_ESTIMATE);
+    cr_assert(p);
+    shared_job jobs[SHARED_THREADS];
+    pthread_t tid[SHARED_THREADS];
+    for (int t = 0; t < SHARED_THREADS; t++) {
+        jobs[t] = (shared_job){p, 100 + t, 0};
+        cr_assert_eq(pthread_create(&tid[t], NULL, shared_worker, &jobs[t]), 0);
+    }
+    int wrong = 0;
+    for (int t = 0; t < SHARED_THREADS; t++) {
+        pthread_join(tid[t], NULL);
+        wrong += jobs[t].wrong;
+    }
+    cr_expect_eq(wrong, 0, "%d of %d executes from %d threads wrong", wrong,
+                 SHARED_THREADS * SHARED_EXECUTES, SHARED_THREADS);
+    X(destroy_plan)(p);
+    X(free)(a);
+    X(free)(b);
 }
 
 /* A failed execute cannot be returned through FFTW's void executes: the
