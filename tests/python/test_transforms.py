@@ -6,11 +6,16 @@ byte-swapped arrays), s= and n= cropping and padding with odd sizes, out= of
 every kind, overwrite_x, empty arrays, and argument errors as NumPy raises
 them.
 """
+import subprocess
+import sys
+
 import numpy as np
 import pytest
+from numpy.lib.stride_tricks import as_strided
 
 import hfft
-from conftest import check, random
+import reference
+from conftest import BOUND_NUMPY, check, random
 
 SHAPE = (5, 6, 8)  # odd and even sizes; the last axis halves to 5 in rfftn
 ONE = {"fft": "c", "ifft": "c", "rfft": "r", "irfft": "c"}
@@ -198,6 +203,16 @@ def test_out_overlapping_input(name):
     assert np.abs(got - want).max() < 1e-12 * np.abs(want).max()
 
 
+def test_out_overlapping_itself():
+    # hfft cannot write such an out= (the library rejects aliasing output strides): the
+    # result is copied into it, as NumPy copies into any array
+    x = data("fft", 8, (4, 8))
+    got, want = (np.zeros(11, np.complex128) for _ in range(2))
+    hfft.fft(x, out=as_strided(got, (4, 8), (16, 16)))
+    np.copyto(as_strided(want, (4, 8), (16, 16)), np.fft.fft(x))
+    np.testing.assert_allclose(got, want, rtol=0, atol=1e-12 * np.abs(want).max())
+
+
 @pytest.mark.parametrize("bad,error", [
     ([0] * 8, TypeError), (np.empty(7, np.complex128), ValueError),
     (np.empty(8, np.float64), TypeError), (np.empty(8, np.int32), TypeError)])
@@ -239,6 +254,64 @@ def test_input_kept_unless_overwrite(name, kw, overwrite_x):
     np.testing.assert_allclose(got, want, rtol=0, atol=1e-12 * np.abs(want).max())
     if not overwrite_x:
         np.testing.assert_array_equal(x, before)
+
+
+# Where the emulated device streams the transform in passes (4 x 1024 complex128 is
+# 64 KiB), its c2c transforms use an input they may destroy as scratch.
+WHERE = {"cpu": {"device": "none"}, "emulated": {"device": "emulated", "device_memory": "16KiB"}}
+
+
+def unwritable(x, kind):
+    """x's values in an array hfft must not write even under overwrite_x=True, and
+    the array whose memory it views."""
+    if kind == "read-only":  # flagged only: a write changes values instead of faulting
+        x = x.copy()
+        x.flags.writeable = False
+        return x, x
+    if kind == "zero-stride":  # a writeable view repeating one row
+        row = x[:1].copy()
+        return as_strided(row, x.shape, (0, row.strides[1])), row
+    if kind == "overlapping":  # a writeable sliding window: row i is flat[i: i + n]
+        flat = np.ascontiguousarray(x.reshape(-1)[: x.shape[0] + x.shape[1] - 1])
+        return as_strided(flat, x.shape, (flat.strides[0], flat.strides[0])), flat
+    raise ValueError(kind)
+
+
+@pytest.mark.parametrize("where", WHERE)
+@pytest.mark.parametrize("kind", ["read-only", "zero-stride", "overlapping"])
+@pytest.mark.parametrize("overwrite_x", [False, True])
+@pytest.mark.parametrize("name", ["fft", "ifft", "fft2", "fftn", "rfft", "rfftn", "irfft",
+                                  "irfft2", "irfftn"])
+def test_input_hfft_may_not_write(name, overwrite_x, kind, where):
+    # as scipy: overwrite_x=True is a permission, which such an input cannot grant
+    x, memory = unwritable(data(name, 8, (4, 1024)), kind)
+    before = memory.copy()
+    want = reference.numpy_result(name, np.array(x), {})
+    with hfft.options(**WHERE[where]):
+        got = getattr(hfft, name)(x, overwrite_x=overwrite_x)
+    np.testing.assert_array_equal(memory, before)
+    assert reference.rel_rms(got, want) <= BOUND_NUMPY[8]
+
+
+def test_read_only_memory_map(tmp_path):
+    # np.load(mmap_mode="r") maps the file read-only: a write would be a fault, so the
+    # transforms run in a child process
+    code = """if 1:
+        import sys
+        import numpy as np
+        import hfft
+        x = np.load(sys.argv[1], mmap_mode="r")
+        with hfft.options(device="emulated", device_memory="16KiB"):
+            for name in ("fft", "fft2", "fftn", "irfft", "irfft2", "irfftn"):
+                got = getattr(hfft, name)(x, overwrite_x=True)
+                want = getattr(np.fft, name)(np.array(x))
+                assert np.abs(got - want).max() <= 1e-12 * np.abs(want).max(), name
+        """
+    path = tmp_path / "x.npy"
+    np.save(path, data("fft", 8, (4, 1024)))
+    done = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
 
 
 # ---- dtypes ----
