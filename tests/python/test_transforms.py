@@ -354,12 +354,26 @@ def test_empty_batch(name):
     assert y.shape == getattr(np.fft, name)(x, **kw).shape and y.size == 0
 
 
-def test_no_axes_is_a_copy():
-    x = data("fftn", 8)
-    y = hfft.fftn(x, axes=())
-    np.testing.assert_array_equal(y, x)
-    assert y is not x
-    np.testing.assert_array_equal(hfft.fftn(np.arange(3.0), axes=()), np.arange(3.0))
+NO_AXES = [("fftn", {"axes": ()}), ("ifftn", {"axes": (), "norm": "ortho"}), ("fft2", {"axes": ()}),
+           ("ifft2", {"s": (), "axes": ()}), ("fftn", {"s": ()})]
+ZERO_D = [np.array(2.5), np.array(1 - 2j), np.array(3)]
+
+
+@pytest.mark.parametrize("x,name,kw", [
+    (x, name, kw) for x in [data("fftn", 8), data("rfftn", 4), np.arange(6).reshape(2, 3),
+                            np.float16([1, 2])] + ZERO_D for name, kw in NO_AXES] + [
+    (x, name, {}) for x in ZERO_D for name in ("fftn", "ifftn")])
+def test_no_axes_returns_the_input(x, name, kw):
+    # as numpy.fft and scipy.fft: no transform, the input itself (its dtype kept)
+    assert getattr(hfft, name)(x, **kw) is x
+    assert getattr(np.fft, name)(x, **kw) is x
+
+
+def test_no_axes_into_out():
+    x = np.arange(6.0).reshape(2, 3)
+    out = np.zeros((2, 3), np.complex64)
+    assert hfft.fftn(x, axes=(), out=out) is out
+    np.testing.assert_array_equal(out, x)
 
 
 # ---- argument errors, as NumPy raises them ----

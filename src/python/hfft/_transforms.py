@@ -223,8 +223,20 @@ def _finish(res, factor, out):
 
 # ---- the three kinds ----
 
+def _untransformed(a, out):
+    """A transform over no axes: numpy.fft and scipy.fft return the input itself,
+    whatever its dtype and norm; out= gets a copy."""
+    if out is None:
+        return a
+    _out(out, a.shape, a.dtype)
+    np.copyto(out, a, casting="same_kind")
+    return out
+
+
 def c2c(x, axes, sizes, norm, out, overwrite_x, sign):
     a = np.asarray(x)
+    if not axes:
+        return _untransformed(a, out)
     prec = _precision(a.dtype)
     cdt = _COMPLEX[prec]
     factor = _factor(norm, math.prod(sizes), sign == _lib.BACKWARD)
@@ -246,12 +258,10 @@ def c2c(x, axes, sizes, norm, out, overwrite_x, sign):
         res = src = view
     else:
         res, src = _alloc(shape, cdt, a), view
-    if res.size and axes:
+    if res.size:
         in_place = src.ctypes.data == res.ctypes.data
         flags = _lib.ESTIMATE | (_lib.DESTROY_INPUT if scratch and not in_place else 0)
         _run(_lib.KIND_C2C, prec, sign, src, res, axes, sizes, flags)
-    elif src is not res:
-        np.copyto(res, src)  # no axes: numpy returns the input itself
     return _finish(res, factor, out)
 
 
