@@ -3,8 +3,9 @@ long-double reference: every function with each axis combination (negative
 axes included), norm and precision; then memory layouts (Fortran order,
 strided, negative-stride and transposed views, broadcast, misaligned and
 byte-swapped arrays), s= and n= cropping and padding with odd sizes, out= of
-every kind, overwrite_x, empty arrays, and argument errors as NumPy raises
-them.
+every kind, overwrite_x and the inputs it does not apply to (read-only,
+broadcast, self-overlapping), empty arrays, no axes, and argument errors as
+NumPy raises them.
 """
 import subprocess
 import sys
@@ -16,6 +17,8 @@ from numpy.lib.stride_tricks import as_strided
 import hfft
 import reference
 from conftest import BOUND_NUMPY, check, random
+
+AxisError = getattr(np, "exceptions", np).AxisError
 
 SHAPE = (5, 6, 8)  # odd and even sizes; the last axis halves to 5 in rfftn
 ONE = {"fft": "c", "ifft": "c", "rfft": "r", "irfft": "c"}
@@ -387,6 +390,8 @@ def test_no_axes_into_out():
     (lambda x: hfft.fftn(x, axes=(0, 0)), ValueError),
     (lambda x: hfft.fftn(x, s=(3,), axes=(0, 1)), ValueError),
     (lambda x: hfft.fftn(x, s=(3, 0)), ValueError),
+    (lambda x: hfft.fftn(x[0, 0], s=(3, 3)), AxisError),  # len(s) > ndim
+    (lambda x: hfft.irfftn(x, s=(2, 2, 2, 2)), AxisError),
     (lambda x: hfft.rfft(x), TypeError),
     (lambda x: hfft.irfft(x[..., :1]), ValueError),
     (lambda x: hfft.rfftn(x.real, axes=()), ValueError),
@@ -395,3 +400,12 @@ def test_no_axes_into_out():
 def test_argument_errors(call, error):
     with pytest.raises(error):
         call(data("fft", 8))
+
+
+def test_more_sizes_than_axes_as_numpy():
+    x = data("fft", 8, (4,))
+    with pytest.raises(AxisError) as want:
+        np.fft.fftn(x, s=(3, 3))
+    with pytest.raises(AxisError) as got:
+        hfft.fftn(x, s=(3, 3))
+    assert str(got.value) == str(want.value)

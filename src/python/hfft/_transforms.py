@@ -81,7 +81,8 @@ def axes_nd(a, s, axes, c2r=False):
     """(axes, sizes) of a transform over several axes, as numpy.fft.fftn reads
     them; as scipy.fft, a size of -1 keeps the input's."""
     if axes is None:
-        axes = range(a.ndim) if s is None else range(a.ndim - len(s), a.ndim)
+        # numpy's: s longer than the input has axes names one out of bounds
+        axes = range(a.ndim) if s is None else range(-len(s), 0)
     axes = [_axis(ax, a.ndim) for ax in axes]
     if len(set(axes)) != len(axes):
         raise ValueError("all axes must be unique")
