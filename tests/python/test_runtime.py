@@ -54,7 +54,10 @@ def test_pinned_memory_is_freed_with_its_last_view():
 
 
 def test_empty_shapes():
-    assert hfft.empty(5).shape == (5,) and hfft.empty(5).dtype == np.complex128
+    for make, like in ((hfft.empty, np.empty), (hfft.zeros, np.zeros)):
+        # numpy's default dtype, float64
+        assert make(5).shape == (5,) and make(5).dtype == like(5).dtype
+        assert make(5, None).dtype == like(5, None).dtype
     assert hfft.empty((0, 3), np.float32).shape == (0, 3)
     assert hfft.empty(()).shape == ()
     with pytest.raises(ValueError):
