@@ -96,6 +96,19 @@ def test_options_context_and_get_options():
     assert hfft.get_options() == {}
 
 
+def test_readme_lists_every_setting():
+    # src/python/README.md's table of settings is the package's documentation of them
+    readme = os.path.join(os.path.dirname(__file__), "..", "..", "src", "python", "README.md")
+    with open(readme, encoding="utf-8") as f:
+        text = f.read()
+    start = text.index("## Settings")
+    section = text[start: text.index("\n## ", start)]
+    table = section.split("\n\n")[2]
+    rows = {line.split("`")[1] for line in table.splitlines()[2:]}
+    assert rows == set(_options._SETTINGS)
+    assert "NotImplementedError" not in section  # every row is a setting that works
+
+
 def test_options_are_local_to_a_thread():
     seen = []
     with hfft.options(threads=1):
