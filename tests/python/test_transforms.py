@@ -140,6 +140,19 @@ def test_sizes(name, kw, prec):
     np.testing.assert_array_equal(x, before)
 
 
+@pytest.mark.parametrize("poisoned_out", [False, True])
+@pytest.mark.parametrize("name,shape,kw", [
+    ("fft", (2, 1), {"axis": 1}), ("ifft", (5, 97), {"n": 1, "axis": 0}),
+    ("fft", (3, 1, 4), {"axis": 1, "norm": "ortho"}), ("fftn", (1, 6), {"axes": (0,)})])
+def test_length_one_transforms_in_a_batch(name, shape, kw, poisoned_out):
+    # one point transforms to itself: every output of the batch must be written
+    x = random(shape, np.complex128)
+    if poisoned_out:
+        want = reference.numpy_result(name, x, kw)
+        kw = dict(kw, out=np.full(want.shape, np.nan, np.complex128))
+    check(name, x, **kw)
+
+
 def test_size_minus_one_keeps_the_input_size():
     # as scipy.fft: -1 in s is the input's size along that axis
     x = data("fftn", 8)
