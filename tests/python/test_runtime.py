@@ -54,7 +54,10 @@ def test_pinned_memory_is_freed_with_its_last_view():
 
 
 def test_empty_shapes():
-    assert hfft.empty(5).shape == (5,) and hfft.empty(5).dtype == np.complex128
+    for make, like in ((hfft.empty, np.empty), (hfft.zeros, np.zeros)):
+        # numpy's default dtype, float64
+        assert make(5).shape == (5,) and make(5).dtype == like(5).dtype
+        assert make(5, None).dtype == like(5, None).dtype
     assert hfft.empty((0, 3), np.float32).shape == (0, 3)
     assert hfft.empty(()).shape == ()
     with pytest.raises(ValueError):
@@ -91,6 +94,19 @@ def test_options_context_and_get_options():
     assert hfft.get_options() == {"threads": 1}
     hfft.set_options(threads=None)
     assert hfft.get_options() == {}
+
+
+def test_readme_lists_every_setting():
+    # src/python/README.md's table of settings is the package's documentation of them
+    readme = os.path.join(os.path.dirname(__file__), "..", "..", "src", "python", "README.md")
+    with open(readme, encoding="utf-8") as f:
+        text = f.read()
+    start = text.index("## Settings")
+    section = text[start: text.index("\n## ", start)]
+    table = section.split("\n\n")[2]
+    rows = {line.split("`")[1] for line in table.splitlines()[2:]}
+    assert rows == set(_options._SETTINGS)
+    assert "NotImplementedError" not in section  # every row is a setting that works
 
 
 def test_options_are_local_to_a_thread():

@@ -1,6 +1,7 @@
 """test_scipy_backend.py: scipy.fft.set_backend(hfft.scipy_backend): each of
 the twelve transforms runs on hfft (the plan cache sees it) and agrees with
-scipy's own; positional and keyword arguments as scipy takes them; workers=
+scipy's own; positional and keyword arguments as scipy takes them (a number
+for s= or axes=), and its errors; no axes returns the input; workers=
 sets hfft's threads; what hfft declines (dct, hfft, long double, plan=) runs
 on scipy's own backend.
 """
@@ -35,6 +36,41 @@ def test_backend_runs_on_hfft(name, args, kw, prec):
     assert after["hits"] + after["misses"] > misses["hits"] + misses["misses"]
     assert got.dtype == want.dtype and got.shape == want.shape
     assert rel_rms(got, want) <= BOUND_NUMPY[prec]
+
+
+@pytest.mark.parametrize("name,kw", [
+    ("fftn", {"axes": 0}), ("fftn", {"s": 5}), ("ifftn", {"s": 7, "axes": -2}),
+    ("fft2", {"axes": 1}), ("rfftn", {"s": 9}), ("irfftn", {"s": 4, "axes": 0}),
+    ("fftn", {"axes": np.int64(2)}), ("rfft2", {"s": np.array([3, 4])})])
+def test_scalar_axes_and_sizes(name, kw):
+    # scipy.fft reads a number as one axis or size
+    x = random((5, 6, 8), np.float64 if name.startswith("rfft") else np.complex128)
+    want = getattr(fft, name)(x, **kw)
+    with fft.set_backend(hfft.scipy_backend, only=True):
+        got = getattr(fft, name)(x, **kw)
+    assert got.dtype == want.dtype and got.shape == want.shape
+    assert rel_rms(got, want) <= BOUND_NUMPY[8]
+
+
+@pytest.mark.parametrize("kw", [{"s": (3, 3)}, {"s": (2, 2, 2), "axes": None},
+                                {"axes": 2.5}, {"s": "ab"}])
+def test_errors_as_scipy(kw):
+    x = random(4, np.complex128)
+    with pytest.raises(Exception) as want:
+        fft.fftn(x, **kw)
+    with fft.set_backend(hfft.scipy_backend, only=True):
+        with pytest.raises(type(want.value)) as got:
+            fft.fftn(x, **kw)
+    assert str(got.value) == str(want.value)
+
+
+@pytest.mark.parametrize("x", [random((3, 4), np.float64), random(5, np.complex64),
+                               np.array(2.0)])
+def test_no_axes_returns_the_input(x):
+    with fft.set_backend(hfft.scipy_backend, only=True):
+        assert fft.fftn(x, axes=()) is x and fft.ifft2(x, axes=()) is x
+        if x.ndim == 0:
+            assert fft.fftn(x) is x
 
 
 def test_workers_sets_threads():

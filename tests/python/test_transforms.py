@@ -3,14 +3,22 @@ long-double reference: every function with each axis combination (negative
 axes included), norm and precision; then memory layouts (Fortran order,
 strided, negative-stride and transposed views, broadcast, misaligned and
 byte-swapped arrays), s= and n= cropping and padding with odd sizes, out= of
-every kind, overwrite_x, empty arrays, and argument errors as NumPy raises
-them.
+every kind, overwrite_x and the inputs it does not apply to (read-only,
+broadcast, self-overlapping), empty arrays, no axes, and argument errors as
+NumPy raises them.
 """
+import subprocess
+import sys
+
 import numpy as np
 import pytest
+from numpy.lib.stride_tricks import as_strided
 
 import hfft
-from conftest import check, random
+import reference
+from conftest import BOUND_NUMPY, check, random
+
+AxisError = getattr(np, "exceptions", np).AxisError
 
 SHAPE = (5, 6, 8)  # odd and even sizes; the last axis halves to 5 in rfftn
 ONE = {"fft": "c", "ifft": "c", "rfft": "r", "irfft": "c"}
@@ -132,6 +140,19 @@ def test_sizes(name, kw, prec):
     np.testing.assert_array_equal(x, before)
 
 
+@pytest.mark.parametrize("poisoned_out", [False, True])
+@pytest.mark.parametrize("name,shape,kw", [
+    ("fft", (2, 1), {"axis": 1}), ("ifft", (5, 97), {"n": 1, "axis": 0}),
+    ("fft", (3, 1, 4), {"axis": 1, "norm": "ortho"}), ("fftn", (1, 6), {"axes": (0,)})])
+def test_length_one_transforms_in_a_batch(name, shape, kw, poisoned_out):
+    # one point transforms to itself: every output of the batch must be written
+    x = random(shape, np.complex128)
+    if poisoned_out:
+        want = reference.numpy_result(name, x, kw)
+        kw = dict(kw, out=np.full(want.shape, np.nan, np.complex128))
+    check(name, x, **kw)
+
+
 def test_size_minus_one_keeps_the_input_size():
     # as scipy.fft: -1 in s is the input's size along that axis
     x = data("fftn", 8)
@@ -198,6 +219,16 @@ def test_out_overlapping_input(name):
     assert np.abs(got - want).max() < 1e-12 * np.abs(want).max()
 
 
+def test_out_overlapping_itself():
+    # hfft cannot write such an out= (the library rejects aliasing output strides): the
+    # result is copied into it, as NumPy copies into any array
+    x = data("fft", 8, (4, 8))
+    got, want = (np.zeros(11, np.complex128) for _ in range(2))
+    hfft.fft(x, out=as_strided(got, (4, 8), (16, 16)))
+    np.copyto(as_strided(want, (4, 8), (16, 16)), np.fft.fft(x))
+    np.testing.assert_allclose(got, want, rtol=0, atol=1e-12 * np.abs(want).max())
+
+
 @pytest.mark.parametrize("bad,error", [
     ([0] * 8, TypeError), (np.empty(7, np.complex128), ValueError),
     (np.empty(8, np.float64), TypeError), (np.empty(8, np.int32), TypeError)])
@@ -241,6 +272,64 @@ def test_input_kept_unless_overwrite(name, kw, overwrite_x):
         np.testing.assert_array_equal(x, before)
 
 
+# Where the emulated device streams the transform in passes (4 x 1024 complex128 is
+# 64 KiB), its c2c transforms use an input they may destroy as scratch.
+WHERE = {"cpu": {"device": "none"}, "emulated": {"device": "emulated", "device_memory": "16KiB"}}
+
+
+def unwritable(x, kind):
+    """x's values in an array hfft must not write even under overwrite_x=True, and
+    the array whose memory it views."""
+    if kind == "read-only":  # flagged only: a write changes values instead of faulting
+        x = x.copy()
+        x.flags.writeable = False
+        return x, x
+    if kind == "zero-stride":  # a writeable view repeating one row
+        row = x[:1].copy()
+        return as_strided(row, x.shape, (0, row.strides[1])), row
+    if kind == "overlapping":  # a writeable sliding window: row i is flat[i: i + n]
+        flat = np.ascontiguousarray(x.reshape(-1)[: x.shape[0] + x.shape[1] - 1])
+        return as_strided(flat, x.shape, (flat.strides[0], flat.strides[0])), flat
+    raise ValueError(kind)
+
+
+@pytest.mark.parametrize("where", WHERE)
+@pytest.mark.parametrize("kind", ["read-only", "zero-stride", "overlapping"])
+@pytest.mark.parametrize("overwrite_x", [False, True])
+@pytest.mark.parametrize("name", ["fft", "ifft", "fft2", "fftn", "rfft", "rfftn", "irfft",
+                                  "irfft2", "irfftn"])
+def test_input_hfft_may_not_write(name, overwrite_x, kind, where):
+    # as scipy: overwrite_x=True is a permission, which such an input cannot grant
+    x, memory = unwritable(data(name, 8, (4, 1024)), kind)
+    before = memory.copy()
+    want = reference.numpy_result(name, np.array(x), {})
+    with hfft.options(**WHERE[where]):
+        got = getattr(hfft, name)(x, overwrite_x=overwrite_x)
+    np.testing.assert_array_equal(memory, before)
+    assert reference.rel_rms(got, want) <= BOUND_NUMPY[8]
+
+
+def test_read_only_memory_map(tmp_path):
+    # np.load(mmap_mode="r") maps the file read-only: a write would be a fault, so the
+    # transforms run in a child process
+    code = """if 1:
+        import sys
+        import numpy as np
+        import hfft
+        x = np.load(sys.argv[1], mmap_mode="r")
+        with hfft.options(device="emulated", device_memory="16KiB"):
+            for name in ("fft", "fft2", "fftn", "irfft", "irfft2", "irfftn"):
+                got = getattr(hfft, name)(x, overwrite_x=True)
+                want = getattr(np.fft, name)(np.array(x))
+                assert np.abs(got - want).max() <= 1e-12 * np.abs(want).max(), name
+        """
+    path = tmp_path / "x.npy"
+    np.save(path, data("fft", 8, (4, 1024)))
+    done = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+
+
 # ---- dtypes ----
 
 @pytest.mark.parametrize("dtype,prec", [(np.float16, 4), (np.float32, 4), (np.int32, 8),
@@ -281,12 +370,26 @@ def test_empty_batch(name):
     assert y.shape == getattr(np.fft, name)(x, **kw).shape and y.size == 0
 
 
-def test_no_axes_is_a_copy():
-    x = data("fftn", 8)
-    y = hfft.fftn(x, axes=())
-    np.testing.assert_array_equal(y, x)
-    assert y is not x
-    np.testing.assert_array_equal(hfft.fftn(np.arange(3.0), axes=()), np.arange(3.0))
+NO_AXES = [("fftn", {"axes": ()}), ("ifftn", {"axes": (), "norm": "ortho"}), ("fft2", {"axes": ()}),
+           ("ifft2", {"s": (), "axes": ()}), ("fftn", {"s": ()})]
+ZERO_D = [np.array(2.5), np.array(1 - 2j), np.array(3)]
+
+
+@pytest.mark.parametrize("x,name,kw", [
+    (x, name, kw) for x in [data("fftn", 8), data("rfftn", 4), np.arange(6).reshape(2, 3),
+                            np.float16([1, 2])] + ZERO_D for name, kw in NO_AXES] + [
+    (x, name, {}) for x in ZERO_D for name in ("fftn", "ifftn")])
+def test_no_axes_returns_the_input(x, name, kw):
+    # as numpy.fft and scipy.fft: no transform, the input itself (its dtype kept)
+    assert getattr(hfft, name)(x, **kw) is x
+    assert getattr(np.fft, name)(x, **kw) is x
+
+
+def test_no_axes_into_out():
+    x = np.arange(6.0).reshape(2, 3)
+    out = np.zeros((2, 3), np.complex64)
+    assert hfft.fftn(x, axes=(), out=out) is out
+    np.testing.assert_array_equal(out, x)
 
 
 # ---- argument errors, as NumPy raises them ----
@@ -300,6 +403,8 @@ def test_no_axes_is_a_copy():
     (lambda x: hfft.fftn(x, axes=(0, 0)), ValueError),
     (lambda x: hfft.fftn(x, s=(3,), axes=(0, 1)), ValueError),
     (lambda x: hfft.fftn(x, s=(3, 0)), ValueError),
+    (lambda x: hfft.fftn(x[0, 0], s=(3, 3)), AxisError),  # len(s) > ndim
+    (lambda x: hfft.irfftn(x, s=(2, 2, 2, 2)), AxisError),
     (lambda x: hfft.rfft(x), TypeError),
     (lambda x: hfft.irfft(x[..., :1]), ValueError),
     (lambda x: hfft.rfftn(x.real, axes=()), ValueError),
@@ -308,3 +413,12 @@ def test_no_axes_is_a_copy():
 def test_argument_errors(call, error):
     with pytest.raises(error):
         call(data("fft", 8))
+
+
+def test_more_sizes_than_axes_as_numpy():
+    x = data("fft", 8, (4,))
+    with pytest.raises(AxisError) as want:
+        np.fft.fftn(x, s=(3, 3))
+    with pytest.raises(AxisError) as got:
+        hfft.fftn(x, s=(3, 3))
+    assert str(got.value) == str(want.value)

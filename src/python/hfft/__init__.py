@@ -39,7 +39,7 @@ def fft(a, n=None, axis=-1, norm=None, out=None, *, overwrite_x=False):
     """One-dimensional discrete Fourier transform, as numpy.fft.fft.
 
     overwrite_x=True lets hfft transform `a` in place (and return it) or use it
-    as scratch."""
+    as scratch, where `a` is writeable and holds each element once."""
     a = _asarray(a)
     axes, s = _axes_1d(a, n, axis)
     return _c2c(a, axes, s, norm, out, overwrite_x, _FORWARD)

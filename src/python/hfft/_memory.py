@@ -28,9 +28,10 @@ def _shape(shape):
         return tuple(operator.index(n) for n in shape)
 
 
-def empty(shape, dtype=np.complex128, order="C"):
+def empty(shape, dtype=float, order="C"):
     """An uninitialized array on hfft_malloc's memory (pinned where a GPU is
-    usable), like numpy.empty; freed with hfft_free when collected."""
+    usable), like numpy.empty (float64 by default); freed with hfft_free when
+    collected."""
     shape, dtype = _shape(shape), np.dtype(dtype)
     if order not in ("C", "F"):
         raise ValueError(f"order={order!r}: use 'C' or 'F'")
@@ -49,7 +50,7 @@ def empty(shape, dtype=np.complex128, order="C"):
     return np.frombuffer(buf, dtype=dtype).reshape(shape, order=order)
 
 
-def zeros(shape, dtype=np.complex128, order="C"):
+def zeros(shape, dtype=float, order="C"):
     """Like empty, filled with zeros."""
     a = empty(shape, dtype, order)
     a.fill(0)

@@ -4,8 +4,8 @@ with the options() context manager.  A setting left unset falls back, as in
 C, to its HFFT_* environment variable, then to the library's default.
 
 Each setting is one row of _SETTINGS: its name, how a Python value becomes the
-hfft_options field, and the field.  A setting the C API gains later (several
-GPUs: `devices`) is one more row.
+hfft_options field, and the field.  A field the C API gains later is one more
+row (and one more row of src/python/README.md's table, which a test compares).
 """
 import contextlib
 import contextvars

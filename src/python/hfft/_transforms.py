@@ -81,7 +81,8 @@ def axes_nd(a, s, axes, c2r=False):
     """(axes, sizes) of a transform over several axes, as numpy.fft.fftn reads
     them; as scipy.fft, a size of -1 keeps the input's."""
     if axes is None:
-        axes = range(a.ndim) if s is None else range(a.ndim - len(s), a.ndim)
+        # numpy's: s longer than the input has axes names one out of bounds
+        axes = range(a.ndim) if s is None else range(-len(s), 0)
     axes = [_axis(ax, a.ndim) for ax in axes]
     if len(set(axes)) != len(axes):
         raise ValueError("all axes must be unique")
@@ -108,9 +109,25 @@ def _usable(a, dtype):
     return all(st % size == 0 for st, n in zip(a.strides, a.shape) if n > 1)
 
 
-def _repeats(a):
-    """Whether `a` reaches some element twice (a broadcast view): not an output."""
-    return any(st == 0 for st, n in zip(a.strides, a.shape) if n > 1)
+def _overlaps(a):
+    """Whether two elements of `a` may lie at one place: a broadcast (zero
+    stride) or sliding-window (as_strided) view, which is neither an output
+    nor scratch.  Sufficient, not exact: axes taken by growing stride must
+    each step past all that the smaller ones reach, which dense, sliced and
+    transposed arrays do."""
+    reach = a.itemsize
+    for st, n in sorted((abs(st), n) for st, n in zip(a.strides, a.shape) if n > 1):
+        if st < reach:
+            return True
+        reach += st * (n - 1)
+    return False
+
+
+def _scratch(a, overwrite_x):
+    """Whether hfft may write into the input `a`: overwrite_x says the caller
+    allows it, but only an array that is writeable and holds each element once
+    can take it (scipy ignores overwrite_x elsewhere, and so does hfft)."""
+    return overwrite_x and a.flags.writeable and not _overlaps(a)
 
 
 def _empty(shape, dtype):
@@ -172,7 +189,7 @@ def _out(out, shape, dtype):
         raise ValueError("out is read-only")
     if not np.can_cast(dtype, out.dtype, "same_kind"):
         raise TypeError(f"cannot write a {dtype} result into out of dtype {out.dtype}")
-    return out if _usable(out, dtype) and not _repeats(out) else None
+    return out if _usable(out, dtype) and not _overlaps(out) else None
 
 
 def _same(a, b):
@@ -207,8 +224,20 @@ def _finish(res, factor, out):
 
 # ---- the three kinds ----
 
+def _untransformed(a, out):
+    """A transform over no axes: numpy.fft and scipy.fft return the input itself,
+    whatever its dtype and norm; out= gets a copy."""
+    if out is None:
+        return a
+    _out(out, a.shape, a.dtype)
+    np.copyto(out, a, casting="same_kind")
+    return out
+
+
 def c2c(x, axes, sizes, norm, out, overwrite_x, sign):
     a = np.asarray(x)
+    if not axes:
+        return _untransformed(a, out)
     prec = _precision(a.dtype)
     cdt = _COMPLEX[prec]
     factor = _factor(norm, math.prod(sizes), sign == _lib.BACKWARD)
@@ -216,6 +245,7 @@ def c2c(x, axes, sizes, norm, out, overwrite_x, sign):
     for ax, n in zip(axes, sizes):
         shape[ax] = n
     view, pad = _fit(a, axes, sizes)
+    scratch = _scratch(view, overwrite_x)
     direct = None if out is None else _out(out, shape, cdt)
     if pad or not _usable(view, cdt) or (direct is not None and not _same(view, direct)
                                          and np.may_share_memory(view, direct)):
@@ -225,16 +255,14 @@ def c2c(x, axes, sizes, norm, out, overwrite_x, sign):
         src = res
     elif direct is not None:
         res, src = direct, view
-    elif out is None and overwrite_x and view.flags.writeable and not _repeats(view):
+    elif out is None and scratch:
         res = src = view
     else:
         res, src = _alloc(shape, cdt, a), view
-    if res.size and axes:
+    if res.size:
         in_place = src.ctypes.data == res.ctypes.data
-        flags = _lib.ESTIMATE | (_lib.DESTROY_INPUT if overwrite_x and not in_place else 0)
+        flags = _lib.ESTIMATE | (_lib.DESTROY_INPUT if scratch and not in_place else 0)
         _run(_lib.KIND_C2C, prec, sign, src, res, axes, sizes, flags)
-    elif src is not res:
-        np.copyto(res, src)  # no axes: numpy returns the input itself
     return _finish(res, factor, out)
 
 
@@ -254,13 +282,14 @@ def r2c(x, axes, sizes, norm, out, overwrite_x):
     shape[axes[-1]] = sizes[-1] // 2 + 1
     view, pad = _fit(a, axes, sizes)
     own = pad or not _usable(view, rdt)
+    scratch = own or _scratch(view, overwrite_x)
     src = _copy(view, rdt, rshape) if own else view
     direct = None if out is None else _out(out, shape, cdt)
     res = direct if direct is not None else _alloc(shape, cdt, a)
     if not own and np.may_share_memory(src, res):
-        src, own = _copy(src, rdt), True
+        src, scratch = _copy(src, rdt), True
     if res.size:
-        flags = _lib.ESTIMATE | (_lib.DESTROY_INPUT if own or overwrite_x else 0)
+        flags = _lib.ESTIMATE | (_lib.DESTROY_INPUT if scratch else 0)
         _run(_lib.KIND_R2C, prec, _lib.FORWARD, src, res, axes, sizes, flags)
     return _finish(res, factor, out)
 
@@ -279,14 +308,15 @@ def c2r(x, axes, sizes, norm, out, overwrite_x):
         cshape[ax], shape[ax] = h, n
     view, pad = _fit(a, axes, half)
     own = pad or not _usable(view, cdt)
+    scratch = own or _scratch(view, overwrite_x)
     src = _copy(view, cdt, cshape) if own else view
     direct = None if out is None else _out(out, shape, rdt)
     res = direct if direct is not None else _alloc(shape, rdt, a)
     # FFTW's c2r transforms of rank 2 or more overwrite their input, and keeping it
     # would cost the plan a copy it holds while cached: the copy is made here instead.
-    if not own and (np.may_share_memory(src, res) or (len(axes) > 1 and not overwrite_x)):
-        src, own = _copy(src, cdt), True
+    if not own and (np.may_share_memory(src, res) or (len(axes) > 1 and not scratch)):
+        src, scratch = _copy(src, cdt), True
     if res.size:
-        keep = _lib.DESTROY_INPUT if own or overwrite_x else _lib.PRESERVE_INPUT
+        keep = _lib.DESTROY_INPUT if scratch else _lib.PRESERVE_INPUT
         _run(_lib.KIND_C2R, prec, _lib.BACKWARD, src, res, axes, sizes, _lib.ESTIMATE | keep)
     return _finish(res, factor, out)

@@ -8,13 +8,18 @@ that code written against scipy.fft runs on hfft without edits:
 It takes fft, ifft, fft2, ifft2, fftn, ifftn and their real counterparts
 (rfft ... irfftn) in single and double precision.  Everything else (dct, dst,
 hfft/ihfft, long double, a `plan` argument) is declined with NotImplemented,
-and scipy runs its own.  workers=N sets hfft's CPU threads for the call;
-workers=None leaves hfft's setting (all cores by default) and does not read
-scipy.fft.set_workers.
+and scipy runs its own.  s= and axes= are read as scipy reads them (a number
+is one item; more sizes than axes is scipy's ValueError), where hfft's own
+functions read them as numpy does.  workers=N sets hfft's CPU threads for the
+call; workers=None leaves hfft's setting (all cores by default) and does not
+read scipy.fft.set_workers.
 """
 import contextlib
+import numbers
 import operator
 import os
+
+import numpy as np
 
 import hfft as _hfft
 
@@ -44,11 +49,26 @@ def _one_axis(fn):
     return method
 
 
+def _ints(value, name):
+    """s= or axes= as scipy.fft reads them: a number is one item."""
+    if value is None:
+        return None
+    if isinstance(value, numbers.Number):
+        value = (value,)
+    try:
+        return [operator.index(v) for v in value]
+    except TypeError as e:
+        raise ValueError(f"{name} must be a scalar or iterable of integers") from e
+
+
 def _axes(fn, default):
     def method(x, s=None, axes=default, norm=None, overwrite_x=False, workers=None, *,
                plan=None):
         if plan is not None:
             return NotImplemented
+        s, axes = _ints(s, "shape"), _ints(axes, "axes")
+        if s is not None and axes is None and len(s) > np.ndim(x):
+            raise ValueError("shape requires more axes than are present")
         with _threads(workers):
             return fn(x, s, axes, norm, overwrite_x=overwrite_x)
     return method
