@@ -83,9 +83,10 @@ int hfft__cuda_probe(void) {
     return probe_result;
 }
 
-/* Card `to` reads and writes card `from`'s memory directly and back (NVLink or PCIe
-   peer to peer); where the platform offers no peer access, peer copies still work,
-   through host memory.  Pairs this process enabled are remembered, so that later
+/* Cards a and b read and write each other's memory directly (NVLink or PCIe peer
+   to peer), for every pair of a plan's cards: a pair without it copies through host
+   memory, which the links' copies in and out then share.  Where the platform offers
+   no peer access, peer copies still work that way.  Pairs this process enabled are remembered, so that later
    plans do not call again (the call's "already enabled" is harmless, but
    compute-sanitizer reports each as an error; a cudaDeviceReset by the program
    would make the record stale, which costs speed only). */
@@ -134,7 +135,8 @@ static int on(hfft__dev *d) {
 }
 #define ON(d) HFFT__TRY(on(d))
 
-static int cuda_open_card(int ordinal, int64_t budget, hfft__dev *first, hfft__dev **out) {
+static int cuda_open_card(int ordinal, int64_t budget, hfft__dev *const *open, int nopen,
+                          hfft__dev **out) {
     *out = NULL;
     hfft__dev *d = calloc(1, sizeof *d);
     if (!d)
@@ -163,8 +165,8 @@ static int cuda_open_card(int ordinal, int64_t budget, hfft__dev *first, hfft__d
             snprintf(d->name, sizeof d->name, "%.95s", prop.name);
         }
     }
-    if (!st && first)
-        st = peer_access(first->device, d->device);
+    for (int k = 0; k < nopen && !st; k++)
+        st = peer_access(open[k]->device, d->device);
     if (st) {
         free(d);
         return st;
@@ -182,7 +184,9 @@ static int cuda_open_card(int ordinal, int64_t budget, hfft__dev *first, hfft__d
     return 0;
 }
 
-static int cuda_open(int64_t budget, hfft__dev **out) { return cuda_open_card(-1, budget, NULL, out); }
+static int cuda_open(int64_t budget, hfft__dev **out) {
+    return cuda_open_card(-1, budget, NULL, 0, out);
+}
 
 static void cuda_close(hfft__dev *d) { free(d); }
 static int cuda_ordinal(hfft__dev *d) { return d->device; }

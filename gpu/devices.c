@@ -56,7 +56,7 @@ int hfft__devices_open(const hfft__dev_ops *ops, const hfft__settings *set, hfft
             ids[k] = want == 1 ? -1 : k; /* one card: the current one */
     }
     for (int k = 0; k < want; k++) {
-        int st = ops->open_card(ids[k], set->budget, k ? cards[0] : NULL, &cards[k]);
+        int st = ops->open_card(ids[k], set->budget, cards, k, &cards[k]);
         if (st) {
             while (k-- > 0)
                 ops->close(cards[k]);

@@ -75,8 +75,10 @@ static int fault(const char *op) {
 
 static int emu_count(void) { return EMU_CARDS; }
 
-static int emu_open_card(int ordinal, int64_t budget, hfft__dev *first, hfft__dev **out) {
+static int emu_open_card(int ordinal, int64_t budget, hfft__dev *const *open, int nopen,
+                         hfft__dev **out) {
     static uint64_t opened;
+    hfft__dev *first = nopen > 0 ? open[0] : NULL;
     if (ordinal >= EMU_CARDS)
         return hfft__fail(HFFT_ERR_NO_DEVICE, "emulated device: no card %d (0 to %d)", ordinal,
                           EMU_CARDS - 1);
@@ -107,7 +109,9 @@ static int emu_open_card(int ordinal, int64_t budget, hfft__dev *first, hfft__de
     return 0;
 }
 
-static int emu_open(int64_t budget, hfft__dev **out) { return emu_open_card(-1, budget, NULL, out); }
+static int emu_open(int64_t budget, hfft__dev **out) {
+    return emu_open_card(-1, budget, NULL, 0, out);
+}
 
 static int emu_ordinal(hfft__dev *d) { return d->ordinal; }
 

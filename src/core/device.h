@@ -54,11 +54,13 @@ typedef struct hfft__dev_ops {
     int (*open)(int64_t budget, hfft__dev **out);
     void (*close)(hfft__dev *d);
     /* Several cards: how many the backend sees; card `ordinal` (-1: the current one, as
-       open) opened beside `first`, a card of the same plan already open (NULL: none):
-       emulated cards of one plan share their queues, CUDA cards get peer access to
-       `first` both ways; the card's ordinal. */
+       open) opened beside the `nopen` cards of the same plan already open (`open`):
+       emulated cards of one plan share their queues, a CUDA card gets peer access to
+       each of them both ways (every pair of the plan's cards exchanges directly); the
+       card's ordinal. */
     int (*count)(void);
-    int (*open_card)(int ordinal, int64_t budget, hfft__dev *first, hfft__dev **out);
+    int (*open_card)(int ordinal, int64_t budget, hfft__dev *const *open, int nopen,
+                     hfft__dev **out);
     int (*ordinal)(hfft__dev *d);
     int64_t (*budget)(hfft__dev *d);
     int64_t (*used)(hfft__dev *d);
