@@ -300,7 +300,7 @@ static int make_mid(hfft__plan *p) {
     int mids = 0;
     for (int h = 0; h < p->nrounds; h++)
         mids |= p->rounds[h].src_mid || p->rounds[h].dst_mid;
-    int c2r = p->pb.kind == HFFT__C2R && p->nrounds > 1;
+    int c2r = p->pb.kind == HFFT__C2R && (p->nrounds > 1 || hfft__c2r_reads_copy(p));
     if ((!mids && !c2r) || (p->gpu && hfft__cards_one_trip(p->gpu)) || p->mid)
         return 0;
     if (mid_is_input(p))

@@ -27,11 +27,16 @@ void hfft__scratch_arrays(const hfft__plan *p, void *const in[2], void *res[2]) 
  * kept; a four-step split in natural order: the input where it may be
  * overwritten, else a copy).  One trip needs none: the device holds it.
  */
+int hfft__c2r_reads_copy(const hfft__plan *p) {
+    return p->pb.kind == HFFT__C2R && p->nrounds == 1 && !p->pb.inplace &&
+           (p->flags & HFFT_PRESERVE_INPUT) && !p->gpu;
+}
+
 void hfft__round_sides(const hfft__plan *p, int h, int *src, int *dst) {
     const hfft__round *r = &p->rounds[h];
     int last = h == p->nrounds - 1;
     if (p->pb.kind == HFFT__C2R) {
-        *src = h == 0 ? SIDE_IN : SIDE_MID;
+        *src = h == 0 && !hfft__c2r_reads_copy(p) ? SIDE_IN : SIDE_MID;
         *dst = last ? SIDE_OUT : SIDE_MID;
         return;
     }
@@ -100,6 +105,9 @@ int hfft__plan_execute(hfft__plan *p, void *const in_[2], void *const out_[2]) {
         for (int h = 0; h < p->nrounds; h++)
             p->info.measured_gpu[h] = p->info.measured_seconds[h];
     }
+    if (hfft__c2r_reads_copy(p))
+        memcpy((char *)p->mid + p->pb.lo[0], (const char *)in + p->pb.lo[0],
+               (size_t)(p->pb.hi[0] - p->pb.lo[0]));
     for (int h = 0; h < p->nrounds && !st && !(p->gpu && hfft__cards_one_trip(p->gpu)); h++) {
         double t0 = hfft__now();
         int ss, ds;

@@ -458,6 +458,18 @@ Test(guru, ranks_past_the_rounds) {
     tu_free(a);
 }
 
+/* c2r keeping its input where its one round runs on the CPU: double precision with a
+   prime above 31, which takes Bluestein's lines (planes of a batch, or rows), reads a
+   copy of the input (FFTW's c2r overwrote the caller's). */
+Test(guru, c2r_one_round_keeps_its_input) {
+    gcase a = {C2R, 8, 0, 2, 1, {{37, 10, 19}, {19, 1, 1}}, {{3, 370, 703}},
+               .flags = HFFT_PRESERVE_INPUT, .what = "c2r planes of a batch, kept"};
+    run_both(&a);
+    gcase b = {C2R, 8, 0, 1, 1, {{257, 1, 1}}, {{4, 129, 257}},
+               .flags = HFFT_PRESERVE_INPUT, .what = "c2r rows of a prime length, kept"};
+    run_both(&b);
+}
+
 /* Transforms of size one in every dimension, in a batch: each is a copy of its
    element, so the output is the input, written (FFTW copies it); in and out of
    place, rank 1 to 3, dense and strided batches, on the CPU and the GPU engine. */
