@@ -1,12 +1,11 @@
 /*
  * cards.h: the GPU side of a plan, on one card or several, as the planner
- * sees it.  On one card it is that card's engine (engine.h).  On several:
- * where the array fits the cards' budgets together, one trip across them
- * (mtrip.c: each card takes a slab through its own link, the exchange between
- * rounds goes card to card); where it does not, every round's GPU units are
- * cut between the cards and each card streams its share with the single-card
- * schedule, all cards at once, one host thread each (the planner's CPU share
- * of the round, if any, runs beside them).
+ * sees it: the schedule chosen once.  Where the array fits the cards' budgets
+ * together, one trip over them (trip.c: each card takes a slab through its own
+ * link, the exchange between rounds goes card to card); where it does not,
+ * every round's GPU units are cut between the cards and each card streams its
+ * share with its engine (engine.h), all cards at once, one host thread each
+ * (the planner's CPU share of the round, if any, runs beside them).
  *
  * Thread safety: as engine.h, one call at a time; the cards' threads are
  * internal.

@@ -169,6 +169,8 @@ int hfft__gpu_create(const hfft__dev_ops *ops, hfft__dev *dev, const hfft__gpu_r
         return hfft__fail(HFFT_ERR_HOST_MEMORY, "GPU engine: out of memory");
     g->ops = ops;
     g->d = dev;
+    g->lk.ops = ops;
+    g->lk.d = dev;
     g->prec = req->prec;
     g->es = 2u * (size_t)req->prec;
     g->sign = req->sign;
@@ -217,15 +219,10 @@ int hfft__gpu_create(const hfft__dev_ops *ops, hfft__dev *dev, const hfft__gpu_r
                           hfft__bytes_text((double)ops->reserve(dev)).s);
     }
     int want = req->schedule == 2 ? 2 : 1;
-    /* One trip where the array fits (unless a streaming schedule was asked for). */
+    /* Out of place, two rounds: both as runs of whole rows, unless a schedule was asked
+       for (1: four-step does not apply or fit). */
     if (req->schedule == 0 && req->slots == 0 && req->pass_bytes <= 0) {
-        st = hfft__trip_size(g, budget);
-        if (st == 1 && req->trip_only) {
-            hfft__gpu_destroy(g);
-            return 1;
-        }
-        if (st == 1) /* out of place, two rounds: both as runs of whole rows */
-            st = hfft__four_size(g, budget);
+        st = hfft__four_size(g, budget);
         if (st <= 0) {
             if (st)
                 hfft__gpu_destroy(g);
@@ -337,8 +334,7 @@ int hfft__gpu_create(const hfft__dev_ops *ops, hfft__dev *dev, const hfft__gpu_r
 void hfft__gpu_destroy(hfft__gpu *g) {
     if (!g)
         return;
-    hfft__stage_destroy(g->stage);
-    hfft__trip_destroy(g);
+    hfft__stage_destroy(g->lk.stage);
     hfft__four_destroy(g);
     hfft__res_release(g);
     hfft__sched_release(g);
@@ -400,7 +396,7 @@ static int run_round(hfft__gpu *g, int h, const void *src, void *dst, int drain)
     g->passes[h] = pass;
     /* Plain rounds may meet the next one without a drain (see plain.c): every copy
        out goes through st[1], so the event after the round's last one ends it. */
-    if (!drain && (r->kind == K_PLAIN || r->kind == K_FOUR) && !g->stage) {
+    if (!drain && (r->kind == K_PLAIN || r->kind == K_FOUR) && !g->lk.stage) {
         /* round 0's resident columns end on the compute stream; round 1's copies in
            wait for them already, so the copy-out stream waiting too orders nothing new */
         if (h == 0 && g->res)
@@ -420,14 +416,14 @@ int hfft__gpu_run(hfft__gpu *g, int h, const void *src, void *dst, int drain) {
     int st = g->ops->activate(g->d);
     if (st)
         return st;
-    st = g->trip ? hfft__trip_run(g, src, dst) : run_round(g, h, src, dst, drain);
+    st = run_round(g, h, src, dst, drain);
     if (st) {
         /* Let what was already queued finish, so that nothing of this execute
            is still in flight when the caller (or the next execute) goes on. */
         for (int i = 0; i < NSTREAM + 1; i++)
             (void)g->ops->sync(g->d, g->st[i]);
-        if (g->stage)
-            (void)hfft__stage_sync(g->stage);
+        if (g->lk.stage)
+            (void)hfft__stage_sync(g->lk.stage);
         g->piped = 0;
     }
     return st;
@@ -444,10 +440,10 @@ static size_t largest_chunk(const hfft__gpu *g) {
     return most;
 }
 int hfft__gpu_stage(hfft__gpu *g, int on, int threads) {
-    if (!on || g->stage) {
+    if (!on || g->lk.stage) {
         if (!on) {
-            hfft__stage_destroy(g->stage);
-            g->stage = NULL;
+            hfft__stage_destroy(g->lk.stage);
+            g->lk.stage = NULL;
         }
         return 0;
     }
@@ -457,15 +453,12 @@ int hfft__gpu_stage(hfft__gpu *g, int on, int threads) {
                               "staged copies need the plain schedule; the %s schedule copies "
                               "straight from pinned (registered) arrays",
                               g->rd[h].kind == K_RADIX2 ? "radix-2" : "long-line");
-    /* one trip and four-step: slots of 32 MiB, wide rows going through them in pieces */
-    size_t slot = g->trip || g->four ? (size_t)32 << 20 : largest_chunk(g);
-    return hfft__stage_create(g->ops, g->d, slot, threads > 0 ? threads : 1,
-                              &g->stage);
+    /* four-step: slots of 32 MiB, wide rows going through them in pieces */
+    size_t slot = g->four ? (size_t)32 << 20 : largest_chunk(g);
+    return hfft__stage_create(g->ops, g->d, slot, threads > 0 ? threads : 1, &g->lk.stage);
 }
 
-int hfft__gpu_staged(const hfft__gpu *g) { return g->stage != NULL; }
-
-int hfft__gpu_one_trip(const hfft__gpu *g) { return g->trip != NULL; }
+int hfft__gpu_staged(const hfft__gpu *g) { return g->lk.stage != NULL; }
 
 int hfft__gpu_four(const hfft__gpu *g, hfft__four_shape *s) { return hfft__four_layout(g, s); }
 
@@ -475,13 +468,13 @@ void hfft__gpu_set_take(hfft__gpu *g, hfft__take_fn fn, void *ctx) {
 }
 
 void hfft__gpu_take_link(hfft__gpu *g, int64_t bytes[2]) {
-    bytes[0] = g->link[0];
-    bytes[1] = g->link[1];
-    g->link[0] = g->link[1] = 0;
+    bytes[0] = g->lk.bytes[0];
+    bytes[1] = g->lk.bytes[1];
+    g->lk.bytes[0] = g->lk.bytes[1] = 0;
 }
 
 int hfft__gpu_round_times(const hfft__gpu *g, double *secs) {
-    if (g->trip || g->rec != g->nrounds)
+    if (g->rec != g->nrounds)
         return -1;
     double t[HFFT__MAX_ROUNDS];
     for (int h = 0; h < g->nrounds; h++)
@@ -489,12 +482,6 @@ int hfft__gpu_round_times(const hfft__gpu *g, double *secs) {
             return -1;
     memcpy(secs, t, (size_t)g->nrounds * sizeof *t);
     return 0;
-}
-
-void hfft__gpu_times(const hfft__gpu *g, double *secs) {
-    for (int h = 0; h < g->nrounds; h++)
-        secs[h] = 0.0;
-    hfft__trip_times(g, secs);
 }
 
 void hfft__gpu_fill_info(const hfft__gpu *g, hfft_info *info) {
@@ -508,14 +495,14 @@ void hfft__gpu_fill_info(const hfft__gpu *g, hfft_info *info) {
                                         : (units + per - 1) / per;
         info->passes[h] = r->kind == K_NONE ? 0 : (int)(outer * n);
         if (r->kind == K_RADIX2)
-            sched = 2;
-        else if (r->kind != K_NONE && sched == 0)
-            sched = 1;
+            sched = HFFT_SCHED_RADIX2;
+        else if (r->kind != K_NONE && sched == HFFT_SCHED_NONE)
+            sched = HFFT_SCHED_PLAIN;
     }
-    info->schedule = g->trip ? 3 : g->four ? 4 : sched;
+    info->schedule = g->four ? HFFT_SCHED_FOUR_STEP : sched;
     info->transposed = any_transpose(g);
-    info->streams = sched == 2 ? NSTREAM : g->trip ? 3 : g->nslot;
+    info->streams = sched == HFFT_SCHED_RADIX2 ? NSTREAM : g->nslot;
     info->device_bytes = g->ops->used(g->d);
     info->resident_bytes = g->res ? g->rw * g->rd[0].r.L * (int64_t)g->es : 0;
-    info->host_bytes += (int64_t)g->scratch_bytes + hfft__stage_bytes(g->stage);
+    info->host_bytes += (int64_t)g->scratch_bytes + hfft__stage_bytes(g->lk.stage);
 }

@@ -26,7 +26,6 @@ typedef struct hfft__gpu_req {
     int slots;          /* pass buffers in flight; 0 auto */
     int inplace;
     int round_inplace[HFFT__MAX_ROUNDS]; /* round h reads and writes one host array */
-    int trip_only; /* one trip or nothing: hfft__gpu_create returns 1 where it does not fit */
     int share_four; /* four-step streaming may share its rounds with the CPU (one card) */
 } hfft__gpu_req;
 
@@ -53,7 +52,7 @@ typedef int64_t (*hfft__take_fn)(void *ctx, int h, double unit_s, double left_s,
 void hfft__gpu_set_take(hfft__gpu *g, hfft__take_fn fn, void *ctx);
 
 /* Everything is allocated here, inside the budget the device has left.  0, or a
-   negative status; 1 (nothing made) where req->trip_only and the trip does not fit. */
+   negative status. */
 int hfft__gpu_create(const hfft__dev_ops *ops, hfft__dev *dev, const hfft__gpu_req *req,
                      hfft__gpu **out);
 void hfft__gpu_destroy(hfft__gpu *g);
@@ -67,14 +66,8 @@ int hfft__gpu_run(hfft__gpu *g, int h, const void *src, void *dst, int drain);
    HFFT_ERR_UNSUPPORTED where a round uses the radix-2 or long-line schedule. */
 int hfft__gpu_stage(hfft__gpu *g, int on, int threads);
 int hfft__gpu_staged(const hfft__gpu *g);
-/* 1 where the whole array fits the device: hfft__gpu_run then runs every round at
-   once (any h), each byte crossing the link once each way. */
-int hfft__gpu_one_trip(const hfft__gpu *g);
 /* Bytes copied host to device [0] and back [1] since the last call. */
 void hfft__gpu_take_link(hfft__gpu *g, int64_t bytes[2]);
-/* One trip: the last execute's time per round: the first fast round takes the copy
-   in with every fast dimension, the slow round (dimension 0) the rest. */
-void hfft__gpu_times(const hfft__gpu *g, double *secs);
 /* Streaming: the last execute's time per round on the device, from the end of the
    round before (of round 0's first copy in) to the end of the round's last copy
    out, where rounds met without a drain too; secs[0..nrounds).  -1 (secs

@@ -99,7 +99,7 @@ void hfft__four_destroy(hfft__gpu *g) {
 
 /* The round along dimension 0, where the plan is one this schedule runs; else -1. */
 static int eligible(const hfft__gpu *g) {
-    if (g->nrounds != 2 || g->inplace || g->stage)
+    if (g->nrounds != 2 || g->inplace || g->lk.stage)
         return -1;
     int z = -1;
     for (int h = 0; h < 2; h++)

@@ -54,13 +54,20 @@ int hfft__sched_make_plans(hfft__gpu *g, srd *r, int n, int64_t L, int64_t batch
     return 0;
 }
 
-int hfft__sched_plan(hfft__gpu *g, hfft__fftplan *p, int kind, int rank, const int64_t *n,
-                     int64_t stride, int64_t dist, int64_t batch, size_t *work) {
+int hfft__fft_plan1(const hfft__dev_ops *o, hfft__dev *d, int prec, int sign, hfft__fftplan *p,
+                    int kind, int rank, const int64_t *n, int64_t stride, int64_t dist,
+                    int64_t batch, size_t *work) {
     size_t w = 0;
-    TRY(g->ops->fft_plan(g->d, g->prec, kind, rank, n, stride, dist, batch, g->sign, p, &w));
+    TRY(o->fft_plan(d, prec, kind, rank, n, stride, dist, batch, sign, p, &w));
     if (w > *work)
         *work = w;
     return 0;
+}
+
+int hfft__sched_plan(hfft__gpu *g, hfft__fftplan *p, int kind, int rank, const int64_t *n,
+                     int64_t stride, int64_t dist, int64_t batch, size_t *work) {
+    return hfft__fft_plan1(g->ops, g->d, g->prec, g->sign, p, kind, rank, n, stride, dist, batch,
+                           work);
 }
 
 void hfft__sched_release(hfft__gpu *g) {
@@ -87,8 +94,8 @@ void hfft__sched_release(hfft__gpu *g) {
 int hfft__sched_sync(hfft__gpu *g) {
     for (int i = 0; i < NSTREAM + 1; i++)
         TRY(g->ops->sync(g->d, g->st[i]));
-    if (g->stage)
-        TRY(hfft__stage_sync(g->stage));
+    if (g->lk.stage)
+        TRY(hfft__stage_sync(g->lk.stage));
     g->piped = 0; /* every buffer is idle: the next passes wait for nothing */
     g->nbev = 0;
     return 0;
@@ -109,63 +116,68 @@ typedef int (*copy_fn)(hfft__dev *d, hfft__stream s, void *dst, size_t dpitch, c
 
 /* A copy through op in pieces: contiguous ones of COPY_PIECE bytes, pitched ones of
    as many rows as fit COPY_PIECE (at least one), so that no copy holds its stream
-   long.  For pitched copies this measured neutral (H100, A/B in one call: 2D 32768 x
-   65536 r32 streaming at 2 GiB 77.8 / 82.8% of 2 S / duplex in pieces against 83.2 /
-   80.6% whole; the 2D one trip 97.7% in pieces against 96.8-97.9% whole). */
-static int link_copy(hfft__gpu *g, copy_fn op, hfft__stream s, void *dst, size_t dpitch,
+   long (for pitched copies this measured neutral, bench/RESULTS.md). */
+static int link_copy(hfft__dev *d, copy_fn op, hfft__stream s, void *dst, size_t dpitch,
                      const void *src, size_t spitch, size_t width, size_t rows) {
     if (rows > 1 && (dpitch != width || spitch != width)) {
         size_t step = COPY_PIECE / width > 1 ? COPY_PIECE / width : 1;
         for (size_t r = 0; r < rows; r += step)
-            TRY(op(g->d, s, (char *)dst + r * dpitch, dpitch, (const char *)src + r * spitch,
-                   spitch, width, rows - r < step ? rows - r : step));
+            TRY(op(d, s, (char *)dst + r * dpitch, dpitch, (const char *)src + r * spitch, spitch,
+                   width, rows - r < step ? rows - r : step));
         return 0;
     }
     size_t bytes = width * rows;
     for (size_t o = 0; o < bytes; o += COPY_PIECE) {
         size_t n = bytes - o < COPY_PIECE ? bytes - o : COPY_PIECE;
-        TRY(op(g->d, s, (char *)dst + o, n, (const char *)src + o, n, n, 1));
+        TRY(op(d, s, (char *)dst + o, n, (const char *)src + o, n, n, 1));
     }
     return 0;
+}
+
+int hfft__link_h2d(hfft__link *l, hfft__stream s, void *dev, size_t dpitch, const char *host,
+                   size_t hpitch, size_t width, size_t rows) {
+    l->bytes[0] += (int64_t)(width * rows);
+    if (l->stage)
+        return hfft__stage_h2d(l->stage, s, dev, dpitch, host, hpitch, width, rows);
+    return link_copy(l->d, l->ops->h2d, s, dev, dpitch, host, hpitch, width, rows);
+}
+
+int hfft__link_d2h(hfft__link *l, hfft__stream s, char *host, size_t hpitch, const void *dev,
+                   size_t dpitch, size_t width, size_t rows) {
+    l->bytes[1] += (int64_t)(width * rows);
+    if (l->stage)
+        return hfft__stage_d2h(l->stage, s, host, hpitch, dev, dpitch, width, rows);
+    return link_copy(l->d, l->ops->d2h, s, host, hpitch, dev, dpitch, width, rows);
 }
 
 int hfft__sched_h2d(hfft__gpu *g, hfft__stream s, void *dev, size_t dpitch, const char *host,
                     size_t hpitch, size_t width, size_t rows) {
-    g->link[0] += (int64_t)(width * rows);
-    if (g->stage)
-        return hfft__stage_h2d(g->stage, s, dev, dpitch, host, hpitch, width, rows);
-    return link_copy(g, g->ops->h2d, s, dev, dpitch, host, hpitch, width, rows);
+    return hfft__link_h2d(&g->lk, s, dev, dpitch, host, hpitch, width, rows);
 }
 
 int hfft__sched_d2h(hfft__gpu *g, hfft__stream s, char *host, size_t hpitch, const void *dev,
                     size_t dpitch, size_t width, size_t rows) {
-    g->link[1] += (int64_t)(width * rows);
-    if (g->stage)
-        return hfft__stage_d2h(g->stage, s, host, hpitch, dev, dpitch, width, rows);
-    return link_copy(g, g->ops->d2h, s, host, hpitch, dev, dpitch, width, rows);
+    return hfft__link_d2h(&g->lk, s, host, hpitch, dev, dpitch, width, rows);
 }
 
-/*
- * The FFTs of w strided lines of length L (neighbouring columns of a tile of
- * row pitch `pitch` elements) computed transposed: wc columns at a time, one
- * kernel turns them into contiguous lines in the scratch, `plan` (wc
- * contiguous lines) transforms them there, another kernel turns them back.
- * cuFFT's strided transforms of long lines run at a fraction of its
- * contiguous speed; a scratch of a few columns leaves the budget to the
- * array.  On the compute stream.
- */
-int hfft__sched_columns(hfft__gpu *g, hfft__fftplan plan, char *tile, int64_t pitch, int64_t L,
-                        int64_t w, int64_t wc) {
-    const hfft__dev_ops *o = g->ops;
-    hfft__stream c = g->st[NSTREAM];
+int hfft__columns(const hfft__dev_ops *o, hfft__dev *d, int prec, hfft__stream c, void *tb,
+                  void *work, hfft__fftplan plan, char *tile, int64_t pitch, int64_t L,
+                  int64_t w, int64_t wc) {
+    size_t es = 2u * (size_t)prec;
     for (int64_t c0 = 0; c0 < w; c0 += wc) {
         int64_t n = w - c0 < wc ? w - c0 : wc;
-        char *col = tile + (size_t)c0 * g->es;
-        TRY(o->transpose(g->d, g->prec, c, g->tb, L, col, pitch, L, n));
-        TRY(o->fft_exec(g->d, plan, c, g->tb, g->work[0]));
-        TRY(o->transpose(g->d, g->prec, c, col, pitch, g->tb, L, n, L));
+        char *col = tile + (size_t)c0 * es;
+        TRY(o->transpose(d, prec, c, tb, L, col, pitch, L, n));
+        TRY(o->fft_exec(d, plan, c, tb, work));
+        TRY(o->transpose(d, prec, c, col, pitch, tb, L, n, L));
     }
     return 0;
+}
+
+int hfft__sched_columns(hfft__gpu *g, hfft__fftplan plan, char *tile, int64_t pitch, int64_t L,
+                        int64_t w, int64_t wc) {
+    return hfft__columns(g->ops, g->d, g->prec, g->st[NSTREAM], g->tb, g->work[0], plan, tile,
+                         pitch, L, w, wc);
 }
 
 int hfft__out_blocks(int64_t w, size_t es, int64_t *start) {

@@ -12,13 +12,13 @@
 #include <stdint.h>
 
 #include "gpu/engine.h"
+#include "gpu/link.h"
 #include "gpu/stage.h"
 #include "src/core/device.h"
 #include "src/core/problem.h"
 #include "src/core/status.h"
 
 typedef struct hfft__gpu hfft__gpu;
-typedef struct hfft__trip hfft__trip;
 typedef struct hfft__four hfft__four;
 
 enum { K_NONE, K_PLAIN, K_RADIX2, K_LONG, K_FOUR };
@@ -87,14 +87,12 @@ struct hfft__gpu {
     size_t scratch_bytes;
     int64_t passes[HFFT__MAX_ROUNDS];
     int fixed_passes;               /* options.pass_bytes set: passes of that size */
-    hfft__stage *stage;             /* pageable arrays: copies through staging buffers */
-    int64_t link[2];                /* bytes copied in and out since last taken */
+    hfft__link lk;                  /* the card's link: staging, bytes copied */
     /* partial residency (resident.c): the last rw columns of every row */
     void *res;
     int64_t rw, rwb, rcol;          /* resident columns, per block; the first of them */
     hfft__fftplan rplan[2];
     hfft__event res_ev;
-    hfft__trip *trip;               /* the one-trip schedule, where the array fits */
     hfft__four *four;               /* the four-step streaming schedule (both rounds) */
     hfft__take_fn take;             /* a CPU share's units that four-step may take back */
     void *take_ctx;
@@ -135,14 +133,6 @@ int hfft__sched_d2h(hfft__gpu *g, hfft__stream s, char *host, size_t hpitch, con
 int hfft__sched_columns(hfft__gpu *g, hfft__fftplan plan, char *tile, int64_t pitch, int64_t L,
                         int64_t w, int64_t wc);
 
-/* Copy-out blocks of one trip: w columns of es-byte elements split into a narrow
-   first block (its transforms are all an execute waits for between the last
-   copy in and the first copy out) and then blocks whose rows are at least 64 KiB
-   wide (the link moves narrower pitched rows slower); start[0..n] are the bounds,
-   n (at most HFFT__OUT_BLOCKS) is returned. */
-#define HFFT__OUT_BLOCKS 8
-int hfft__out_blocks(int64_t w, size_t es, int64_t *start);
-
 /* plain.c: whole lines per pass through the rotating slot buffers */
 int hfft__plain_size(hfft__gpu *g, srd *r, int64_t L, size_t *work, int *nwork);
 int hfft__plain_round(hfft__gpu *g, srd *r, const char *src, char *dst, int64_t *pass);
@@ -155,15 +145,6 @@ size_t hfft__plain_chunk_bytes(const hfft__gpu *g, const srd *r);
 /* radix2.c: the 2013 four-subsequence split inside a pass */
 int hfft__radix2_size(hfft__gpu *g, srd *r, size_t cap, size_t *work, int *nwork);
 int hfft__radix2_round(hfft__gpu *g, srd *r, const char *src, char *dst, int64_t *pass);
-
-/* onetrip.c: the whole array on the device, each byte across the link once each way */
-/* 0 and g->trip where the array and its work areas fit `budget`; 1 where not. */
-int hfft__trip_size(hfft__gpu *g, int64_t budget);
-int hfft__trip_run(hfft__gpu *g, const char *src, char *dst);
-void hfft__trip_destroy(hfft__gpu *g);
-/* The last execute's phases into secs (see hfft__gpu_times). */
-void hfft__trip_times(const hfft__gpu *g, double *secs);
-size_t hfft__trip_bytes(const hfft__gpu *g);
 
 /* fourstep.c: out-of-place two-round plans streamed as runs of whole rows */
 /* 0 and g->four (both rounds K_FOUR) where it applies and fits `budget`; 1 where not. */

@@ -161,6 +161,17 @@ typedef struct hfft_options {
     const char *devices;
 } hfft_options;
 
+/* The GPU schedule a plan runs (hfft_info.schedule). */
+enum hfft_schedule_kind {
+    HFFT_SCHED_NONE = 0,      /* none: the plan runs on the CPU */
+    HFFT_SCHED_PLAIN = 1,     /* streaming: whole lines per pass */
+    HFFT_SCHED_RADIX2 = 2,    /* streaming: four subsequences per pass, radix-2 combinations */
+    HFFT_SCHED_ONE_TRIP = 3,  /* the whole array on the card(s): each byte crosses a link once
+                                 each way */
+    HFFT_SCHED_FOUR_STEP = 4  /* streaming out of place: two rounds that copy runs of whole
+                                 rows */
+};
+
 /* Kinds of device operation in a trace. */
 enum hfft_trace_kind {
     HFFT_TRACE_H2D = 0,     /* a copy host to device */
@@ -194,10 +205,7 @@ typedef struct hfft_info {
     int cards;                  /* cards the plan uses (0: none) */
     int card_ids[HFFT_MAX_CARDS]; /* their ordinals */
     int placement;              /* 0 CPU only, 1 GPU only, 2 hybrid */
-    int schedule;               /* 0 none (CPU), 1 plain, 2 radix-2, 3 one trip (the whole
-                                   array on the device: each byte crosses the link once each
-                                   way), 4 four-step streaming (out of place, two rounds that
-                                   copy runs of whole rows) */
+    int schedule;               /* enum hfft_schedule_kind */
     int rounds;                 /* rounds of passes over the array */
     int passes[HFFT_MAX_ROUNDS];    /* GPU passes per round */
     int streams;                /* pass buffers in flight (plain) or streams (radix-2) */

@@ -169,6 +169,7 @@ int hfft__make_whole(hfft__plan *p) {
     memset(p->info.ratio, 0, sizeof p->info.ratio);
     memset(p->info.done_ratio, 0, sizeof p->info.done_ratio);
     int st = hfft__whole_plan(&p->pb, p->pb.in, p->pb.out, f, threads, &p->whole);
+    hfft__plan_choose_run(p);
     if (st != HFFT_ERR_FFTW || !(f & HFFT__WHOLE_PRESERVE) || p->pb.kind != HFFT__C2R)
         return st;
     hfft__clear_error();
@@ -417,11 +418,13 @@ int hfft__build(hfft__plan *p, const hfft__choice *c, int split) {
         st = place_arrays(p);
     if (!st)
         st = make_mid(p);
+    hfft__plan_choose_run(p);
     /* FFTW's plan of the whole problem writes natural order only */
     if (!st && !any_gpu && (p->flags & HFFT_MEASURE) && p->split_line <= HFFT__ORDER_NATURAL)
         st = try_whole(p);
     p->info.placement = !any_gpu ? 0 : any_cpu ? 2 : 1;
     memcpy(p->info.done_ratio, p->info.ratio, sizeof p->info.done_ratio);
+    hfft__plan_choose_run(p);
     return st;
 }
 

@@ -180,7 +180,16 @@ static int plan_copy(hfft__plan *p, unsigned flags, const hfft_options *opts, in
     return 0;
 }
 
+static hfft__plan *create(const hfft__problem *pb, unsigned flags, const hfft_options *opts);
+
 hfft__plan *hfft__plan_create(const hfft__problem *pb, unsigned flags, const hfft_options *opts) {
+    hfft__plan *p = create(pb, flags, opts);
+    if (p)
+        hfft__plan_choose_run(p);
+    return p;
+}
+
+static hfft__plan *create(const hfft__problem *pb, unsigned flags, const hfft_options *opts) {
     if (check_flags(flags))
         return NULL;
     hfft__plan *p = calloc(1, sizeof *p);

@@ -63,12 +63,16 @@ typedef struct hfft__plan {
     hfft__problem copy_pb;
     hfft_info info;
     pthread_mutex_t lock; /* held by each execute, and by what reads its results */
+    /* the execute the plan's schedule runs (run.c), chosen once it is built */
+    int (*run)(struct hfft__plan *p, void *const in[2], void *const out[2]);
 } hfft__plan;
 
 /* plan.c */
 hfft__plan *hfft__plan_create(const hfft__problem *pb, unsigned flags, const hfft_options *opts);
 /* in[1] and out[1]: the imaginary arrays of split layouts. */
 int hfft__plan_execute(hfft__plan *p, void *const in[2], void *const out[2]);
+/* Chooses p->run from what the plan built (run.c). */
+void hfft__plan_choose_run(hfft__plan *p);
 /* Readies arrays other than the plan's own for its GPU engine: pinned, or staged. */
 int hfft__plan_adopt(hfft__plan *p, void *const in[2], void *const out[2]);
 void hfft__plan_destroy(hfft__plan *p);

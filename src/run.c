@@ -49,17 +49,22 @@ void *hfft__side_array(const hfft__plan *p, int side, void *in, void *out) {
 }
 
 /* The whole-problem plan: on a scratch copy of the input where it must be kept. */
-static void run_whole(hfft__plan *p, void *const in[2], void *const out[2]) {
+static int run_whole(hfft__plan *p, void *const in[2], void *const out[2]) {
+    double t0 = hfft__now();
     if (!p->scratch) {
         hfft__whole_exec(p->whole, p->sign, in, out);
-        return;
+    } else {
+        size_t span = (size_t)(p->pb.hi[0] - p->pb.lo[0]);
+        void *sin[2];
+        hfft__scratch_arrays(p, in, sin);
+        for (int k = 0; k < 2 && in[k]; k++)
+            memcpy((char *)sin[k] + p->pb.lo[0], (const char *)in[k] + p->pb.lo[0], span);
+        hfft__whole_exec(p->whole, p->sign, sin, out);
     }
-    size_t span = (size_t)(p->pb.hi[0] - p->pb.lo[0]);
-    void *sin[2];
-    hfft__scratch_arrays(p, in, sin);
-    for (int k = 0; k < 2 && in[k]; k++)
-        memcpy((char *)sin[k] + p->pb.lo[0], (const char *)in[k] + p->pb.lo[0], span);
-    hfft__whole_exec(p->whole, p->sign, sin, out);
+    p->info.measured_seconds[0] = p->info.measured_cpu[0] = hfft__now() - t0;
+    for (int h = 1; h < HFFT__MAX_ROUNDS; h++)
+        p->info.measured_seconds[h] = p->info.measured_cpu[h] = 0.0;
+    return 0;
 }
 
 /* A layout through a dense copy: gathered, the copy's plan, scattered; the plan's
@@ -67,7 +72,7 @@ static void run_whole(hfft__plan *p, void *const in[2], void *const out[2]) {
 static int run_copy(hfft__plan *p, void *const in[2], void *const out[2]) {
     hfft__copy_gather(&p->pb, &p->copy_pb, in);
     void *copy[2] = {p->copy, NULL};
-    int st = hfft__plan_execute(p->inner, copy, copy);
+    int st = p->inner->run(p->inner, copy, copy);
     if (!st)
         hfft__copy_scatter(&p->pb, &p->copy_pb, out);
     hfft_info keep = p->info;
@@ -77,66 +82,74 @@ static int run_copy(hfft__plan *p, void *const in[2], void *const out[2]) {
     return st;
 }
 
-int hfft__plan_execute(hfft__plan *p, void *const in_[2], void *const out_[2]) {
+static int trace_begin(hfft__plan *p) {
+    for (int k = 0; k < p->ncard; k++)
+        if (p->trace[k])
+            HFFT__TRY(hfft__trace_begin(p->trace[k]));
+    return 0;
+}
+
+/* One trip over the cards: every round at once; the first fast round's time is the
+   copy in with the fast dimensions, the slow round's the rest. */
+static int run_trip(hfft__plan *p, void *const in[2], void *const out[2]) {
+    HFFT__TRY(trace_begin(p));
+    for (int h = 0; h < HFFT__MAX_ROUNDS; h++)
+        p->info.measured_seconds[h] = p->info.measured_gpu[h] = p->info.measured_cpu[h] = 0;
+    int st = hfft__cards_run(p->gpu, 0, in[0], out[0], 1);
+    hfft__cards_times(p->gpu, p->info.measured_seconds);
+    for (int h = 0; h < p->nrounds; h++)
+        p->info.measured_gpu[h] = p->info.measured_seconds[h];
+    hfft__cards_take_link(p->gpu, p->info.link_bytes);
+    for (int h = 0; h < p->nrounds && h < HFFT_MAX_ROUNDS && !st; h++)
+        p->info.done_ratio[h] = p->info.ratio[h];
+    return st;
+}
+
+/* Round h: its units cut between the GPU's cards [0, cut) and the CPU's executor,
+   which meet at the round's end. */
+static int run_round(hfft__plan *p, int h, void *in, void *out) {
     int st = 0;
-    if (p->pb.howmany == 0)
-        return 0;
-    if (p->inner)
-        return run_copy(p, in_, out_);
-    if (p->whole) {
-        double t0 = hfft__now();
-        run_whole(p, in_, out_);
-        p->info.measured_seconds[0] = p->info.measured_cpu[0] = hfft__now() - t0;
-        for (int h = 1; h < HFFT__MAX_ROUNDS; h++)
-            p->info.measured_seconds[h] = p->info.measured_cpu[h] = 0.0;
-        return 0;
+    double t0 = hfft__now();
+    int ss, ds;
+    hfft__round_sides(p, h, &ss, &ds);
+    const void *src = hfft__side_array(p, ss, in, out);
+    void *dst = hfft__side_array(p, ds, in, out);
+    int64_t units = hfft__round_units(&p->rounds[h]);
+    int cpu_part = p->cpu && p->cut[h] < units;
+    if (cpu_part)
+        hfft__cpu_start(p->cpu, h, src, dst, p->cut[h], units);
+    p->info.measured_gpu[h] = p->info.measured_cpu[h] = 0.0;
+    if (p->gpu && p->cut[h] > 0) {
+        /* GPU-only rounds meet without a drain; the CPU's part of a round needs
+           the GPU's part of the round before in host memory */
+        int drain = h == p->nrounds - 1 || p->cpu != NULL;
+        st = hfft__cards_run(p->gpu, h, src, dst, drain);
+        p->info.measured_gpu[h] = hfft__now() - t0;
     }
+    if (cpu_part) {
+        int cst = hfft__cpu_finish(p->cpu);
+        if (!st)
+            st = cst;
+        p->info.measured_cpu[h] = hfft__pool_done_at(p->pool) - t0;
+    }
+    p->info.measured_seconds[h] = hfft__now() - t0;
+    return st;
+}
+
+/* The rounds in turn, on the GPU's cards, the CPU, or both. */
+static int run_rounds(hfft__plan *p, void *const in_[2], void *const out_[2]) {
     void *in = in_[0], *out = out_[0];
-    for (int k = 0; k < p->ncard && p->gpu; k++)
-        if (p->trace[k] && (st = hfft__trace_begin(p->trace[k])))
-            return st;
-    if (p->gpu && hfft__cards_one_trip(p->gpu)) {
-        /* every round at once; the first fast round's time is the copy in with the
-           fast dimensions, the slow round's the rest (hfft__gpu_times) */
-        for (int h = 0; h < HFFT__MAX_ROUNDS; h++)
-            p->info.measured_seconds[h] = p->info.measured_gpu[h] = p->info.measured_cpu[h] = 0;
-        st = hfft__cards_run(p->gpu, 0, in, out, 1);
-        hfft__cards_times(p->gpu, p->info.measured_seconds);
-        for (int h = 0; h < p->nrounds; h++)
-            p->info.measured_gpu[h] = p->info.measured_seconds[h];
-    }
+    if (p->gpu)
+        HFFT__TRY(trace_begin(p));
     if (hfft__c2r_reads_copy(p))
         memcpy((char *)p->mid + p->pb.lo[0], (const char *)in + p->pb.lo[0],
                (size_t)(p->pb.hi[0] - p->pb.lo[0]));
-    for (int h = 0; h < p->nrounds && !st && !(p->gpu && hfft__cards_one_trip(p->gpu)); h++) {
-        double t0 = hfft__now();
-        int ss, ds;
-        hfft__round_sides(p, h, &ss, &ds);
-        const void *src = hfft__side_array(p, ss, in, out);
-        void *dst = hfft__side_array(p, ds, in, out);
-        int64_t units = hfft__round_units(&p->rounds[h]);
-        int cpu_part = p->cpu && p->cut[h] < units;
-        if (cpu_part)
-            hfft__cpu_start(p->cpu, h, src, dst, p->cut[h], units);
-        p->info.measured_gpu[h] = p->info.measured_cpu[h] = 0.0;
-        if (p->gpu && p->cut[h] > 0) {
-            /* GPU-only rounds meet without a drain; the CPU's part of a round needs
-               the GPU's part of the round before in host memory */
-            int drain = h == p->nrounds - 1 || p->cpu != NULL;
-            st = hfft__cards_run(p->gpu, h, src, dst, drain);
-            p->info.measured_gpu[h] = hfft__now() - t0;
-        }
-        if (cpu_part) {
-            int cst = hfft__cpu_finish(p->cpu);
-            if (!st)
-                st = cst;
-            p->info.measured_cpu[h] = hfft__pool_done_at(p->pool) - t0;
-        }
-        p->info.measured_seconds[h] = hfft__now() - t0;
-    }
+    int st = 0;
+    for (int h = 0; h < p->nrounds && !st; h++)
+        st = run_round(p, h, in, out);
     /* GPU-only rounds meet without a drain, so the host's clock gives the first
        round only the time to issue it: each round's time comes from the device
-       (none for one trip, which times its rounds itself, or several cards). */
+       (none for several cards, which drain every round). */
     double dev[HFFT__MAX_ROUNDS];
     if (!st && p->gpu && !p->cpu && hfft__cards_round_times(p->gpu, dev) == 0)
         for (int h = 0; h < p->nrounds; h++)
@@ -148,9 +161,30 @@ int hfft__plan_execute(hfft__plan *p, void *const in_[2], void *const out_[2]) {
         double done = p->cpu && p->gpu ? hfft__cpu_gpu_share(p->cpu, h) : -1;
         p->info.done_ratio[h] = done >= 0 ? done : p->info.ratio[h];
     }
+    return st;
+}
+
+static int run_nothing(hfft__plan *p, void *const in[2], void *const out[2]) {
+    (void)p;
+    (void)in;
+    (void)out;
+    return 0;
+}
+
+void hfft__plan_choose_run(hfft__plan *p) {
+    p->run = p->pb.howmany == 0 ? run_nothing
+             : p->inner         ? run_copy
+             : p->whole         ? run_whole
+             : p->gpu && hfft__cards_one_trip(p->gpu) ? run_trip
+                                                      : run_rounds;
+}
+
+int hfft__plan_execute(hfft__plan *p, void *const in[2], void *const out[2]) {
+    int st = p->run(p, in, out);
     if (st)
-        return hfft__fail_context(st, in == out ? "execute failed; the in-place array is undefined"
-                                                : "execute failed; the input is untouched and the "
-                                                  "output undefined");
+        return hfft__fail_context(st, in[0] == out[0]
+                                          ? "execute failed; the in-place array is undefined"
+                                          : "execute failed; the input is untouched and the "
+                                            "output undefined");
     return 0;
 }

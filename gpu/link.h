@@ -1,0 +1,54 @@
+/*
+ * link.h: what every GPU schedule uses on a card (pass.c): copies over its
+ * link, straight from pinned memory or through staging slots, counted for
+ * hfft_info.link_bytes and cut into pieces; one cuFFT plan; strided columns
+ * computed transposed; and the copy-out blocks of a slow dimension.  Private
+ * to gpu/.
+ */
+#ifndef HFFT_GPU_LINK_H
+#define HFFT_GPU_LINK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gpu/stage.h"
+#include "src/core/device.h"
+
+/* One card's link as a schedule drives it. */
+typedef struct hfft__link {
+    const hfft__dev_ops *ops;
+    hfft__dev *d;
+    hfft__stage *stage; /* pageable arrays: copies through pinned slots (NULL: none) */
+    int64_t bytes[2];   /* copied host to device [0] and back [1] since last taken */
+} hfft__link;
+
+/* ops->h2d and ops->d2h over the link (pitches and widths in bytes), on stream s. */
+int hfft__link_h2d(hfft__link *l, hfft__stream s, void *dev, size_t dpitch, const char *host,
+                   size_t hpitch, size_t width, size_t rows);
+int hfft__link_d2h(hfft__link *l, hfft__stream s, char *host, size_t hpitch, const void *dev,
+                   size_t dpitch, size_t width, size_t rows);
+
+/* One transform plan (the backend's fft_plan); *work raised to its work area. */
+int hfft__fft_plan1(const hfft__dev_ops *o, hfft__dev *d, int prec, int sign, hfft__fftplan *p,
+                    int kind, int rank, const int64_t *n, int64_t stride, int64_t dist,
+                    int64_t batch, size_t *work);
+
+/* The transforms of w strided columns of length L (neighbouring columns of a tile
+   of row pitch `pitch` elements), wc at a time: each group transposed into the
+   scratch tb, transformed there by `plan` (wc contiguous lines), transposed back;
+   on stream c.  cuFFT's strided transforms of long lines run at a fraction of
+   its contiguous speed, and a scratch of a few columns leaves the budget to the
+   array. */
+int hfft__columns(const hfft__dev_ops *o, hfft__dev *d, int prec, hfft__stream c, void *tb,
+                  void *work, hfft__fftplan plan, char *tile, int64_t pitch, int64_t L,
+                  int64_t w, int64_t wc);
+
+/* Copy-out blocks of a slow dimension: w columns of es-byte elements split into a
+   narrow first block (its transforms are all an execute waits for between the
+   last copy in and the first copy out) and then blocks whose rows are at least
+   64 KiB wide (the link moves narrower pitched rows slower); start[0..n] are the
+   bounds, n (at most HFFT__OUT_BLOCKS) is returned. */
+#define HFFT__OUT_BLOCKS 8
+int hfft__out_blocks(int64_t w, size_t es, int64_t *start);
+
+#endif
