@@ -240,11 +240,13 @@ int hfft__gpu_create(const hfft__dev_ops *ops, hfft__dev *dev, const hfft__gpu_r
     if (want == 2 && g->nslot < RADIX2_SLOTS)
         g->nslot = RADIX2_SLOTS;
     size_t cap = pick_capacity(req, budget, g->es, g->nslot);
-    /* Residency where the passes at a width that keeps rows wide leave room for it. */
+    /* Residency where the passes at a width that keeps rows wide leave room for it,
+       and each pass still holds whole columns (the long-line schedule keeps none). */
     int resident = req->schedule == 0 && req->slots == 0 && req->pass_bytes <= 0 &&
                    hfft__res_eligible(g) &&
                    (int64_t)((size_t)g->nslot * hfft__res_pass_bytes(g)) < budget / 2 &&
-                   hfft__res_pass_bytes(g) >= 256;
+                   hfft__res_pass_bytes(g) >= 256 &&
+                   hfft__res_pass_bytes(g) >= (size_t)req->rounds[0].L * g->es;
     if (resident) {
         cap = hfft__res_pass_bytes(g);
         g->fixed_passes = 1;

@@ -1124,6 +1124,25 @@ Test(emulated, one_trip) {
             }
 }
 
+/* Narrow arrays whose residency's passes would hold less than a column (the column
+   round then runs as long lines, which keep no column resident): each streams without
+   residency, and every column is written. */
+Test(emulated, residency_needs_whole_columns) {
+    static const struct {
+        int prec;
+        int64_t n[2];
+        int64_t budget;
+    } cases[] = {{F32, {243, 5}, 8192}, {F32, {256, 5}, 8192}, {F32, {3000, 8}, 98304},
+                 {F64, {243, 8}, 16384}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        hfft_options o;
+        emulated_options(&o, cases[i].budget);
+        tu_case c = {cases[i].prec, 2, {cases[i].n[0], cases[i].n[1]}, 1, HFFT_BACKWARD,
+                     HFFT_GPU_ONLY, &o, 0};
+        run_case(&c, NULL);
+    }
+}
+
 /*
  * Partial residency: between a quarter of the array and the array's size, the
  * budget left beside the passes keeps columns on the device between the two
