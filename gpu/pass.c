@@ -134,7 +134,7 @@ static int link_copy(hfft__dev *d, copy_fn op, hfft__stream s, void *dst, size_t
     return 0;
 }
 
-int hfft__link_h2d(hfft__link *l, hfft__stream s, void *dev, size_t dpitch, const char *host,
+int hfft__xfer_h2d(hfft__xfer *l, hfft__stream s, void *dev, size_t dpitch, const char *host,
                    size_t hpitch, size_t width, size_t rows) {
     l->bytes[0] += (int64_t)(width * rows);
     if (l->stage)
@@ -142,7 +142,7 @@ int hfft__link_h2d(hfft__link *l, hfft__stream s, void *dev, size_t dpitch, cons
     return link_copy(l->d, l->ops->h2d, s, dev, dpitch, host, hpitch, width, rows);
 }
 
-int hfft__link_d2h(hfft__link *l, hfft__stream s, char *host, size_t hpitch, const void *dev,
+int hfft__xfer_d2h(hfft__xfer *l, hfft__stream s, char *host, size_t hpitch, const void *dev,
                    size_t dpitch, size_t width, size_t rows) {
     l->bytes[1] += (int64_t)(width * rows);
     if (l->stage)
@@ -152,12 +152,12 @@ int hfft__link_d2h(hfft__link *l, hfft__stream s, char *host, size_t hpitch, con
 
 int hfft__sched_h2d(hfft__gpu *g, hfft__stream s, void *dev, size_t dpitch, const char *host,
                     size_t hpitch, size_t width, size_t rows) {
-    return hfft__link_h2d(&g->lk, s, dev, dpitch, host, hpitch, width, rows);
+    return hfft__xfer_h2d(&g->lk, s, dev, dpitch, host, hpitch, width, rows);
 }
 
 int hfft__sched_d2h(hfft__gpu *g, hfft__stream s, char *host, size_t hpitch, const void *dev,
                     size_t dpitch, size_t width, size_t rows) {
-    return hfft__link_d2h(&g->lk, s, host, hpitch, dev, dpitch, width, rows);
+    return hfft__xfer_d2h(&g->lk, s, host, hpitch, dev, dpitch, width, rows);
 }
 
 int hfft__columns(const hfft__dev_ops *o, hfft__dev *d, int prec, hfft__stream c, void *tb,

@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 #include "gpu/engine.h"
-#include "gpu/link.h"
+#include "gpu/xfer.h"
 #include "gpu/stage.h"
 #include "src/core/device.h"
 #include "src/core/problem.h"
@@ -87,7 +87,7 @@ struct hfft__gpu {
     size_t scratch_bytes;
     int64_t passes[HFFT__MAX_ROUNDS];
     int fixed_passes;               /* options.pass_bytes set: passes of that size */
-    hfft__link lk;                  /* the card's link: staging, bytes copied */
+    hfft__xfer lk;                  /* the card's link: staging, bytes copied */
     /* partial residency (resident.c): the last rw columns of every row */
     void *res;
     int64_t rw, rwb, rcol;          /* resident columns, per block; the first of them */

@@ -1,12 +1,12 @@
 /*
- * link.h: what every GPU schedule uses on a card (pass.c): copies over its
+ * xfer.h: what every GPU schedule uses on a card (pass.c): copies over its
  * link, straight from pinned memory or through staging slots, counted for
  * hfft_info.link_bytes and cut into pieces; one cuFFT plan; strided columns
  * computed transposed; and the copy-out blocks of a slow dimension.  Private
  * to gpu/.
  */
-#ifndef HFFT_GPU_LINK_H
-#define HFFT_GPU_LINK_H
+#ifndef HFFT_GPU_XFER_H
+#define HFFT_GPU_XFER_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -15,17 +15,17 @@
 #include "src/core/device.h"
 
 /* One card's link as a schedule drives it. */
-typedef struct hfft__link {
+typedef struct hfft__xfer {
     const hfft__dev_ops *ops;
     hfft__dev *d;
     hfft__stage *stage; /* pageable arrays: copies through pinned slots (NULL: none) */
     int64_t bytes[2];   /* copied host to device [0] and back [1] since last taken */
-} hfft__link;
+} hfft__xfer;
 
 /* ops->h2d and ops->d2h over the link (pitches and widths in bytes), on stream s. */
-int hfft__link_h2d(hfft__link *l, hfft__stream s, void *dev, size_t dpitch, const char *host,
+int hfft__xfer_h2d(hfft__xfer *l, hfft__stream s, void *dev, size_t dpitch, const char *host,
                    size_t hpitch, size_t width, size_t rows);
-int hfft__link_d2h(hfft__link *l, hfft__stream s, char *host, size_t hpitch, const void *dev,
+int hfft__xfer_d2h(hfft__xfer *l, hfft__stream s, char *host, size_t hpitch, const void *dev,
                    size_t dpitch, size_t width, size_t rows);
 
 /* One transform plan (the backend's fft_plan); *work raised to its work area. */
