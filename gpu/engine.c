@@ -23,7 +23,7 @@
 #define CONTIG_PASS_MAX ((size_t)2 << 30) /* contiguous-only problems: passes at most */
 
 /* Sizes one round for slot capacity cap: kind, pass size and cuFFT plans. */
-static int plan_round(hfft__gpu *g, srd *r, int want, size_t cap, size_t *work, int *nwork) {
+static int plan_round(hfft__gpu *g, rstate *r, int want, size_t cap, size_t *work, int *nwork) {
     size_t es = g->es;
     hfft__sched_destroy_plans(g, r);
     *work = 0;
@@ -130,7 +130,7 @@ static int any_transpose(const hfft__gpu *g) {
 static size_t scratch_bytes(const hfft__gpu *g) {
     size_t most = 0;
     for (int h = 0; h < g->nrounds; h++) {
-        const srd *r = &g->rd[h];
+        const rstate *r = &g->rd[h];
         int64_t L = r->kind == K_LONG ? r->leaf : r->r.L;
         size_t b = r->kind != K_NONE && r->transpose ? (size_t)(r->wc * L) * g->es : 0;
         if (b > most)
@@ -169,8 +169,8 @@ int hfft__gpu_create(const hfft__dev_ops *ops, hfft__dev *dev, const hfft__gpu_r
         return hfft__fail(HFFT_ERR_HOST_MEMORY, "GPU engine: out of memory");
     g->ops = ops;
     g->d = dev;
-    g->lk.ops = ops;
-    g->lk.d = dev;
+    g->xfer.ops = ops;
+    g->xfer.d = dev;
     g->prec = req->prec;
     g->es = 2u * (size_t)req->prec;
     g->sign = req->sign;
@@ -180,13 +180,13 @@ int hfft__gpu_create(const hfft__dev_ops *ops, hfft__dev *dev, const hfft__gpu_r
     g->fixed_passes = req->pass_bytes > 0;
     int st = 0;
     for (int i = 0; i < NSTREAM + 1 && !st; i++)
-        st = ops->stream_create(dev, &g->st[i]);
+        st = ops->stream_create(dev, &g->stream[i]);
     for (int i = 0; i < 3 * NSTREAM && !st; i++)
         st = ops->event_create(dev, &g->ev[i]);
     for (int i = 0; i < NCHUNK && !st; i++)
-        st = ops->event_create(dev, &g->bev[i]);
+        st = ops->event_create(dev, &g->prev_out[i]);
     for (int i = 0; i <= HFFT__MAX_ROUNDS && !st; i++)
-        st = ops->event_create_timed(dev, &g->rev[i]);
+        st = ops->event_create_timed(dev, &g->round_end[i]);
     for (int i = 0; i < NSLOT && !st; i++) {
         for (int j = 0; j < NCHUNK && !st; j++) {
             st = ops->event_create(dev, &g->in_ev[i][j]);
@@ -315,7 +315,7 @@ int hfft__gpu_create(const hfft__dev_ops *ops, hfft__dev *dev, const hfft__gpu_r
     }
     /* In-place long lines need a host scratch for phase 1. */
     for (int h = 0; h < g->nrounds; h++) {
-        srd *r = &g->rd[h];
+        rstate *r = &g->rd[h];
         if (r->kind == K_LONG && r->inplace) {
             size_t b = (size_t)(r->r.L * r->wcols) * g->es;
             if (b > g->scratch_bytes)
@@ -336,22 +336,22 @@ int hfft__gpu_create(const hfft__dev_ops *ops, hfft__dev *dev, const hfft__gpu_r
 void hfft__gpu_destroy(hfft__gpu *g) {
     if (!g)
         return;
-    hfft__stage_destroy(g->lk.stage);
+    hfft__stage_destroy(g->xfer.stage);
     hfft__four_destroy(g);
     hfft__res_release(g);
     hfft__sched_release(g);
     for (int i = 0; i < NSTREAM + 1; i++)
-        if (g->st[i])
-            g->ops->stream_destroy(g->d, g->st[i]);
+        if (g->stream[i])
+            g->ops->stream_destroy(g->d, g->stream[i]);
     for (int i = 0; i < 3 * NSTREAM; i++)
         if (g->ev[i])
             g->ops->event_destroy(g->d, g->ev[i]);
     for (int i = 0; i < NCHUNK; i++)
-        if (g->bev[i])
-            g->ops->event_destroy(g->d, g->bev[i]);
+        if (g->prev_out[i])
+            g->ops->event_destroy(g->d, g->prev_out[i]);
     for (int i = 0; i <= HFFT__MAX_ROUNDS; i++)
-        if (g->rev[i])
-            g->ops->event_destroy(g->d, g->rev[i]);
+        if (g->round_end[i])
+            g->ops->event_destroy(g->d, g->round_end[i]);
     for (int i = 0; i < NSLOT; i++) {
         for (int j = 0; j < NCHUNK; j++) {
             hfft__event e[3] = {g->in_ev[i][j], g->comp_ev[i][j], g->out_ev[i][j]};
@@ -366,15 +366,15 @@ void hfft__gpu_destroy(hfft__gpu *g) {
 }
 
 static int run_round(hfft__gpu *g, int h, const void *src, void *dst, int drain) {
-    srd *r = &g->rd[h];
+    rstate *r = &g->rd[h];
     int64_t pass = 0;
     if (h == 0 || g->rec != h)
         g->rec = -1; /* an execute starts with round 0; rounds run out of turn get no times */
     if (h == 0)
-        TRY(g->ops->record(g->d, g->rev[0], g->st[0]));
+        TRY(g->ops->record(g->d, g->round_end[0], g->stream[0]));
     /* Only plain and four-step rounds wait for the round before by themselves (its
        last copies out, their buffers' reuse): the others start once it is done. */
-    if ((r->kind == K_RADIX2 || r->kind == K_LONG) && (g->piped || g->nbev))
+    if ((r->kind == K_RADIX2 || r->kind == K_LONG) && (g->piped || g->nprev))
         TRY(hfft__sched_sync(g));
     switch (r->kind) {
     case K_NONE:
@@ -397,19 +397,19 @@ static int run_round(hfft__gpu *g, int h, const void *src, void *dst, int drain)
     }
     g->passes[h] = pass;
     /* Plain rounds may meet the next one without a drain (see plain.c): every copy
-       out goes through st[1], so the event after the round's last one ends it. */
-    if (!drain && (r->kind == K_PLAIN || r->kind == K_FOUR) && !g->lk.stage) {
+       out goes through stream[1], so the event after the round's last one ends it. */
+    if (!drain && (r->kind == K_PLAIN || r->kind == K_FOUR) && !g->xfer.stage) {
         /* round 0's resident columns end on the compute stream; round 1's copies in
            wait for them already, so the copy-out stream waiting too orders nothing new */
         if (h == 0 && g->res)
-            TRY(g->ops->wait(g->d, g->st[1], g->res_ev));
-        TRY(g->ops->record(g->d, g->rev[h + 1], g->st[1]));
+            TRY(g->ops->wait(g->d, g->stream[1], g->res_ev));
+        TRY(g->ops->record(g->d, g->round_end[h + 1], g->stream[1]));
         g->rec = h + 1;
         return 0;
     }
     TRY(hfft__sched_sync(g));
-    TRY(g->ops->record(g->d, g->rev[h + 1], g->st[1]));
-    TRY(g->ops->event_sync(g->d, g->rev[h + 1])); /* at once: every stream is idle */
+    TRY(g->ops->record(g->d, g->round_end[h + 1], g->stream[1]));
+    TRY(g->ops->event_sync(g->d, g->round_end[h + 1])); /* at once: every stream is idle */
     g->rec = h + 1;
     return 0;
 }
@@ -423,9 +423,9 @@ int hfft__gpu_run(hfft__gpu *g, int h, const void *src, void *dst, int drain) {
         /* Let what was already queued finish, so that nothing of this execute
            is still in flight when the caller (or the next execute) goes on. */
         for (int i = 0; i < NSTREAM + 1; i++)
-            (void)g->ops->sync(g->d, g->st[i]);
-        if (g->lk.stage)
-            (void)hfft__stage_sync(g->lk.stage);
+            (void)g->ops->sync(g->d, g->stream[i]);
+        if (g->xfer.stage)
+            (void)hfft__stage_sync(g->xfer.stage);
         g->piped = 0;
     }
     return st;
@@ -442,10 +442,10 @@ static size_t largest_chunk(const hfft__gpu *g) {
     return most;
 }
 int hfft__gpu_stage(hfft__gpu *g, int on, int threads) {
-    if (!on || g->lk.stage) {
+    if (!on || g->xfer.stage) {
         if (!on) {
-            hfft__stage_destroy(g->lk.stage);
-            g->lk.stage = NULL;
+            hfft__stage_destroy(g->xfer.stage);
+            g->xfer.stage = NULL;
         }
         return 0;
     }
@@ -457,10 +457,10 @@ int hfft__gpu_stage(hfft__gpu *g, int on, int threads) {
                               g->rd[h].kind == K_RADIX2 ? "radix-2" : "long-line");
     /* four-step: slots of 32 MiB, wide rows going through them in pieces */
     size_t slot = g->four ? (size_t)32 << 20 : largest_chunk(g);
-    return hfft__stage_create(g->ops, g->d, slot, threads > 0 ? threads : 1, &g->lk.stage);
+    return hfft__stage_create(g->ops, g->d, slot, threads > 0 ? threads : 1, &g->xfer.stage);
 }
 
-int hfft__gpu_staged(const hfft__gpu *g) { return g->lk.stage != NULL; }
+int hfft__gpu_staged(const hfft__gpu *g) { return g->xfer.stage != NULL; }
 
 int hfft__gpu_four(const hfft__gpu *g, hfft__four_shape *s) { return hfft__four_layout(g, s); }
 
@@ -470,9 +470,9 @@ void hfft__gpu_set_take(hfft__gpu *g, hfft__take_fn fn, void *ctx) {
 }
 
 void hfft__gpu_take_link(hfft__gpu *g, int64_t bytes[2]) {
-    bytes[0] = g->lk.bytes[0];
-    bytes[1] = g->lk.bytes[1];
-    g->lk.bytes[0] = g->lk.bytes[1] = 0;
+    bytes[0] = g->xfer.bytes[0];
+    bytes[1] = g->xfer.bytes[1];
+    g->xfer.bytes[0] = g->xfer.bytes[1] = 0;
 }
 
 int hfft__gpu_round_times(const hfft__gpu *g, double *secs) {
@@ -480,7 +480,7 @@ int hfft__gpu_round_times(const hfft__gpu *g, double *secs) {
         return -1;
     double t[HFFT__MAX_ROUNDS];
     for (int h = 0; h < g->nrounds; h++)
-        if (g->ops->event_elapsed(g->d, g->rev[h], g->rev[h + 1], &t[h]) || !(t[h] >= 0))
+        if (g->ops->event_elapsed(g->d, g->round_end[h], g->round_end[h + 1], &t[h]) || !(t[h] >= 0))
             return -1;
     memcpy(secs, t, (size_t)g->nrounds * sizeof *t);
     return 0;
@@ -489,7 +489,7 @@ int hfft__gpu_round_times(const hfft__gpu *g, double *secs) {
 void hfft__gpu_fill_info(const hfft__gpu *g, hfft_info *info) {
     int sched = 0;
     for (int h = 0; h < g->nrounds; h++) {
-        const srd *r = &g->rd[h];
+        const rstate *r = &g->rd[h];
         int64_t units = r->units, per = r->blk > 0 ? r->blk : 1;
         int64_t outer = hfft__round_strided(&r->r) ? r->r.no : 1;
         int64_t n = r->kind == K_PLAIN  ? hfft__plain_passes(g, r)
@@ -506,5 +506,5 @@ void hfft__gpu_fill_info(const hfft__gpu *g, hfft_info *info) {
     info->streams = sched == HFFT_SCHED_RADIX2 ? NSTREAM : g->nslot;
     info->device_bytes = g->ops->used(g->d);
     info->resident_bytes = g->res ? g->rw * g->rd[0].r.L * (int64_t)g->es : 0;
-    info->host_bytes += (int64_t)g->scratch_bytes + hfft__stage_bytes(g->lk.stage);
+    info->host_bytes += (int64_t)g->scratch_bytes + hfft__stage_bytes(g->xfer.stage);
 }

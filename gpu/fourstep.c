@@ -99,7 +99,7 @@ void hfft__four_destroy(hfft__gpu *g) {
 
 /* The round along dimension 0, where the plan is one this schedule runs; else -1. */
 static int eligible(const hfft__gpu *g) {
-    if (g->nrounds != 2 || g->inplace || g->lk.stage)
+    if (g->nrounds != 2 || g->inplace || g->xfer.stage)
         return -1;
     int z = -1;
     for (int h = 0; h < 2; h++)
@@ -378,7 +378,7 @@ int hfft__four_size(hfft__gpu *g, int64_t budget) {
 /* Round A's pass over groups [q0, q0 + m) into buffer b (rows p m + i). */
 static int copy_in_a(hfft__gpu *g, hfft__four *f, const char *src, char *b, int64_t q0,
                      int64_t m) {
-    hfft__stream in = g->st[0];
+    hfft__stream in = g->stream[0];
     if (!f->real)
         return hfft__sched_h2d(g, in, b, (size_t)m * f->rowb, src + (size_t)q0 * f->rowb,
                                (size_t)f->fb * f->rowb, (size_t)m * f->rowb, (size_t)f->fa);
@@ -408,7 +408,7 @@ static int take_slot(hfft__gpu *g, hfft__four *f, int *s) {
     *s = f->next;
     f->next = (f->next + 1) % FOUR_SLOTS;
     if (f->used[*s])
-        TRY(g->ops->wait(g->d, g->st[0], g->out_ev[*s][0]));
+        TRY(g->ops->wait(g->d, g->stream[0], g->out_ev[*s][0]));
     f->used[*s] = 1;
     return 0;
 }
@@ -418,7 +418,7 @@ static int pass_a(hfft__gpu *g, hfft__four *f, const char *src, char *dst, int64
                   int *slot) {
     const hfft__dev_ops *o = g->ops;
     hfft__dev *d = g->d;
-    hfft__stream in = g->st[0], out = g->st[1], c = g->st[NSTREAM];
+    hfft__stream in = g->stream[0], out = g->stream[1], c = g->stream[NSTREAM];
     size_t rowb = f->rowb;
     int s;
     TRY(take_slot(g, f, &s));
@@ -445,7 +445,7 @@ static int pass_a(hfft__gpu *g, hfft__four *f, const char *src, char *dst, int64
 static int pass_b(hfft__gpu *g, hfft__four *f, char *dst, int64_t u0, int64_t m, int *slot) {
     const hfft__dev_ops *o = g->ops;
     hfft__dev *d = g->d;
-    hfft__stream in = g->st[0], out = g->st[1], c = g->st[NSTREAM];
+    hfft__stream in = g->stream[0], out = g->stream[1], c = g->stream[NSTREAM];
     size_t pb = (size_t)f->pw * g->es, hp = (size_t)f->fa * f->rowb;
     int s;
     TRY(take_slot(g, f, &s));
@@ -509,13 +509,13 @@ static int round_a(hfft__gpu *g, hfft__four *f, const char *src, char *dst) {
     for (int k = 0; k < f->npass[0]; k++)
         TRY(pass_a(g, f, src, dst, f->at[0][k], f->at[0][k + 1] - f->at[0][k], &s));
     TRY(take_back(g, f, 0, src, dst, s, t0));
-    return g->ops->record(g->d, f->mid, g->st[1]);
+    return g->ops->record(g->d, f->mid, g->stream[1]);
 }
 
 static int round_b(hfft__gpu *g, hfft__four *f, char *dst) {
     double t0 = hfft__now();
     /* every row round A wrote has landed before any is read */
-    TRY(g->ops->wait(g->d, g->st[0], f->mid));
+    TRY(g->ops->wait(g->d, g->stream[0], f->mid));
     int s = -1;
     for (int k = 0; k < f->npass[1]; k++)
         TRY(pass_b(g, f, dst, f->at[1][k], f->at[1][k + 1] - f->at[1][k], &s));

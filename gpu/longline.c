@@ -16,7 +16,7 @@ static int smallest_factor(int64_t n) {
 }
 
 /* Lines longer than a pass: split until a leaf line fits a quarter slot. */
-int hfft__long_size(hfft__gpu *g, srd *r, size_t cap, size_t *work, int *nwork) {
+int hfft__long_size(hfft__gpu *g, rstate *r, size_t cap, size_t *work, int *nwork) {
     size_t es = g->es;
     r->kind = K_LONG;
     int64_t L = r->r.L;
@@ -69,7 +69,7 @@ static int long_combine(hfft__gpu *g, int radix, int64_t L, const char *mid, int
             int64_t n = Lr - k0 < rows ? Lr - k0 : rows;
             int s = (int)(*pass % g->nslot);
             (*pass)++;
-            hfft__stream q = g->st[s];
+            hfft__stream q = g->stream[s];
             size_t tile = (size_t)(n * cb) * es;
             void *t[HFFT__MAX_RADIX];
             for (int j = 0; j < radix; j++) {
@@ -101,7 +101,7 @@ static int long_combine(hfft__gpu *g, int radix, int64_t L, const char *mid, int
 
 /* Transforms lines of length L (level lev of the split) from src (pitch ss) into
    fin (pitch fs), with phase-1 results in mid (pitch ms). */
-static int long_rec(hfft__gpu *g, srd *r, int lev, int64_t L, const char *src, int64_t ss,
+static int long_rec(hfft__gpu *g, rstate *r, int lev, int64_t L, const char *src, int64_t ss,
                     char *mid, int64_t ms, char *fin, int64_t fs, int64_t cols, int64_t *pass) {
     if (lev == r->nlev) {
         view v = {src, ss, fin, fs};
@@ -121,7 +121,7 @@ static int long_rec(hfft__gpu *g, srd *r, int lev, int64_t L, const char *src, i
     return hfft__sched_sync(g);
 }
 
-int hfft__long_round(hfft__gpu *g, srd *r, const char *src, char *dst, int64_t *pass) {
+int hfft__long_round(hfft__gpu *g, rstate *r, const char *src, char *dst, int64_t *pass) {
     size_t es = g->es;
     int inplace = src == dst;
     for (int64_t o = 0; o < r->r.no; o++) {

@@ -6,7 +6,7 @@
 
 #include "gpu/sched.h"
 
-void hfft__sched_destroy_plans(hfft__gpu *g, srd *r) {
+void hfft__sched_destroy_plans(hfft__gpu *g, rstate *r) {
     for (int i = 0; i < r->nplan; i++)
         if (r->plan[i])
             g->ops->fft_destroy(g->d, r->plan[i]);
@@ -17,7 +17,7 @@ void hfft__sched_destroy_plans(hfft__gpu *g, srd *r) {
 /* n plans of length L over `batch` columns of a tile with `batch` pitch (strided),
    `batch` contiguous lines of length L (strided computed transposed), or
    `batch` contiguous lines or planes of the round; reports the largest work area. */
-int hfft__sched_make_plans(hfft__gpu *g, srd *r, int n, int64_t L, int64_t batch, size_t *work) {
+int hfft__sched_make_plans(hfft__gpu *g, rstate *r, int n, int64_t L, int64_t batch, size_t *work) {
     int64_t shape[2];
     int rank = 1;
     int64_t stride, dist;
@@ -93,11 +93,11 @@ void hfft__sched_release(hfft__gpu *g) {
 
 int hfft__sched_sync(hfft__gpu *g) {
     for (int i = 0; i < NSTREAM + 1; i++)
-        TRY(g->ops->sync(g->d, g->st[i]));
-    if (g->lk.stage)
-        TRY(hfft__stage_sync(g->lk.stage));
+        TRY(g->ops->sync(g->d, g->stream[i]));
+    if (g->xfer.stage)
+        TRY(hfft__stage_sync(g->xfer.stage));
     g->piped = 0; /* every buffer is idle: the next passes wait for nothing */
-    g->nbev = 0;
+    g->nprev = 0;
     return 0;
 }
 
@@ -152,12 +152,12 @@ int hfft__xfer_d2h(hfft__xfer *l, hfft__stream s, char *host, size_t hpitch, con
 
 int hfft__sched_h2d(hfft__gpu *g, hfft__stream s, void *dev, size_t dpitch, const char *host,
                     size_t hpitch, size_t width, size_t rows) {
-    return hfft__xfer_h2d(&g->lk, s, dev, dpitch, host, hpitch, width, rows);
+    return hfft__xfer_h2d(&g->xfer, s, dev, dpitch, host, hpitch, width, rows);
 }
 
 int hfft__sched_d2h(hfft__gpu *g, hfft__stream s, char *host, size_t hpitch, const void *dev,
                     size_t dpitch, size_t width, size_t rows) {
-    return hfft__xfer_d2h(&g->lk, s, host, hpitch, dev, dpitch, width, rows);
+    return hfft__xfer_d2h(&g->xfer, s, host, hpitch, dev, dpitch, width, rows);
 }
 
 int hfft__columns(const hfft__dev_ops *o, hfft__dev *d, int prec, hfft__stream c, void *tb,
@@ -176,7 +176,7 @@ int hfft__columns(const hfft__dev_ops *o, hfft__dev *d, int prec, hfft__stream c
 
 int hfft__sched_columns(hfft__gpu *g, hfft__fftplan plan, char *tile, int64_t pitch, int64_t L,
                         int64_t w, int64_t wc) {
-    return hfft__columns(g->ops, g->d, g->prec, g->st[NSTREAM], g->tb, g->work[0], plan, tile,
+    return hfft__columns(g->ops, g->d, g->prec, g->stream[NSTREAM], g->tb, g->work[0], plan, tile,
                          pitch, L, w, wc);
 }
 

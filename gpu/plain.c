@@ -30,7 +30,7 @@
  * so a round waits at its end for a chunk, not a pass.  (A strided pass
  * cannot: each column's FFT needs all of the column.)
  */
-int hfft__plain_size(hfft__gpu *g, srd *r, int64_t L, size_t *work, int *nwork) {
+int hfft__plain_size(hfft__gpu *g, rstate *r, int64_t L, size_t *work, int *nwork) {
     r->cb = 0;
     if (!hfft__round_strided(&r->r)) {
         /* a pass written transposed goes out whole: one chunk */
@@ -107,9 +107,9 @@ static int out_chunk(const hfft__gpu *g, int b, size_t end) {
 }
 
 /* The FFTs of a strided pass's w columns in tile (pitch r->blk), on the compute stream. */
-static int compute_strided(hfft__gpu *g, srd *r, char *tile, int64_t L, int64_t w) {
+static int compute_strided(hfft__gpu *g, rstate *r, char *tile, int64_t L, int64_t w) {
     if (!r->transpose)
-        return g->ops->fft_exec(g->d, r->plan[0], g->st[NSTREAM], tile, g->work[0]);
+        return g->ops->fft_exec(g->d, r->plan[0], g->stream[NSTREAM], tile, g->work[0]);
     return hfft__sched_columns(g, r->plan[0], tile, r->blk, L, w, r->wc);
 }
 
@@ -123,12 +123,12 @@ static int compute_strided(hfft__gpu *g, srd *r, char *tile, int64_t L, int64_t 
  */
 static int after_previous_round(hfft__gpu *g, const char *lo, const char *hi) {
     int latest = -1;
-    for (int j = 0; j < g->nbev; j++)
-        if (lo < g->bhi[j] && g->blo[j] < hi)
+    for (int j = 0; j < g->nprev; j++)
+        if (lo < g->prev_hi[j] && g->prev_lo[j] < hi)
             latest = j;
-    if (g->nbev && latest < 0)
-        latest = g->nbev - 1; /* no overlap found: wait for the whole round, to be safe */
-    return latest < 0 ? 0 : g->ops->wait(g->d, g->st[0], g->bev[latest]);
+    if (g->nprev && latest < 0)
+        latest = g->nprev - 1; /* no overlap found: wait for the whole round, to be safe */
+    return latest < 0 ? 0 : g->ops->wait(g->d, g->stream[0], g->prev_out[latest]);
 }
 
 /* The last pass of a round records its copy-out chunks for the next round. */
@@ -136,11 +136,11 @@ static int boundary(hfft__gpu *g, int j, const char *lo, const char *hi) {
     if (!g->last_pass)
         return 0;
     if (j == 0)
-        g->pending_bev = 0;
-    TRY(g->ops->record(g->d, g->bev[j], g->st[1]));
-    g->blo[j] = lo;
-    g->bhi[j] = hi;
-    g->pending_bev = j + 1;
+        g->pending_prev = 0;
+    TRY(g->ops->record(g->d, g->prev_out[j], g->stream[1]));
+    g->prev_lo[j] = lo;
+    g->prev_hi[j] = hi;
+    g->pending_prev = j + 1;
     return 0;
 }
 
@@ -154,13 +154,13 @@ static int boundary(hfft__gpu *g, int j, const char *lo, const char *hi) {
  * previous copy out are implied by the copy in's while a round's passes chunk
  * alike; they stay so that each kernel waits for what it overwrites.
  */
-static int plain_pass(hfft__gpu *g, srd *r, const tile_io *t, int64_t L, int64_t w,
+static int plain_pass(hfft__gpu *g, rstate *r, const tile_io *t, int64_t L, int64_t w,
                       int64_t *pass) {
     const hfft__dev_ops *o = g->ops;
     hfft__dev *d = g->d;
     int b = (int)(g->piped % g->nslot), reuse = g->piped >= g->nslot;
     char *tile = g->buf[b];
-    hfft__stream in = g->st[0], out = g->st[1], c = g->st[NSTREAM];
+    hfft__stream in = g->stream[0], out = g->stream[1], c = g->stream[NSTREAM];
     int64_t cb = t->cbrows, at[NCHUNK + 1];
     int nc = cb ? (int)((t->rows + cb - 1) / cb) : t->rows < NCHUNK ? (int)t->rows : NCHUNK;
     for (int j = 0; j <= nc; j++)
@@ -243,13 +243,13 @@ static int plain_pass(hfft__gpu *g, srd *r, const tile_io *t, int64_t L, int64_t
 }
 
 /* The smallest ramp pass: strided rows of at least 8 KiB. */
-static int64_t ramp_floor(const hfft__gpu *g, const srd *r) {
+static int64_t ramp_floor(const hfft__gpu *g, const rstate *r) {
     return hfft__round_strided(&r->r) ? (int64_t)(8192 / g->es) : 1;
 }
 
 /* Strided: columns [c_first, c_first + cols) of lines of length L with row pitches ss
    and ds. */
-int hfft__plain_strided(hfft__gpu *g, srd *r, view v, int64_t L, int64_t c_first, int64_t cols,
+int hfft__plain_strided(hfft__gpu *g, rstate *r, view v, int64_t L, int64_t c_first, int64_t cols,
                         int64_t *pass) {
     size_t es = g->es;
     int last_view = g->last_pass;
@@ -268,7 +268,7 @@ int hfft__plain_strided(hfft__gpu *g, srd *r, view v, int64_t L, int64_t c_first
 /* Contiguous lines [first, first + lines).  A real round's tile holds rows of the complex
    side (n/2 + 1 elements, the real rows overlaying them, FFTW's padded layout),
    and copies the real side's rows of nreal reals at their own pitch. */
-static int plain_contig(hfft__gpu *g, srd *r, const char *src, char *dst, int64_t first,
+static int plain_contig(hfft__gpu *g, rstate *r, const char *src, char *dst, int64_t first,
                         int64_t lines, int64_t *pass) {
     const hfft__round *q = &r->r;
     size_t line = (size_t)q->dout * g->es, rs = g->es / 2;
@@ -306,7 +306,7 @@ static int plain_contig(hfft__gpu *g, srd *r, const char *src, char *dst, int64_
 }
 
 /* Units [first, first + n) of the round: its lines, or its columns at every outer index. */
-static int plain_units(hfft__gpu *g, srd *r, const char *src, char *dst, int64_t first, int64_t n,
+static int plain_units(hfft__gpu *g, rstate *r, const char *src, char *dst, int64_t first, int64_t n,
                        int64_t *pass) {
     if (!hfft__round_strided(&r->r))
         return plain_contig(g, r, src, dst, first, n, pass);
@@ -327,7 +327,7 @@ static int plain_units(hfft__gpu *g, srd *r, const char *src, char *dst, int64_t
  * after its own, as passes of the sizes it has plans for.  Rounds written
  * transposed and partly resident ones do not ask.
  */
-static int take_back(hfft__gpu *g, srd *r, const char *src, char *dst, double t0, int64_t *pass) {
+static int take_back(hfft__gpu *g, rstate *r, const char *src, char *dst, double t0, int64_t *pass) {
     if (!g->take || r->r.tout || g->res || r->units < 1 || !*pass)
         return 0;
     TRY(g->ops->event_sync(g->d, g->last_in));
@@ -338,25 +338,25 @@ static int take_back(hfft__gpu *g, srd *r, const char *src, char *dst, double t0
     return n > 0 ? plain_units(g, r, src, dst, first, n, pass) : 0;
 }
 
-int hfft__plain_round(hfft__gpu *g, srd *r, const char *src, char *dst, int64_t *pass) {
+int hfft__plain_round(hfft__gpu *g, rstate *r, const char *src, char *dst, int64_t *pass) {
     double t0 = hfft__now();
-    g->pending_bev = 0;
+    g->pending_prev = 0;
     TRY(plain_units(g, r, src, dst, r->u0, r->units, pass));
     TRY(take_back(g, r, src, dst, t0, pass));
     /* the next round waits on this one's last chunks, not on the previous round's */
-    g->nbev = g->pending_bev;
+    g->nprev = g->pending_prev;
     g->last_pass = 0;
     return 0;
 }
 
-int64_t hfft__plain_passes(const hfft__gpu *g, const srd *r) {
+int64_t hfft__plain_passes(const hfft__gpu *g, const rstate *r) {
     int64_t per = r->blk > 0 ? r->blk : 1, n = 0;
     for (int64_t at = 0, k; at < r->units; at += k, n++)
         k = next_pass(at, r->units, per, ramp_floor(g, r));
     return n;
 }
 
-size_t hfft__plain_chunk_bytes(const hfft__gpu *g, const srd *r) {
+size_t hfft__plain_chunk_bytes(const hfft__gpu *g, const rstate *r) {
     if (r->cb)
         return (size_t)r->cb * (size_t)r->r.dout * g->es;
     int64_t nc = r->r.L < NCHUNK ? r->r.L : NCHUNK;

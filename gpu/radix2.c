@@ -10,7 +10,7 @@
 
 /* A whole pass lives in two slots (quarters in halves): columns per pass, and
    the four quarter-length plans of each buffer set. */
-int hfft__radix2_size(hfft__gpu *g, srd *r, size_t cap, size_t *work, int *nwork) {
+int hfft__radix2_size(hfft__gpu *g, rstate *r, size_t cap, size_t *work, int *nwork) {
     size_t col = (size_t)r->r.L * g->es;
     int64_t w2 = (int64_t)(2 * cap / col);
     r->kind = K_RADIX2;
@@ -19,7 +19,7 @@ int hfft__radix2_size(hfft__gpu *g, srd *r, size_t cap, size_t *work, int *nwork
     return hfft__sched_make_plans(g, r, NSTREAM, r->r.L / 4, r->blk, work);
 }
 
-static int radix2_strided(hfft__gpu *g, srd *r, view v, int64_t cols, int64_t *pass) {
+static int radix2_strided(hfft__gpu *g, rstate *r, view v, int64_t cols, int64_t *pass) {
     const hfft__dev_ops *o = g->ops;
     hfft__dev *d = g->d;
     size_t es = g->es;
@@ -29,7 +29,7 @@ static int radix2_strided(hfft__gpu *g, srd *r, view v, int64_t cols, int64_t *p
     for (int64_t c0 = 0; c0 < cols; c0 += blk) {
         int64_t w = cols - c0 < blk ? cols - c0 : blk;
         int b = (int)(*pass % 2);
-        hfft__stream *S = &g->st[4 * b];
+        hfft__stream *S = &g->stream[4 * b];
         hfft__event *ev1 = &g->ev[4 * b], *ev2 = &g->ev[NSTREAM + 4 * b],
                     *end = &g->ev[2 * NSTREAM + 4 * b];
         char *t[4];
@@ -80,7 +80,7 @@ static int radix2_strided(hfft__gpu *g, srd *r, view v, int64_t cols, int64_t *p
     return 0;
 }
 
-int hfft__radix2_round(hfft__gpu *g, srd *r, const char *src, char *dst, int64_t *pass) {
+int hfft__radix2_round(hfft__gpu *g, rstate *r, const char *src, char *dst, int64_t *pass) {
     for (int64_t o = 0; o < r->r.no; o++) {
         size_t off = (size_t)(o * r->r.dout) * g->es;
         view v = {src + off, r->r.s, dst + off, r->r.s};

@@ -45,7 +45,7 @@ void hfft__res_release(hfft__gpu *g) {
 }
 
 int hfft__res_size(hfft__gpu *g) {
-    srd *c = &g->rd[0];
+    rstate *c = &g->rd[0];
     int64_t d0 = c->r.L, row = c->r.ni;
     int64_t left = g->ops->budget(g->d) - g->ops->used(g->d) - g->ops->reserve(g->d);
     int64_t rw = left > 0 ? left / (d0 * (int64_t)g->es) : 0;
@@ -91,10 +91,10 @@ int hfft__res_size(hfft__gpu *g) {
 
 int hfft__res_round1(hfft__gpu *g, const char *src) {
     const hfft__dev_ops *o = g->ops;
-    srd *c = &g->rd[0];
+    rstate *c = &g->rd[0];
     size_t es = g->es, hpitch = (size_t)c->r.ni * es, rpitch = (size_t)g->rw * es;
     int64_t d0 = c->r.L;
-    hfft__stream in = g->st[0], comp = g->st[NSTREAM];
+    hfft__stream in = g->stream[0], comp = g->stream[NSTREAM];
     for (int64_t c0 = 0; c0 < g->rw; c0 += g->rwb) {
         int64_t w = g->rw - c0 < g->rwb ? g->rw - c0 : g->rwb;
         char *blk = (char *)g->res + (size_t)c0 * es;

@@ -30,7 +30,7 @@ enum { K_NONE, K_PLAIN, K_RADIX2, K_LONG, K_FOUR };
 #define TRY HFFT__TRY
 
 /* One round as the engine runs it. */
-typedef struct srd {
+typedef struct rstate {
     hfft__round r;
     int64_t units;                  /* this card's units [u0, u0 + units) */
     int64_t u0;
@@ -48,7 +48,7 @@ typedef struct srd {
     int64_t leaf;                   /* leaf transform length */
     int64_t wcols;                  /* columns per top-level batch */
     int64_t ccols;                  /* combination: columns per chunk */
-} srd;
+} rstate;
 
 struct hfft__gpu {
     const hfft__dev_ops *ops;
@@ -62,7 +62,7 @@ struct hfft__gpu {
     int nslot;                      /* pass buffers in flight */
     void *buf[NSLOT];
     void *work[NSTREAM];
-    hfft__stream st[NSTREAM + 1];   /* plain: st[0] copies in, st[1] out, the last computes */
+    hfft__stream stream[NSTREAM + 1]; /* plain: [0] copies in, [1] out, the last computes */
     hfft__event ev[3 * NSTREAM];
     /* plain passes: per buffer and chunk, the copy in landed, the compute done,
        the copy out done (with the byte where that copy out chunk ended) */
@@ -72,9 +72,9 @@ struct hfft__gpu {
     int64_t piped;                  /* plain passes issued since everything was idle */
     /* The last pass of the round before, still in flight (the round ended without a
        drain): each chunk of its copy out, the host bytes it wrote, and an event. */
-    hfft__event bev[NCHUNK];
-    const char *blo[NCHUNK], *bhi[NCHUNK];
-    int nbev, pending_bev;          /* recorded by the round before; by this round so far */
+    hfft__event prev_out[NCHUNK];
+    const char *prev_lo[NCHUNK], *prev_hi[NCHUNK];
+    int nprev, pending_prev;          /* recorded by the round before; by this round so far */
     int last_pass;                  /* the pass being issued is its round's last */
     hfft__event last_in;            /* the last plain pass issued: its copy in landed, */
     int64_t last_w;                 /* and its columns or lines */
@@ -82,12 +82,12 @@ struct hfft__gpu {
     void *tb;                       /* transposed compute: scratch of wc lines */
     size_t tb_bytes;
     int nrounds;
-    srd rd[HFFT__MAX_ROUNDS];
+    rstate rd[HFFT__MAX_ROUNDS];
     void *scratch;                  /* host, pinned: in-place long lines */
     size_t scratch_bytes;
     int64_t passes[HFFT__MAX_ROUNDS];
     int fixed_passes;               /* options.pass_bytes set: passes of that size */
-    hfft__xfer lk;                  /* the card's link: staging, bytes copied */
+    hfft__xfer xfer;                  /* the card's link: staging, bytes copied */
     /* partial residency (resident.c): the last rw columns of every row */
     void *res;
     int64_t rw, rwb, rcol;          /* resident columns, per block; the first of them */
@@ -96,10 +96,10 @@ struct hfft__gpu {
     hfft__four *four;               /* the four-step streaming schedule (both rounds) */
     hfft__take_fn take;             /* a CPU share's units that four-step may take back */
     void *take_ctx;
-    /* Timed events at each round's end on the copy-out stream (rev[0]: the start of
+    /* Timed events at each round's end on the copy-out stream (round_end[0]: the start of
        round 0's copy in), so that rounds that meet without a drain still get each
        its own time; rec counts those recorded by the execute in flight. */
-    hfft__event rev[HFFT__MAX_ROUNDS + 1];
+    hfft__event round_end[HFFT__MAX_ROUNDS + 1];
     int rec;
 };
 
@@ -113,8 +113,8 @@ typedef struct view {
 
 /* pass.c */
 /* n cuFFT plans for the round's tiles (see pass.c); reports the largest work area. */
-int hfft__sched_make_plans(hfft__gpu *g, srd *r, int n, int64_t L, int64_t batch, size_t *work);
-void hfft__sched_destroy_plans(hfft__gpu *g, srd *r);
+int hfft__sched_make_plans(hfft__gpu *g, rstate *r, int n, int64_t L, int64_t batch, size_t *work);
+void hfft__sched_destroy_plans(hfft__gpu *g, rstate *r);
 /* One cuFFT plan (the backend's fft_plan with the engine's precision and sign); *work
    raised to its work area where that is larger. */
 int hfft__sched_plan(hfft__gpu *g, hfft__fftplan *p, int kind, int rank, const int64_t *n,
@@ -134,17 +134,17 @@ int hfft__sched_columns(hfft__gpu *g, hfft__fftplan plan, char *tile, int64_t pi
                         int64_t w, int64_t wc);
 
 /* plain.c: whole lines per pass through the rotating slot buffers */
-int hfft__plain_size(hfft__gpu *g, srd *r, int64_t L, size_t *work, int *nwork);
-int hfft__plain_round(hfft__gpu *g, srd *r, const char *src, char *dst, int64_t *pass);
-int hfft__plain_strided(hfft__gpu *g, srd *r, view v, int64_t L, int64_t c_first, int64_t cols,
+int hfft__plain_size(hfft__gpu *g, rstate *r, int64_t L, size_t *work, int *nwork);
+int hfft__plain_round(hfft__gpu *g, rstate *r, const char *src, char *dst, int64_t *pass);
+int hfft__plain_strided(hfft__gpu *g, rstate *r, view v, int64_t L, int64_t c_first, int64_t cols,
                         int64_t *pass);
 /* Passes the round splits into; the largest chunk one copy moves, in bytes. */
-int64_t hfft__plain_passes(const hfft__gpu *g, const srd *r);
-size_t hfft__plain_chunk_bytes(const hfft__gpu *g, const srd *r);
+int64_t hfft__plain_passes(const hfft__gpu *g, const rstate *r);
+size_t hfft__plain_chunk_bytes(const hfft__gpu *g, const rstate *r);
 
 /* radix2.c: the 2013 four-subsequence split inside a pass */
-int hfft__radix2_size(hfft__gpu *g, srd *r, size_t cap, size_t *work, int *nwork);
-int hfft__radix2_round(hfft__gpu *g, srd *r, const char *src, char *dst, int64_t *pass);
+int hfft__radix2_size(hfft__gpu *g, rstate *r, size_t cap, size_t *work, int *nwork);
+int hfft__radix2_round(hfft__gpu *g, rstate *r, const char *src, char *dst, int64_t *pass);
 
 /* fourstep.c: out-of-place two-round plans streamed as runs of whole rows */
 /* 0 and g->four (both rounds K_FOUR) where it applies and fits `budget`; 1 where not. */
@@ -166,7 +166,7 @@ void hfft__res_release(hfft__gpu *g);
 int hfft__res_round1(hfft__gpu *g, const char *src);
 
 /* longline.c: lines longer than a pass, by decimation in time */
-int hfft__long_size(hfft__gpu *g, srd *r, size_t cap, size_t *work, int *nwork);
-int hfft__long_round(hfft__gpu *g, srd *r, const char *src, char *dst, int64_t *pass);
+int hfft__long_size(hfft__gpu *g, rstate *r, size_t cap, size_t *work, int *nwork);
+int hfft__long_round(hfft__gpu *g, rstate *r, const char *src, char *dst, int64_t *pass);
 
 #endif

@@ -55,7 +55,7 @@
 typedef struct tcard {
     const hfft__dev_ops *o;
     hfft__dev *d;
-    hfft__xfer lk;
+    hfft__xfer xfer;
     hfft__stream in, out, comp, xch;
     int64_t ra, rb;         /* dimension-0 indices it copies in */
     int64_t ca, cb;         /* columns it transforms along dimension 0 and copies out */
@@ -142,7 +142,7 @@ void hfft__trip_destroy(hfft__trip *t) {
     tcard *c0 = &t->c[0];
     if (c0->o) {
         c0->o->activate(c0->d);
-        hfft__stage_destroy(c0->lk.stage);
+        hfft__stage_destroy(c0->xfer.stage);
         if (t->s1)
             c0->o->fft_destroy(c0->d, t->s1);
         if (t->s2)
@@ -470,7 +470,7 @@ static int trip_try(const hfft__card *cards, int n, const hfft__gpu_req *req, in
         tcard *c = &t->c[k];
         c->o = cards[k].ops;
         c->d = cards[k].dev;
-        c->lk = (hfft__xfer){c->o, c->d, NULL, {0, 0}};
+        c->xfer = (hfft__xfer){c->o, c->d, NULL, {0, 0}};
         st = card_setup(c, n > 1);
     }
     if (!st && n == 1) {
@@ -553,8 +553,8 @@ static int copy_chunk(hfft__trip *t, tcard *c, int out, const hfft__round *real,
         size_t run = (size_t)n * rowb, pitch = reps > 1 ? (size_t)gap * rowb : run;
         char *h = host + (size_t)a * rowb;
         if (out)
-            return hfft__xfer_d2h(&c->lk, s, h, pitch, dev, pitch, run, (size_t)reps);
-        return hfft__xfer_h2d(&c->lk, s, dev, pitch, h, pitch, run, (size_t)reps);
+            return hfft__xfer_d2h(&c->xfer, s, h, pitch, dev, pitch, run, (size_t)reps);
+        return hfft__xfer_h2d(&c->xfer, s, dev, pitch, h, pitch, run, (size_t)reps);
     }
     /* rows of the last dimension: complex ones of n/2 + 1 on the card */
     int64_t per = t->row / (real->nreal / 2 + 1), rows = n * per;
@@ -571,9 +571,9 @@ static int copy_chunk(hfft__trip *t, tcard *c, int out, const hfft__round *real,
     for (int64_t k = 0; k < ncopy; k++) {
         char *hk = h + (size_t)k * hstep, *dk = dev + (size_t)k * dstep;
         if (out)
-            TRY(hfft__xfer_d2h(&c->lk, s, hk, hp, dk, dp, width, (size_t)height));
+            TRY(hfft__xfer_d2h(&c->xfer, s, hk, hp, dk, dp, width, (size_t)height));
         else
-            TRY(hfft__xfer_h2d(&c->lk, s, dk, dp, hk, hp, width, (size_t)height));
+            TRY(hfft__xfer_h2d(&c->xfer, s, dk, dp, hk, hp, width, (size_t)height));
     }
     return 0;
 }
@@ -651,7 +651,7 @@ static int columns_out(hfft__trip *t, tcard *c, char *dst) {
         TRY(slow_block(t, c, c0, w));
         TRY(o->record(c->d, c->blk_ev[b], c->comp));
         TRY(o->wait(c->d, c->out, c->blk_ev[b]));
-        TRY(hfft__xfer_d2h(&c->lk, c->out, dst + (size_t)(c->ca + c0) * es, rowb,
+        TRY(hfft__xfer_d2h(&c->xfer, c->out, dst + (size_t)(c->ca + c0) * es, rowb,
                            (char *)c->arr + (size_t)c0 * es, (size_t)pitch * es, (size_t)w * es,
                            (size_t)t->d0));
         TRY(o->record(c->d, c->out_ev[b], c->out));
@@ -708,7 +708,7 @@ static int line_out(hfft__trip *t, int h, char *dst) {
         TRY(o->record(c->d, c->comp_ev[j], c->comp));
         TRY(o->wait(c->d, c->out, c->comp_ev[j]));
         size_t bytes = (size_t)(w * t->d0) * es;
-        TRY(hfft__xfer_d2h(&c->lk, c->out, dst + (size_t)(b0 * t->d0) * es, bytes, tb, bytes,
+        TRY(hfft__xfer_d2h(&c->xfer, c->out, dst + (size_t)(b0 * t->d0) * es, bytes, tb, bytes,
                            bytes, 1));
         TRY(o->record(c->d, c->out_ev[j], c->out));
     }
@@ -760,7 +760,7 @@ static int fs_out(hfft__trip *t, char *dst) {
         TRY(o->record(c->d, c->comp_ev[K], c->comp));
         TRY(o->wait(c->d, c->out, c->comp_ev[K]));
         const char *from = ob ? ob : (char *)c->arr + (size_t)(k0 * t->fb) * rowb;
-        TRY(hfft__xfer_d2h(&c->lk, c->out, dst + (size_t)k0 * rowb, (size_t)t->fa * rowb, from,
+        TRY(hfft__xfer_d2h(&c->xfer, c->out, dst + (size_t)k0 * rowb, (size_t)t->fa * rowb, from,
                            (size_t)t->fM * rowb, (size_t)t->fM * rowb, (size_t)t->fb));
         TRY(o->record(c->d, c->out_ev[K], c->out));
     }
@@ -803,12 +803,12 @@ static int after_out(hfft__trip *t, const hfft__round *real_out, char *dst) {
         TRY(o->wait(c->d, c->out, c->comp_ev[k]));
         if (how == 1) {
             size_t bytes = (size_t)n * rowb;
-            TRY(hfft__xfer_d2h(&c->lk, c->out, dst + (size_t)a * rowb, bytes, tb, bytes, bytes,
+            TRY(hfft__xfer_d2h(&c->xfer, c->out, dst + (size_t)a * rowb, bytes, tb, bytes, bytes,
                                1));
         } else if (how == 2) {
             /* one group over every chunk: L rows of the chunk's lines, tper apart */
             int64_t lines = n * (tr->no / t->d0), l0 = a * (tr->no / t->d0);
-            TRY(hfft__xfer_d2h(&c->lk, c->out, dst + (size_t)l0 * es, (size_t)tr->tper * es, tb,
+            TRY(hfft__xfer_d2h(&c->xfer, c->out, dst + (size_t)l0 * es, (size_t)tr->tper * es, tb,
                                (size_t)lines * es, (size_t)lines * es, (size_t)tr->L));
         } else {
             TRY(copy_chunk(t, c, 1, real_out, dst, base, a, n, 1, 0));
@@ -829,7 +829,7 @@ static int issue(hfft__trip *t, const char *src, char *dst) {
        slow dimension as soon as it landed. */
     for (int j = 0; j < c0->nblock && t->colin; j++) {
         int64_t c = c0->bstart[j], w = c0->bstart[j + 1] - c;
-        TRY(hfft__xfer_h2d(&c0->lk, c0->in, (char *)c0->arr + (size_t)c * es, rowb,
+        TRY(hfft__xfer_h2d(&c0->xfer, c0->in, (char *)c0->arr + (size_t)c * es, rowb,
                            src + (size_t)c * es, rowb, (size_t)w * es, (size_t)t->d0));
         TRY(c0->o->record(c0->d, c0->in_ev[j], c0->in));
         TRY(c0->o->wait(c0->d, c0->comp, c0->in_ev[j]));
@@ -881,7 +881,7 @@ static int drain(hfft__trip *t) {
             if (e && !st)
                 st = e;
         }
-        if (c->lk.stage && (e = hfft__stage_sync(c->lk.stage)) != 0 && !st)
+        if (c->xfer.stage && (e = hfft__stage_sync(c->xfer.stage)) != 0 && !st)
             st = e;
     }
     return st;
@@ -907,10 +907,10 @@ int hfft__trip_run(hfft__trip *t, const void *src, void *dst) {
 
 int hfft__trip_stage(hfft__trip *t, int on, int threads) {
     tcard *c = &t->c[0];
-    if (!on || c->lk.stage) {
+    if (!on || c->xfer.stage) {
         if (!on) {
-            hfft__stage_destroy(c->lk.stage);
-            c->lk.stage = NULL;
+            hfft__stage_destroy(c->xfer.stage);
+            c->xfer.stage = NULL;
         }
         return 0;
     }
@@ -920,19 +920,19 @@ int hfft__trip_stage(hfft__trip *t, int on, int threads) {
                           "(registered) arrays");
     /* slots of 32 MiB, wide rows going through them in pieces */
     return hfft__stage_create(c->o, c->d, (size_t)32 << 20, threads > 0 ? threads : 1,
-                              &c->lk.stage);
+                              &c->xfer.stage);
 }
 
-int hfft__trip_staged(const hfft__trip *t) { return t->c[0].lk.stage != NULL; }
+int hfft__trip_staged(const hfft__trip *t) { return t->c[0].xfer.stage != NULL; }
 
 int hfft__trip_cards(const hfft__trip *t) { return t->n; }
 
 void hfft__trip_take_link(hfft__trip *t, int64_t bytes[2]) {
     bytes[0] = bytes[1] = 0;
     for (int k = 0; k < t->n; k++) {
-        bytes[0] += t->c[k].lk.bytes[0];
-        bytes[1] += t->c[k].lk.bytes[1];
-        t->c[k].lk.bytes[0] = t->c[k].lk.bytes[1] = 0;
+        bytes[0] += t->c[k].xfer.bytes[0];
+        bytes[1] += t->c[k].xfer.bytes[1];
+        t->c[k].xfer.bytes[0] = t->c[k].xfer.bytes[1] = 0;
     }
 }
 
@@ -953,5 +953,5 @@ void hfft__trip_fill_info(const hfft__trip *t, hfft_info *info) {
     for (int k = 0; k < t->n; k++)
         info->device_bytes += t->c[k].o->used(t->c[k].d);
     info->resident_bytes = 0;
-    info->host_bytes += hfft__stage_bytes(t->c[0].lk.stage);
+    info->host_bytes += hfft__stage_bytes(t->c[0].xfer.stage);
 }

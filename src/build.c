@@ -21,8 +21,8 @@
 static void release_keep_device(hfft__plan *p) {
     hfft__whole_destroy(p->whole);
     p->whole = NULL;
-    hfft__cards_destroy(p->gpu);
-    p->gpu = NULL;
+    hfft__cards_destroy(p->cards);
+    p->cards = NULL;
     hfft__cpu_destroy(p->cpu);
     p->cpu = NULL;
     hfft__pool_destroy(p->pool);
@@ -36,8 +36,8 @@ void hfft__release_engines(hfft__plan *p) {
         for (int k = p->ncard - 1; k >= 0; k--) {
             hfft__trace_destroy(p->trace[k]);
             p->trace[k] = NULL;
-            p->ops->close(p->cards[k]);
-            p->cards[k] = NULL;
+            p->ops->close(p->devs[k]);
+            p->devs[k] = NULL;
         }
         p->ncard = 0;
         p->dev = NULL;
@@ -92,12 +92,12 @@ static int make_gpu(hfft__plan *p, const hfft__choice *c) {
     hfft__card cards[HFFT_MAX_CARDS];
     for (int k = 0; k < p->ncard; k++)
         cards[k] = p->trace[k] ? (hfft__card){&hfft__trace_ops, hfft__trace_dev(p->trace[k])}
-                               : (hfft__card){p->ops, p->cards[k]};
-    int st = hfft__cards_create(cards, p->ncard, &req, &p->gpu);
+                               : (hfft__card){p->ops, p->devs[k]};
+    int st = hfft__cards_create(cards, p->ncard, &req, &p->cards);
     if (st)
         return st;
     /* the cards it runs on (one card's trip may take the place of several streaming) */
-    hfft__info_cards(p, hfft__cards_used(p->gpu));
+    hfft__info_cards(p, hfft__cards_used(p->cards));
     return 0;
 }
 
@@ -105,8 +105,8 @@ void hfft__info_cards(hfft__plan *p, int n) {
     p->info.cards = n;
     p->info.device_budget = 0;
     for (int k = 0; k < n; k++) {
-        p->info.card_ids[k] = p->ops->ordinal(p->cards[k]);
-        p->info.device_budget += p->ops->budget(p->cards[k]);
+        p->info.card_ids[k] = p->ops->ordinal(p->devs[k]);
+        p->info.device_budget += p->ops->budget(p->devs[k]);
     }
     if (n > 1)
         snprintf(p->info.device_name, sizeof p->info.device_name, "%d x %s", n,
@@ -255,7 +255,7 @@ static int place_arrays(hfft__plan *p) {
     p->place.ops = p->ops;
     p->place.dev = p->dev;
     int st = hfft__place_arrays(&p->place, p->in, (size_t)p->pb.hi[0], p->out, (size_t)p->pb.hi[1],
-                                p->set.pinning, p->gpu, hfft__staging_threads(p));
+                                p->set.pinning, p->cards, hfft__staging_threads(p));
     p->info.host_pinned = p->place.host_pinned;
     return st;
 }
@@ -267,12 +267,12 @@ static int place_arrays(hfft__plan *p) {
  * staged plan gives the registration back.
  */
 int hfft__choose_pinning(hfft__plan *p) {
-    if (!p->gpu || p->info.host_pinned != 1 || p->set.pinning != HFFT_PINNING_AUTO ||
+    if (!p->cards || p->info.host_pinned != 1 || p->set.pinning != HFFT_PINNING_AUTO ||
         !(p->flags & HFFT_MEASURE))
         return 0;
     double t[2] = {0, 0};
     for (int staged = 0; staged < 2; staged++) {
-        int st = staged ? hfft__cards_stage(p->gpu, 1, hfft__staging_threads(p)) : 0;
+        int st = staged ? hfft__cards_stage(p->cards, 1, hfft__staging_threads(p)) : 0;
         if (st == HFFT_ERR_UNSUPPORTED) {
             hfft__clear_error(); /* radix-2 or long lines: registered it is */
             return 0;
@@ -283,7 +283,7 @@ int hfft__choose_pinning(hfft__plan *p) {
             t[staged] = hfft__now() - t0;
         }
         if (st) {
-            (void)hfft__cards_stage(p->gpu, 0, 0);
+            (void)hfft__cards_stage(p->cards, 0, 0);
             return hfft__fail_context(st, "HFFT_MEASURE, timing %s arrays",
                                       staged ? "staged" : "registered");
         }
@@ -292,7 +292,7 @@ int hfft__choose_pinning(hfft__plan *p) {
         hfft__place_release(&p->place);
         p->info.host_pinned = 0;
     } else {
-        (void)hfft__cards_stage(p->gpu, 0, 0);
+        (void)hfft__cards_stage(p->cards, 0, 0);
     }
     return 0;
 }
@@ -302,7 +302,7 @@ static int make_mid(hfft__plan *p) {
     for (int h = 0; h < p->nrounds; h++)
         mids |= p->rounds[h].src_mid || p->rounds[h].dst_mid;
     int c2r = p->pb.kind == HFFT__C2R && (p->nrounds > 1 || hfft__c2r_reads_copy(p));
-    if ((!mids && !c2r) || (p->gpu && hfft__cards_one_trip(p->gpu)) || p->mid)
+    if ((!mids && !c2r) || (p->cards && hfft__cards_one_trip(p->cards)) || p->mid)
         return 0;
     if (mid_is_input(p))
         return 0;
@@ -406,14 +406,14 @@ int hfft__build(hfft__plan *p, const hfft__choice *c, int split) {
     }
     /* a core left to each card's feeding thread (cards.c drives each on its own) */
     hfft__four_shape fs;
-    int four = !st && any_cpu && any_gpu && hfft__cards_four(p->gpu, &fs) == 0;
+    int four = !st && any_cpu && any_gpu && hfft__cards_four(p->cards, &fs) == 0;
     if (!st && any_cpu)
         st = make_cpu(p, any_gpu ? p->ncard : 0, four);
     if (!st && four)
         st = share_four(p, &fs);
     /* where the CPU runs late, the GPU takes back its last units not started */
     if (!st && any_cpu && any_gpu)
-        hfft__cards_set_take(p->gpu, take_back, p->cpu);
+        hfft__cards_set_take(p->cards, take_back, p->cpu);
     if (!st && any_gpu)
         st = place_arrays(p);
     if (!st)
@@ -455,7 +455,7 @@ int hfft__measure(hfft__plan *p, hfft__choice *c) {
     for (int h = 0; h < HFFT__MAX_ROUNDS; h++)
         probe.ratio[h] = c->fixed[h] ? c->ratio[h] : 1.0;
     int st = hfft__build_any(p, &probe);
-    if (!st && p->gpu && hfft__cards_one_trip(p->gpu)) {
+    if (!st && p->cards && hfft__cards_one_trip(p->cards)) {
         /* The array fits the device: a CPU share would send part of it through the
            link twice, for arithmetic the GPU does in no time. */
         release_keep_device(p);

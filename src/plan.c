@@ -269,7 +269,7 @@ static hfft__plan *create(const hfft__problem *pb, unsigned flags, const hfft_op
         }
         st = pick_split(p, flags, kind);
         if (!st)
-            st = hfft__balance(&p->pb, &p->set, p->ops, p->cards, p->ncard, flags, &c);
+            st = hfft__balance(&p->pb, &p->set, p->ops, p->devs, p->ncard, flags, &c);
         if (!st && c.measure)
             st = hfft__measure(p, &c);
         p->info.wisdom = c.wisdom;
@@ -329,15 +329,15 @@ static hfft__plan *create(const hfft__problem *pb, unsigned flags, const hfft_op
     for (int h = 0; h < HFFT__MAX_ROUNDS; h++)
         p->info.predicted_seconds[h] = c.predicted[h];
     p->info.rounds = p->whole ? 1 : p->nrounds; /* FFTW's whole-array plan: one */
-    if (p->gpu)
-        hfft__cards_fill_info(p->gpu, &p->info);
+    if (p->cards)
+        hfft__cards_fill_info(p->cards, &p->info);
     p->info.host_bytes += hfft__cpu_host_bytes(p->cpu);
     hfft__clear_error();
     return p;
 }
 
 int hfft__plan_adopt(hfft__plan *p, void *const in[2], void *const out[2]) {
-    if (!p->gpu)
+    if (!p->cards)
         return 0;
     void *ptrs[4];
     size_t bytes[4];
@@ -352,7 +352,7 @@ int hfft__plan_adopt(hfft__plan *p, void *const in[2], void *const out[2]) {
             bytes[n++] = (size_t)(p->pb.hi[side] - p->pb.lo[side]);
         }
     }
-    int st = hfft__place_new(&p->place, ptrs, bytes, n, p->set.pinning, p->gpu,
+    int st = hfft__place_new(&p->place, ptrs, bytes, n, p->set.pinning, p->cards,
                              hfft__staging_threads(p));
     p->info.host_pinned = p->place.host_pinned;
     p->info.pin_seconds = p->place.pin_seconds;
@@ -363,9 +363,9 @@ int hfft__plan_adopt(hfft__plan *p, void *const in[2], void *const out[2]) {
 int hfft__plan_trace(hfft__plan *p, hfft_trace_op *ops, int max) {
     if (p->inner)
         return hfft__plan_trace(p->inner, ops, max);
-    if (!p->trace[0] || !p->gpu)
+    if (!p->trace[0] || !p->cards)
         return hfft__fail(HFFT_ERR_INVALID_ARGUMENT,
-                          p->gpu ? "plan_trace: the plan was made without hfft_options.trace "
+                          p->cards ? "plan_trace: the plan was made without hfft_options.trace "
                                    "(or HFFT_TRACE=1)"
                                  : "plan_trace: the plan runs on no device");
     if (max < 0 || (max > 0 && !ops))
@@ -389,10 +389,10 @@ int hfft__plan_trace(hfft__plan *p, hfft_trace_op *ops, int max) {
  */
 static int open_cards(hfft__plan *p, int kind) {
     p->ops = hfft__device_ops(kind);
-    int st = hfft__devices_open(p->ops, &p->set, p->cards, &p->ncard);
+    int st = hfft__devices_open(p->ops, &p->set, p->devs, &p->ncard);
     for (int k = 0; k < p->ncard && !st && p->set.trace; k++)
-        st = hfft__trace_create(p->ops, p->cards[k], k, &p->trace[k]);
-    p->dev = p->ncard ? p->cards[0] : NULL;
+        st = hfft__trace_create(p->ops, p->devs[k], k, &p->trace[k]);
+    p->dev = p->ncard ? p->devs[0] : NULL;
     if (st) {
         hfft__release_engines(p);
         return st;

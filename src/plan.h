@@ -43,11 +43,11 @@ typedef struct hfft__plan {
     const hfft__dev_ops *ops;
     hfft__dev *dev;      /* card 0 (host memory is registered through it) */
     int ncard;
-    hfft__dev *cards[HFFT_MAX_CARDS];
+    hfft__dev *devs[HFFT_MAX_CARDS]; /* the cards opened for the plan */
     hfft__trace *trace[HFFT_MAX_CARDS]; /* hfft_options.trace: the devices the engine sees,
                                            timing each operation (NULL: the cards
                                            themselves) */
-    hfft__cards *gpu;
+    hfft__cards *cards;  /* the GPU side over them: its schedule (gpu/cards.h) */
     hfft__pool *pool;
     hfft__cpu *cpu;
     hfft__whole *whole;  /* FFTW's plan of the whole problem: layouts the rounds do not

@@ -29,7 +29,7 @@ void hfft__scratch_arrays(const hfft__plan *p, void *const in[2], void *res[2]) 
  */
 int hfft__c2r_reads_copy(const hfft__plan *p) {
     return p->pb.kind == HFFT__C2R && p->nrounds == 1 && !p->pb.inplace &&
-           (p->flags & HFFT_PRESERVE_INPUT) && !p->gpu;
+           (p->flags & HFFT_PRESERVE_INPUT) && !p->cards;
 }
 
 void hfft__round_sides(const hfft__plan *p, int h, int *src, int *dst) {
@@ -95,11 +95,11 @@ static int run_trip(hfft__plan *p, void *const in[2], void *const out[2]) {
     HFFT__TRY(trace_begin(p));
     for (int h = 0; h < HFFT__MAX_ROUNDS; h++)
         p->info.measured_seconds[h] = p->info.measured_gpu[h] = p->info.measured_cpu[h] = 0;
-    int st = hfft__cards_run(p->gpu, 0, in[0], out[0], 1);
-    hfft__cards_times(p->gpu, p->info.measured_seconds);
+    int st = hfft__cards_run(p->cards, 0, in[0], out[0], 1);
+    hfft__cards_times(p->cards, p->info.measured_seconds);
     for (int h = 0; h < p->nrounds; h++)
         p->info.measured_gpu[h] = p->info.measured_seconds[h];
-    hfft__cards_take_link(p->gpu, p->info.link_bytes);
+    hfft__cards_take_link(p->cards, p->info.link_bytes);
     for (int h = 0; h < p->nrounds && h < HFFT_MAX_ROUNDS && !st; h++)
         p->info.done_ratio[h] = p->info.ratio[h];
     return st;
@@ -119,11 +119,11 @@ static int run_round(hfft__plan *p, int h, void *in, void *out) {
     if (cpu_part)
         hfft__cpu_start(p->cpu, h, src, dst, p->cut[h], units);
     p->info.measured_gpu[h] = p->info.measured_cpu[h] = 0.0;
-    if (p->gpu && p->cut[h] > 0) {
+    if (p->cards && p->cut[h] > 0) {
         /* GPU-only rounds meet without a drain; the CPU's part of a round needs
            the GPU's part of the round before in host memory */
         int drain = h == p->nrounds - 1 || p->cpu != NULL;
-        st = hfft__cards_run(p->gpu, h, src, dst, drain);
+        st = hfft__cards_run(p->cards, h, src, dst, drain);
         p->info.measured_gpu[h] = hfft__now() - t0;
     }
     if (cpu_part) {
@@ -139,7 +139,7 @@ static int run_round(hfft__plan *p, int h, void *in, void *out) {
 /* The rounds in turn, on the GPU's cards, the CPU, or both. */
 static int run_rounds(hfft__plan *p, void *const in_[2], void *const out_[2]) {
     void *in = in_[0], *out = out_[0];
-    if (p->gpu)
+    if (p->cards)
         HFFT__TRY(trace_begin(p));
     if (hfft__c2r_reads_copy(p))
         memcpy((char *)p->mid + p->pb.lo[0], (const char *)in + p->pb.lo[0],
@@ -151,14 +151,14 @@ static int run_rounds(hfft__plan *p, void *const in_[2], void *const out_[2]) {
        round only the time to issue it: each round's time comes from the device
        (none for several cards, which drain every round). */
     double dev[HFFT__MAX_ROUNDS];
-    if (!st && p->gpu && !p->cpu && hfft__cards_round_times(p->gpu, dev) == 0)
+    if (!st && p->cards && !p->cpu && hfft__cards_round_times(p->cards, dev) == 0)
         for (int h = 0; h < p->nrounds; h++)
             p->info.measured_seconds[h] = p->info.measured_gpu[h] = dev[h];
-    if (p->gpu)
-        hfft__cards_take_link(p->gpu, p->info.link_bytes);
+    if (p->cards)
+        hfft__cards_take_link(p->cards, p->info.link_bytes);
     /* the share each side did: the GPU may have taken back units of a late CPU's */
     for (int h = 0; h < p->nrounds && h < HFFT_MAX_ROUNDS && !st; h++) {
-        double done = p->cpu && p->gpu ? hfft__cpu_gpu_share(p->cpu, h) : -1;
+        double done = p->cpu && p->cards ? hfft__cpu_gpu_share(p->cpu, h) : -1;
         p->info.done_ratio[h] = done >= 0 ? done : p->info.ratio[h];
     }
     return st;
@@ -175,7 +175,7 @@ void hfft__plan_choose_run(hfft__plan *p) {
     p->run = p->pb.howmany == 0 ? run_nothing
              : p->inner         ? run_copy
              : p->whole         ? run_whole
-             : p->gpu && hfft__cards_one_trip(p->gpu) ? run_trip
+             : p->cards && hfft__cards_one_trip(p->cards) ? run_trip
                                                       : run_rounds;
 }
 
