@@ -161,6 +161,144 @@ static int allocate(hfft__gpu *g) {
     return 0;
 }
 
+/* The engine's streams and events. */
+static int make_handles(hfft__gpu *g) {
+    const hfft__dev_ops *o = g->ops;
+    for (int i = 0; i < NSTREAM + 1; i++)
+        TRY(o->stream_create(g->d, &g->stream[i]));
+    for (int i = 0; i < 3 * NSTREAM; i++)
+        TRY(o->event_create(g->d, &g->ev[i]));
+    for (int i = 0; i < NCHUNK; i++)
+        TRY(o->event_create(g->d, &g->prev_out[i]));
+    for (int i = 0; i <= HFFT__MAX_ROUNDS; i++)
+        TRY(o->event_create_timed(g->d, &g->round_end[i]));
+    for (int i = 0; i < NSLOT; i++)
+        for (int j = 0; j < NCHUNK; j++) {
+            TRY(o->event_create(g->d, &g->in_ev[i][j]));
+            TRY(o->event_create(g->d, &g->comp_ev[i][j]));
+            TRY(o->event_create(g->d, &g->out_ev[i][j]));
+        }
+    return 0;
+}
+
+/* Every round's passes at capacity cap: kinds, plans and work areas, then the buffers.
+   Where they do not fit, HFFT_ERR_BUDGET or HFFT_ERR_DEVICE_MEMORY with *next, the
+   capacity to try next (0: a line no pass can hold, which smaller passes will not). */
+static int size_passes(hfft__gpu *g, const hfft__gpu_req *req, int want, size_t cap,
+                       int64_t budget, size_t *next) {
+    size_t work = 0;
+    int nwork = 0;
+    *next = (cap * 3 / 4) & ~(size_t)255;
+    for (int h = 0; h < g->nrounds; h++) {
+        size_t w;
+        int n;
+        int st = plan_round(g, &g->rd[h], want, cap, &w, &n);
+        if (st && st != HFFT_ERR_DEVICE_MEMORY)
+            *next = 0;
+        if (st)
+            return st;
+        if (g->rd[h].u0 && g->rd[h].kind != K_PLAIN && g->rd[h].kind != K_NONE)
+            return hfft__fail(HFFT_ERR_UNSUPPORTED,
+                              "a card's share of round %d needs the %s schedule, which takes "
+                              "a round from its first unit only",
+                              h + 1, g->rd[h].kind == K_RADIX2 ? "radix-2" : "long-line");
+        work = w > work ? w : work;
+        nwork = n > nwork ? n : nwork;
+    }
+    g->cap = cap;
+    g->work_bytes = work;
+    g->nwork = nwork;
+    size_t other = scratch_bytes(g) + (size_t)nwork * work;
+    size_t per = (size_t)g->nslot * (any_tout(g) ? 2 : 1);
+    if ((int64_t)(per * cap + other) > budget) {
+        /* Passes that take what the scratch and work areas leave (these shrink with
+           the passes, so the next try fits). */
+        size_t fit = (int64_t)other < budget ? ((size_t)budget - other) / per : 0;
+        fit &= ~(size_t)255;
+        if (fit > *next && fit < cap && req->pass_bytes <= 0)
+            *next = fit;
+        return HFFT_ERR_BUDGET;
+    }
+    return allocate(g);
+}
+
+/* The passes as large as the budget allows over the buffers, shrinking until they,
+   the scratch and the work areas fit; partial residency in what they leave. */
+static int make_passes(hfft__gpu *g, const hfft__gpu_req *req, int64_t budget) {
+    int want = req->schedule == 2 ? 2 : 1;
+    g->nslot = req->slots > 0 ? req->slots : DEFAULT_SLOTS;
+    g->nslot = g->nslot < 2 ? 2 : g->nslot > NSLOT ? NSLOT : g->nslot;
+    if (want == 2 && g->nslot < RADIX2_SLOTS)
+        g->nslot = RADIX2_SLOTS;
+    size_t cap = pick_capacity(req, budget, g->es, g->nslot);
+    /* Residency where the passes at a width that keeps rows wide leave room for it,
+       and each pass still holds whole columns (the long-line schedule keeps none). */
+    int resident = req->schedule == 0 && req->slots == 0 && req->pass_bytes <= 0 &&
+                   hfft__res_eligible(g) &&
+                   (int64_t)((size_t)g->nslot * hfft__res_pass_bytes(g)) < budget / 2 &&
+                   hfft__res_pass_bytes(g) >= 256 &&
+                   hfft__res_pass_bytes(g) >= (size_t)req->rounds[0].L * g->es;
+    if (resident) {
+        cap = hfft__res_pass_bytes(g);
+        g->fixed_passes = 1;
+    }
+    for (;;) {
+        if (cap < 256)
+            return hfft__fail(HFFT_ERR_BUDGET,
+                              "device budget of %s (%s free of it) is too small for any pass "
+                              "of this problem",
+                              hfft__bytes_text((double)g->ops->budget(g->d)).s,
+                              hfft__bytes_text((double)budget).s);
+        size_t next;
+        int st = size_passes(g, req, want, cap, budget, &next);
+        if (!st)
+            break;
+        if (!next || (st != HFFT_ERR_DEVICE_MEMORY && st != HFFT_ERR_BUDGET))
+            return st;
+        /* Too big, or the device refused memory: shrink the passes and try again. */
+        hfft__sched_release(g);
+        hfft__clear_error();
+        cap = next;
+    }
+    return resident ? hfft__res_size(g) : 0;
+}
+
+/* In-place long lines need a host scratch for phase 1. */
+static int make_host_scratch(hfft__gpu *g) {
+    for (int h = 0; h < g->nrounds; h++) {
+        rstate *r = &g->rd[h];
+        if (r->kind == K_LONG && r->inplace) {
+            size_t b = (size_t)(r->r.L * r->wcols) * g->es;
+            if (b > g->scratch_bytes)
+                g->scratch_bytes = b;
+        }
+    }
+    return g->scratch_bytes ? g->ops->host_alloc(g->d, &g->scratch, g->scratch_bytes) : 0;
+}
+
+/* The engine's schedule: four-step where it applies and fits (out of place, two
+   rounds, no schedule asked for), else rounds of passes. */
+static int make_schedule(hfft__gpu *g, const hfft__gpu_req *req) {
+    /* What is left of the budget after what the device already holds and what
+       the backend keeps for its own plan data. */
+    const hfft__dev_ops *o = g->ops;
+    int64_t budget = o->budget(g->d) - o->used(g->d) - o->reserve(g->d);
+    if (budget <= 0)
+        return hfft__fail(HFFT_ERR_BUDGET,
+                          "device budget of %s leaves nothing for passes (%s in use, %s kept for "
+                          "cuFFT)",
+                          hfft__bytes_text((double)o->budget(g->d)).s,
+                          hfft__bytes_text((double)o->used(g->d)).s,
+                          hfft__bytes_text((double)o->reserve(g->d)).s);
+    if (req->schedule == 0 && req->slots == 0 && req->pass_bytes <= 0) {
+        int st = hfft__four_size(g, budget);
+        if (st <= 0)
+            return st;
+    }
+    TRY(make_passes(g, req, budget));
+    return make_host_scratch(g);
+}
+
 int hfft__gpu_create(const hfft__dev_ops *ops, hfft__dev *dev, const hfft__gpu_req *req,
                      hfft__gpu **out) {
     *out = NULL;
@@ -178,156 +316,18 @@ int hfft__gpu_create(const hfft__dev_ops *ops, hfft__dev *dev, const hfft__gpu_r
     g->share_four = req->share_four;
     g->nrounds = req->nrounds;
     g->fixed_passes = req->pass_bytes > 0;
-    int st = 0;
-    for (int i = 0; i < NSTREAM + 1 && !st; i++)
-        st = ops->stream_create(dev, &g->stream[i]);
-    for (int i = 0; i < 3 * NSTREAM && !st; i++)
-        st = ops->event_create(dev, &g->ev[i]);
-    for (int i = 0; i < NCHUNK && !st; i++)
-        st = ops->event_create(dev, &g->prev_out[i]);
-    for (int i = 0; i <= HFFT__MAX_ROUNDS && !st; i++)
-        st = ops->event_create_timed(dev, &g->round_end[i]);
-    for (int i = 0; i < NSLOT && !st; i++) {
-        for (int j = 0; j < NCHUNK && !st; j++) {
-            st = ops->event_create(dev, &g->in_ev[i][j]);
-            if (!st)
-                st = ops->event_create(dev, &g->comp_ev[i][j]);
-            if (!st)
-                st = ops->event_create(dev, &g->out_ev[i][j]);
-        }
-    }
-    if (st) {
-        hfft__gpu_destroy(g);
-        return st;
-    }
     for (int h = 0; h < req->nrounds; h++) {
         g->rd[h].r = req->rounds[h];
         g->rd[h].units = req->units[h];
         g->rd[h].u0 = req->lo[h];
         g->rd[h].inplace = req->round_inplace[h];
     }
-    /* What is left of the budget after what the device already holds and what
-       the backend keeps for its own plan data. */
-    int64_t budget = ops->budget(dev) - ops->used(dev) - ops->reserve(dev);
-    if (budget <= 0) {
-        hfft__gpu_destroy(g);
-        return hfft__fail(HFFT_ERR_BUDGET,
-                          "device budget of %s leaves nothing for passes (%s in use, %s kept for "
-                          "cuFFT)",
-                          hfft__bytes_text((double)ops->budget(dev)).s,
-                          hfft__bytes_text((double)ops->used(dev)).s,
-                          hfft__bytes_text((double)ops->reserve(dev)).s);
-    }
-    int want = req->schedule == 2 ? 2 : 1;
-    /* Out of place, two rounds: both as runs of whole rows, unless a schedule was asked
-       for (1: four-step does not apply or fit). */
-    if (req->schedule == 0 && req->slots == 0 && req->pass_bytes <= 0) {
-        st = hfft__four_size(g, budget);
-        if (st <= 0) {
-            if (st)
-                hfft__gpu_destroy(g);
-            else
-                *out = g;
-            return st;
-        }
-        st = 0;
-    }
-    g->nslot = req->slots > 0 ? req->slots : DEFAULT_SLOTS;
-    if (g->nslot < 2)
-        g->nslot = 2;
-    if (g->nslot > NSLOT)
-        g->nslot = NSLOT;
-    if (want == 2 && g->nslot < RADIX2_SLOTS)
-        g->nslot = RADIX2_SLOTS;
-    size_t cap = pick_capacity(req, budget, g->es, g->nslot);
-    /* Residency where the passes at a width that keeps rows wide leave room for it,
-       and each pass still holds whole columns (the long-line schedule keeps none). */
-    int resident = req->schedule == 0 && req->slots == 0 && req->pass_bytes <= 0 &&
-                   hfft__res_eligible(g) &&
-                   (int64_t)((size_t)g->nslot * hfft__res_pass_bytes(g)) < budget / 2 &&
-                   hfft__res_pass_bytes(g) >= 256 &&
-                   hfft__res_pass_bytes(g) >= (size_t)req->rounds[0].L * g->es;
-    if (resident) {
-        cap = hfft__res_pass_bytes(g);
-        g->fixed_passes = 1;
-    }
-    for (;;) {
-        if (cap < 256) {
-            st = hfft__fail(HFFT_ERR_BUDGET,
-                            "device budget of %s (%s free of it) is too small for any pass of "
-                            "this problem",
-                            hfft__bytes_text((double)ops->budget(dev)).s,
-                            hfft__bytes_text((double)budget).s);
-            break;
-        }
-        size_t work = 0;
-        int nwork = 0;
-        for (int h = 0; h < g->nrounds && !st; h++) {
-            size_t w;
-            int n;
-            st = plan_round(g, &g->rd[h], want, cap, &w, &n);
-            if (!st && g->rd[h].u0 && g->rd[h].kind != K_PLAIN && g->rd[h].kind != K_NONE)
-                st = hfft__fail(HFFT_ERR_UNSUPPORTED,
-                                "a card's share of round %d needs the %s schedule, which takes "
-                                "a round from its first unit only",
-                                h + 1, g->rd[h].kind == K_RADIX2 ? "radix-2" : "long-line");
-            if (w > work)
-                work = w;
-            if (n > nwork)
-                nwork = n;
-        }
-        size_t next = (cap * 3 / 4) & ~(size_t)255;
-        if (!st) {
-            g->cap = cap;
-            g->work_bytes = work;
-            g->nwork = nwork;
-            size_t other = scratch_bytes(g) + (size_t)nwork * work;
-            size_t per = (size_t)g->nslot * (any_tout(g) ? 2 : 1);
-            if ((int64_t)(per * cap + other) > budget) {
-                /* Passes that take what the scratch and work areas leave (these
-                   shrink with the passes, so the next try fits). */
-                size_t fit = (int64_t)other < budget ? ((size_t)budget - other) / per : 0;
-                fit &= ~(size_t)255;
-                if (fit > next && fit < cap && req->pass_bytes <= 0)
-                    next = fit;
-                st = HFFT_ERR_BUDGET;
-            } else {
-                st = allocate(g);
-            }
-            if (!st)
-                break;
-            if (st != HFFT_ERR_DEVICE_MEMORY && st != HFFT_ERR_BUDGET)
-                break;
-        } else if (st != HFFT_ERR_DEVICE_MEMORY) {
-            break; /* a line that cannot fit any pass: shrinking will not help */
-        }
-        /* Too big, or the device refused memory: shrink the passes and try again. */
-        hfft__sched_release(g);
-        hfft__clear_error();
-        st = 0;
-        cap = next;
-    }
-    if (!st && resident)
-        st = hfft__res_size(g);
+    int st = make_handles(g);
+    if (!st)
+        st = make_schedule(g, req);
     if (st) {
         hfft__gpu_destroy(g);
         return st;
-    }
-    /* In-place long lines need a host scratch for phase 1. */
-    for (int h = 0; h < g->nrounds; h++) {
-        rstate *r = &g->rd[h];
-        if (r->kind == K_LONG && r->inplace) {
-            size_t b = (size_t)(r->r.L * r->wcols) * g->es;
-            if (b > g->scratch_bytes)
-                g->scratch_bytes = b;
-        }
-    }
-    if (g->scratch_bytes) {
-        st = ops->host_alloc(dev, &g->scratch, g->scratch_bytes);
-        if (st) {
-            hfft__gpu_destroy(g);
-            return st;
-        }
     }
     *out = g;
     return 0;
