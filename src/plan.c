@@ -154,6 +154,7 @@ static int pick_split(hfft__plan *p, unsigned flags, int kind) {
 }
 
 static int open_cards(hfft__plan *p, int kind);
+static int pick_split(hfft__plan *p, unsigned flags, int kind);
 
 /* A layout through a dense copy (copy.c): the plan of the copy's dense problem, whose
    info the plan's is, with the copy's bytes and why in hfft_info.note. */
@@ -180,18 +181,8 @@ static int plan_copy(hfft__plan *p, unsigned flags, const hfft_options *opts, in
     return 0;
 }
 
-static hfft__plan *create(const hfft__problem *pb, unsigned flags, const hfft_options *opts);
-
-hfft__plan *hfft__plan_create(const hfft__problem *pb, unsigned flags, const hfft_options *opts) {
-    hfft__plan *p = create(pb, flags, opts);
-    if (p)
-        hfft__plan_choose_run(p);
-    return p;
-}
-
-static hfft__plan *create(const hfft__problem *pb, unsigned flags, const hfft_options *opts) {
-    if (check_flags(flags))
-        return NULL;
+/* A new plan of pb: its copy of the problem and what hfft_info says before planning. */
+static hfft__plan *plan_new(const hfft__problem *pb, unsigned flags) {
     hfft__plan *p = calloc(1, sizeof *p);
     if (!p) {
         hfft__fail(HFFT_ERR_HOST_MEMORY, "plan: out of memory");
@@ -213,20 +204,94 @@ static hfft__plan *create(const hfft__problem *pb, unsigned flags, const hfft_op
     p->info.howmany = pb->howmany;
     p->info.precision = pb->prec;
     snprintf(p->info.device_name, sizeof p->info.device_name, "none");
+    return p;
+}
 
-    int kind = HFFT_DEVICE_NONE;
-    int st = hfft__settings_resolve(opts, &p->set);
+/* The device's engine refused the problem and no placement was asked for: the CPU
+   takes it, and hfft_info.note says why. */
+static int move_to_cpu(hfft__plan *p, unsigned flags, hfft__choice *c) {
+    char why[sizeof p->info.note], was[sizeof p->info.device_name];
+    snprintf(why, sizeof why, "%s", hfft_last_error_message());
+    snprintf(was, sizeof was, "%s", p->info.device_name);
+    p->split_line = 0;
+    p->info.split[0] = p->info.split[1] = 0;
+    hfft__release_engines(p);
+    p->ops = NULL;
+    p->info.device = HFFT_DEVICE_NONE;
+    p->info.device_budget = 0;
+    p->info.cards = 0;
+    snprintf(p->info.device_name, sizeof p->info.device_name, "none");
+    hfft__clear_error();
+    memset(c, 0, sizeof *c);
+    int st;
+    if (p->pb.kind != HFFT__C2C) {
+        /* real data on the CPU: FFTW's plan of the whole problem */
+        p->info.rounds = 1;
+        st = hfft__make_whole(p);
+    } else {
+        st = pick_split(p, flags, HFFT_DEVICE_NONE);
+        if (!st)
+            st = hfft__build(p, c, 0);
+    }
     if (!st)
-        st = pick_device(p, flags, &kind);
-    if (st) {
-        hfft__plan_destroy(p);
-        return NULL;
+        snprintf(p->info.note, sizeof p->info.note, "on the CPU, not on %.48s: %.180s", was, why);
+    return st;
+}
+
+/*
+ * A dense problem's rounds: the balancer's choice on the device (wisdom, the
+ * model, or HFFT_MEASURE's probe), then the engines for it.  A placement asked
+ * for (flags, a schedule, fixed shares) stands or fails.  A device that is only
+ * named in the settings, or found, never turns a valid problem into an error:
+ * a problem its engine cannot take (a line longer than the budget with no
+ * factor to cut it by, a budget too small for any pass) runs on the CPU, and
+ * hfft_info.note says why.  A named device's failures (its memory, CUDA,
+ * cuFFT) stay errors: only the automatic placement moves past them.
+ */
+static int plan_rounds(hfft__plan *p, unsigned flags, int kind, hfft__choice *c) {
+    int st = 0;
+    memset(c, 0, sizeof *c);
+    if (kind != HFFT_DEVICE_NONE) {
+        HFFT__TRY(open_cards(p, kind));
+        st = pick_split(p, flags, kind);
+        if (!st)
+            st = hfft__balance(&p->pb, &p->set, p->ops, p->devs, p->ncard, flags, c);
+        if (!st && c->measure)
+            st = hfft__measure(p, c);
+        p->info.wisdom = c->wisdom;
+        snprintf(p->info.wisdom_note, sizeof p->info.wisdom_note, "%s", c->note);
+    } else {
+        st = pick_split(p, flags, kind);
     }
-    p->info.device = kind;
-    if (pb->howmany == 0) {
-        p->info.device = HFFT_DEVICE_NONE;
-        return p; /* nothing to transform */
-    }
+    int asked_gpu = (flags & (HFFT_GPU_ONLY | HFFT_HYBRID | HFFT_SCHEDULE_PLAIN |
+                              HFFT_SCHEDULE_RADIX2)) != 0;
+    for (int h = 0; h < HFFT__MAX_ROUNDS; h++)
+        asked_gpu |= c->fixed[h];
+    int named = kind == HFFT_DEVICE_EMULATED || p->set.device == HFFT_DEVICE_CUDA;
+    if (!st)
+        st = hfft__build_any(p, c);
+    int engine_refused = st == HFFT_ERR_BUDGET || st == HFFT_ERR_UNSUPPORTED ||
+                         (!named && (st == HFFT_ERR_DEVICE_MEMORY || st == HFFT_ERR_CUDA ||
+                                     st == HFFT_ERR_CUFFT));
+    if (st && engine_refused && !asked_gpu && p->dev)
+        st = move_to_cpu(p, flags, c);
+    if (!st)
+        st = hfft__choose_pinning(p);
+    if (st)
+        return st;
+    for (int h = 0; h < HFFT__MAX_ROUNDS; h++)
+        p->info.predicted_seconds[h] = c->predicted[h];
+    p->info.rounds = p->whole ? 1 : p->nrounds; /* FFTW's whole-array plan: one */
+    if (p->cards)
+        hfft__cards_fill_info(p->cards, &p->info);
+    p->info.host_bytes += hfft__cpu_host_bytes(p->cpu);
+    return 0;
+}
+
+/* Which way the plan goes: a dense problem's rounds, a layout through a dense copy,
+   or FFTW's plan of the whole problem. */
+static int plan_problem(hfft__plan *p, const hfft_options *opts, unsigned flags, int kind) {
+    const hfft__problem *pb = &p->pb;
     int dense = hfft__problem_dense(pb, &p->dense);
     /* Dense, but with more transformed dimensions than rounds: FFTW's plan of it. */
     hfft__round trial[HFFT__MAX_ROUNDS];
@@ -244,94 +309,34 @@ static hfft__plan *create(const hfft__problem *pb, unsigned flags, const hfft_op
     int copy_why = dense ? 0 : hfft__copy_wanted(pb);
     if (copy_why == HFFT__COPY_BLUESTEIN && many_rounds)
         copy_why = 0;
-    if (copy_why) {
-        if (plan_copy(p, flags, opts, copy_why)) {
-            hfft__plan_destroy(p);
-            return NULL;
-        }
-        return p;
-    }
-    if (!dense || keep_c2r) {
-        if (plan_general(p, flags, many_rounds)) {
-            hfft__plan_destroy(p);
-            return NULL;
-        }
-        hfft__clear_error();
-        return p;
-    }
-
+    if (copy_why)
+        return plan_copy(p, flags, opts, copy_why);
+    if (!dense || keep_c2r)
+        return plan_general(p, flags, many_rounds);
     hfft__choice c;
-    memset(&c, 0, sizeof c);
-    if (kind != HFFT_DEVICE_NONE) {
-        if (open_cards(p, kind)) {
-            hfft__plan_destroy(p);
-            return NULL;
-        }
-        st = pick_split(p, flags, kind);
-        if (!st)
-            st = hfft__balance(&p->pb, &p->set, p->ops, p->devs, p->ncard, flags, &c);
-        if (!st && c.measure)
-            st = hfft__measure(p, &c);
-        p->info.wisdom = c.wisdom;
-        snprintf(p->info.wisdom_note, sizeof p->info.wisdom_note, "%s", c.note);
-    }
-    if (!st && kind == HFFT_DEVICE_NONE)
-        st = pick_split(p, flags, kind);
-    /* A placement asked for (flags, a schedule, fixed shares) stands or fails.  A device that is
-       only named in the settings, or found, never turns a valid problem into an
-       error: a problem its engine cannot take (a line longer than the budget with no
-       factor to cut it by, a budget too small for any pass) runs on the CPU, and
-       hfft_info.note says why.  A named device's failures (its memory, CUDA, cuFFT)
-       stay errors: only the automatic placement moves past them. */
-    int asked_gpu = (flags & (HFFT_GPU_ONLY | HFFT_HYBRID | HFFT_SCHEDULE_PLAIN |
-                              HFFT_SCHEDULE_RADIX2)) != 0;
-    for (int h = 0; h < HFFT__MAX_ROUNDS; h++)
-        asked_gpu |= c.fixed[h];
-    int named = kind == HFFT_DEVICE_EMULATED || p->set.device == HFFT_DEVICE_CUDA;
+    return plan_rounds(p, flags, kind, &c);
+}
+
+hfft__plan *hfft__plan_create(const hfft__problem *pb, unsigned flags, const hfft_options *opts) {
+    if (check_flags(flags))
+        return NULL;
+    hfft__plan *p = plan_new(pb, flags);
+    if (!p)
+        return NULL;
+    int kind = HFFT_DEVICE_NONE;
+    int st = hfft__settings_resolve(opts, &p->set);
     if (!st)
-        st = hfft__build_any(p, &c);
-    int engine_refused = st == HFFT_ERR_BUDGET || st == HFFT_ERR_UNSUPPORTED ||
-                         (!named && (st == HFFT_ERR_DEVICE_MEMORY || st == HFFT_ERR_CUDA ||
-                                     st == HFFT_ERR_CUFFT));
-    if (st && engine_refused && !asked_gpu && p->dev) {
-        char why[sizeof p->info.note], was[sizeof p->info.device_name];
-        snprintf(why, sizeof why, "%s", hfft_last_error_message());
-        snprintf(was, sizeof was, "%s", p->info.device_name);
-        p->split_line = 0;
-        p->info.split[0] = p->info.split[1] = 0;
-        hfft__release_engines(p);
-        p->ops = NULL;
-        p->info.device = HFFT_DEVICE_NONE;
-        p->info.device_budget = 0;
-        p->info.cards = 0;
-        snprintf(p->info.device_name, sizeof p->info.device_name, "none");
-        hfft__clear_error();
-        memset(&c, 0, sizeof c);
-        if (p->pb.kind != HFFT__C2C) {
-            /* real data on the CPU: FFTW's plan of the whole problem */
-            p->info.rounds = 1;
-            st = hfft__make_whole(p);
-        } else {
-            st = pick_split(p, flags, HFFT_DEVICE_NONE);
-            if (!st)
-                st = hfft__build(p, &c, 0);
-        }
-        if (!st)
-            snprintf(p->info.note, sizeof p->info.note, "on the CPU, not on %.48s: %.180s", was,
-                     why);
-    }
-    if (!st)
-        st = hfft__choose_pinning(p);
+        st = pick_device(p, flags, &kind);
+    p->info.device = kind;
+    if (!st && pb->howmany == 0)
+        p->info.device = HFFT_DEVICE_NONE; /* nothing to transform */
+    else if (!st)
+        st = plan_problem(p, opts, flags, kind);
     if (st) {
         hfft__plan_destroy(p);
         return NULL;
     }
-    for (int h = 0; h < HFFT__MAX_ROUNDS; h++)
-        p->info.predicted_seconds[h] = c.predicted[h];
-    p->info.rounds = p->whole ? 1 : p->nrounds; /* FFTW's whole-array plan: one */
-    if (p->cards)
-        hfft__cards_fill_info(p->cards, &p->info);
-    p->info.host_bytes += hfft__cpu_host_bytes(p->cpu);
+    hfft__plan_choose_run(p);
     hfft__clear_error();
     return p;
 }
