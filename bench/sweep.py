@@ -8,7 +8,10 @@ hfft-bench process that appends to one CSV.  The plots are drawn from that CSV
 names the CSV records, so an emulated or CPU-only run cannot pass for GPU data.
 
   bench/sweep.py --bench build/bench/hfft-bench --budget 16GiB --out sweep-h200
-  bench/sweep.py --plot-only sweep-h200/sweep.csv --out sweep-h200
+  bench/sweep.py --plot-only bench/sweep-h200/sweep.csv --out bench/sweep-h200
+
+The second line redraws the plots bench/RESULTS.md shows (matplotlib needed
+for the plots only).
 """
 import argparse
 import csv
@@ -36,6 +39,8 @@ STYLE = {
     "cufft-incard": ("tab:green", ":", "*"),
     "cufft-copy-exec-copy": ("tab:olive", "--", "P"),
 }
+# Engines hfft-bench has renamed since: CSVs written before keep the old name.
+RENAMED = {"cufft-chunked": "cufft-copy-exec-copy"}
 
 
 def parse_bytes(text):
@@ -148,6 +153,7 @@ def load(csv_path):
     rows = {}
     with open(csv_path, newline="") as f:
         for r in csv.DictReader(f):
+            r["engine"] = RENAMED.get(r["engine"], r["engine"])
             # A CSV appended over several sweeps: the latest row of each
             # (problem, engine, in-place) wins.
             rows[(r["problem"], r["engine"], r["inplace"])] = r
@@ -196,6 +202,19 @@ def size_axis(ax, budget):
     if budget:
         ax.axvline(budget, color="tab:purple", lw=1, ls="-.",
                    label=f"device budget {human(budget)}")
+
+
+def floor_note(rows, bw):
+    """What the CSV's bound_fraction measures: hfft-bench's CSVs with a trip_fraction
+    column set one trip (and cuFFT copy-execute-copy) against the one-trip bound;
+    older ones set every row against the duplex rate."""
+    if "trip_fraction" in rows[0]:
+        return ("floor: one trip and cufft-copy-exec-copy S / B_h2d + S / B_d2h; streaming, the "
+                f"bytes moved each way / B, B the per-direction rate with both directions busy "
+                f"({bw}); all measured in each run")
+    return ("floor: hfft 2 x S x GPU share / B (two round trips); cufft-copy-exec-copy S / B "
+            f"(one round trip).  B: per-direction rate with both directions busy, "
+            f"measured in each run ({bw})")
 
 
 def plot(csv_path, out_dir):
@@ -279,9 +298,7 @@ def plot(csv_path, out_dir):
            ["hfft-gpu", "hfft-hybrid", "hfft-auto", "cufft-copy-exec-copy"], False, ylim=(0, 1.1),
            empty_note="no link bound: needs a real GPU\n(link bandwidth measured in the run)",
            ref_line=1.0,
-           footnote=("floor: hfft 2 x S x GPU share / B (two round trips); cufft-copy-exec-copy S / B "
-                     f"(one round trip).  B: per-direction rate with both directions busy, "
-                     f"measured in each run ({bw})"))
+           footnote=floor_note(rows, bw))
     figure("ratio_vs_size.png", "GPU share chosen (mean over rounds)", "ratio_mean",
            ["hfft-gpu", "hfft-hybrid", "hfft-auto", "hfft-cpu"], False, ylim=(-0.05, 1.05))
     return made
