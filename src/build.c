@@ -195,7 +195,7 @@ int hfft__make_whole(hfft__plan *p) {
  * (hfft__problem_chirp_dims), which FFTW's plan of several dimensions would not,
  * trading the accuracy for its speed.
  */
-#define WHOLE_MAX ((size_t)1 << 30) /* (balancer/tune.c's WHOLE_TRIAL_MAX follows it) */
+#define WHOLE_MAX ((size_t)1 << 30) /* (bench/tune.c's WHOLE_TRIAL_MAX follows it) */
 static int try_whole(hfft__plan *p) {
     size_t bytes = (size_t)p->total * p->esize;
     if (bytes > WHOLE_MAX || (p->pb.rank > 1 && hfft__problem_chirp_dims(&p->pb)))

@@ -1,5 +1,6 @@
 /*
- * tune.c: hfft-tune, the installed tuner.  Over the cards plans use
+ * tune.c: hfft-tune, the installed tuner (a program beside the library: it
+ * reads the balancer's model and wisdom, and the device interface).  Over the cards plans use
  * (--devices), it measures the link (one card, then all at once) and the host
  * memory once; then for each problem it times the transform GPU-only (the
  * planner's passes, and a few alternatives that stop as soon as they lose;
@@ -35,13 +36,11 @@
 #define SETTLED 0.005 /* shares that move less than this have settled */
 #define GIVE_UP 1.03  /* a GPU alternative slower than this after one run stops */
 /* A hybrid stays only where it beats the faster single side by more than this in
-   every run: issue 15 allows 2% behind the better side, so a closer win is not
+   every run: auto may be at most 2% behind the better side, so a closer win is not
    worth the chance of a loss */
 #define KEEP_MARGIN 0.02
 /* and by this where the single side takes under SHORT_T: a hybrid of a few
-   milliseconds spreads more than it gains (2D 4096^2 in place on the 64-core host:
-   3% and 8% ahead in the tuner, 5% behind in the bench, its executes 0.0057-0.0068
-   s, run ED) */
+   milliseconds spreads from run to run more than it gains */
 #define KEEP_MARGIN_SHORT 0.10
 #define SHORT_T 0.01
 #define CLOSE 0.20  /* single sides this close are both timed again */
@@ -282,10 +281,10 @@ static void *make_plan(const problem *p, void *in, void *out, const cand *c) {
 
 /* Plans c and runs it nreps times after a warm-up (medians per round); stops
    after the first timed run where that took longer than give_up (> 0).  First the
-   machine settles for SETTLE_S: a GPU execute right after CPU-heavy work copied
-   up to 2.5x slower for about 0.1 s on an H100 host (run DC, bench/RESULTS.md),
-   which would count against whichever candidate follows a CPU-only or hybrid one
-   (a GPU-only candidate timed again after a hybrid, above all). */
+   machine settles for SETTLE_S: a GPU execute right after CPU-heavy work copies
+   slower for a short while, which would count against whichever candidate follows
+   a CPU-only or hybrid one (a GPU-only candidate timed again after a hybrid, above
+   all). */
 #define SETTLE_S 0.25
 static double settle_s; /* SETTLE_S on a GPU; 0 on the emulated device */
 
@@ -297,9 +296,7 @@ static void settle(void) {
 
 /* With c->paused, each timed execute comes after SETTLE_S and an untimed execute,
    as hfft-bench --alternate times executes taking turns: a plan of a few
-   milliseconds whose cores have idled runs slower than back to back (2D 4096^2 in
-   place on the 64-core host: CPU-only 0.0057 s back to back in the tuner,
-   0.0060-0.0085 s so in the bench, where GPU-only took 0.0061 s, run FB). */
+   milliseconds whose cores have idled runs slower than back to back. */
 static result measure(const problem *p, void *in, void *out, const cand *c, int nreps,
                       double give_up) {
     result r;
@@ -378,8 +375,8 @@ static result measure(const problem *p, void *in, void *out, const cand *c, int 
    not also time FFTW's plan of the whole array (over 1 GiB).  The hybrid leaves
    the GPU a share of 1% where the array is that small: with none it would be a
    CPU-only plan, whose HFFT_MEASURE times FFTW's plan of the whole array with all
-   its threads (34 s of the tuner's 37.6 s for 2D 8192^2 on an H100 host, run EA),
-   which no plan the tuner times uses.  Planned only, never executed. */
+   its threads (most of the tuning time), which no plan the tuner times uses.
+   Planned only, never executed. */
 #define LINES_SHARE 0.01
 static void measure_lines(const problem *p, void *in, void *out, double bytes) {
     for (int k = 0; k < 2; k++) {
@@ -511,6 +508,8 @@ static void table_head(void) {
 
 typedef struct tuner {
     const problem *p;
+    int inplace;
+    const hfft__link *link;
     void *in, *out;
     int nr;
     double bytes;
@@ -518,7 +517,25 @@ typedef struct tuner {
     int n;
     int paused; /* GPU-only under SHORT_S: CPU-only timed reps times, and the runs again
                    time each execute after a pause */
+    /* what the steps found */
+    cand proto;             /* GPU-only with the planner's passes, as asked */
+    cand *gpu;              /* the fastest GPU-only candidate */
+    cand *base;             /* the GPU side the hybrids' model starts from */
+    cand *cpu;              /* CPU-only */
+    const cand *cpu_rates;  /* the CPU side the model takes its rates from */
+    int hs;                 /* the schedule the hybrids stream (hfft_info.schedule) */
+    int hybrid_threads;
+    hfft__round_model m[3]; /* the model of each round, refitted after each hybrid */
+    double t_cpu[3], share[3];
 } tuner;
+
+/* The outcome: the candidate kept, the one whose prediction the model's error is
+   of, and the times the table reports. */
+typedef struct choice {
+    const cand *best, *judged;
+    double best_t, gpu_t, cpu_t;
+    int again;
+} choice;
 
 static cand *run(tuner *t, const cand *proto, int nreps, double give_up) {
     cand *c = &t->c[t->n++];
@@ -603,20 +620,19 @@ static void model_of(const tuner *t, const cand *gpu, const cand *cpu, int h, in
     m->cpu_rate = *t_cpu > 0 ? t->bytes / *t_cpu : 0.0;
 }
 
-static int tune(const problem *p, int inplace, const hfft__link *link, hfft__wisdom *w,
-                summary *sum) {
-    double t_problem = hfft__now();
+/* The problem's name, its arrays (random data), and the table's head; 1 where the
+   arrays cannot be had. */
+static int tuner_open(tuner *t, const problem *p, int inplace, const hfft__link *link,
+                      summary *sum) {
     /* the complex side's bytes, as plans count them (a real side is no larger) */
     int64_t cx, rx;
     extents(p, inplace, &cx, &rx);
     size_t bytes = (size_t)(cx * p->howmany) * 2u * (size_t)p->prec;
-    tuner *t = calloc(1, sizeof *t);
-    if (!t)
-        return 1;
     t->p = p;
+    t->inplace = inplace;
+    t->link = link;
     t->bytes = (double)bytes;
     t->nr = p->rank == 3 ? 2 : p->rank;
-    int nr = t->nr;
     memset(sum, 0, sizeof *sum);
     size_t o = (size_t)snprintf(sum->name, sizeof sum->name, "%dd ", p->rank);
     for (int k = 0; k < p->rank; k++)
@@ -629,7 +645,7 @@ static int tune(const problem *p, int inplace, const hfft__link *link, hfft__wis
                           p->prec == 4 ? "32" : "64");
     if (p->howmany > 1 && o < sizeof sum->name)
         snprintf(sum->name + o, sizeof sum->name - o, " x %lld", (long long)p->howmany);
-    sum->nr = nr;
+    sum->nr = t->nr;
     printf("\nproblem %s %s, %.2f GiB, budget %s\n", sum->name,
            inplace ? "in-place" : "out-of-place", bytes / 1073741824.0,
            budget ? "set" : "automatic");
@@ -638,135 +654,141 @@ static int tune(const problem *p, int inplace, const hfft__link *link, hfft__wis
     t->out = inplace ? t->in : hfft_malloc(bytes);
     if (!t->in || !t->out || fill(t->in, bytes, p->prec)) {
         fprintf(stderr, "hfft-tune: cannot allocate %zu bytes\n", bytes);
-        hfft_free(t->in);
-        if (t->out != t->in)
-            hfft_free(t->out);
-        free(t);
         return 1;
     }
     table_head();
+    return 0;
+}
 
-    /* 0. the CPU's line plans, measured once (every candidate below uses them) */
+static void tuner_close(tuner *t) {
+    hfft_free(t->in);
+    if (t->out != t->in)
+        hfft_free(t->out);
+    free(t);
+}
+
+/*
+ * The GPU side: the CPU's line plans measured once (every candidate uses them),
+ * GPU-only with the planner's passes, then alternatives that must win at once.
+ * A hybrid never runs one trip, and four-step shares its rounds with the CPU
+ * only where the rows have one dimension (2D on one card): where GPU-only runs
+ * one trip or streams four-step and a hybrid of its settings streams plain, a
+ * plain GPU-only run is what the hybrids' model starts from (one trip's rounds
+ * are not a streaming GPU side's), while GPU-only's own stays a candidate.  1
+ * where GPU-only cannot run.
+ */
+static int gpu_side(tuner *t) {
     progress("[0/5] the CPU's FFTW plans, FFTW_MEASURE once a line shape\n");
-    measure_lines(p, t->in, t->out, t->bytes);
-
-    /* 1. the GPU side: the planner's passes, then alternatives that must win at once */
-    cand proto = {"GPU-only", {1, 1, 1}, 0, 0, 0, HFFT_GPU_ONLY, 0, {0}, {0}};
+    measure_lines(t->p, t->in, t->out, t->bytes);
+    t->proto = (cand){"GPU-only", {1, 1, 1}, 0, 0, 0, HFFT_GPU_ONLY, 0, {0}, {0}};
     progress("[1/5] GPU-only, the planner's passes\n");
-    cand *gpu = run(t, &proto, reps, 0.0);
-    if (!gpu->r.ok) {
-        hfft_free(t->in);
-        if (t->out != t->in)
-            hfft_free(t->out);
-        free(t);
+    t->gpu = run(t, &t->proto, reps, 0.0);
+    if (!t->gpu->r.ok)
         return 1;
-    }
     /* the rounds as the planner cut them (3D planes split where one exceeds a pass) */
-    if (gpu->r.info.rounds >= 1 && gpu->r.info.rounds <= 3)
-        t->nr = sum->nr = nr = gpu->r.info.rounds;
+    if (t->gpu->r.info.rounds >= 1 && t->gpu->r.info.rounds <= 3)
+        t->nr = t->gpu->r.info.rounds;
     static const struct {
         const char *label;
         int slots, schedule;
-    } alts[] = {{"GPU-only, 3 buffers", 3, 0}, {"GPU-only, radix-2", 0, 2}};
+    } alts[] = {{"GPU-only, 3 buffers", 3, 0}, {"GPU-only, radix-2", 0, HFFT_SCHED_RADIX2}};
     for (size_t i = 0; i < sizeof alts / sizeof alts[0]; i++) {
         progress("[2/5] %s\n", alts[i].label);
-        cand a = proto;
+        cand a = t->proto;
         snprintf(a.label, sizeof a.label, "%s", alts[i].label);
         a.slots = alts[i].slots;
         a.schedule = alts[i].schedule;
-        cand *r = run(t, &a, reps, GIVE_UP * gpu->r.total);
-        if (r->r.ok && !r->r.stopped && r->r.total < gpu->r.total &&
+        cand *r = run(t, &a, reps, GIVE_UP * t->gpu->r.total);
+        if (r->r.ok && !r->r.stopped && r->r.total < t->gpu->r.total &&
             (!alts[i].schedule || r->r.info.schedule == alts[i].schedule))
-            gpu = r;
+            t->gpu = r;
     }
-
-    /* A hybrid never runs one trip (the whole array on the card), and four-step
-       shares its rounds with the CPU only where the rows have one dimension (2D on
-       one card): where the GPU-only plan runs one trip or streams four-step and a
-       hybrid of its settings streams plain (3D, 2D in place, for example), a plain
-       GPU-only run is what the hybrids' model starts from, while GPU-only's own
-       stays a candidate.  (From one trip's rounds, which are not a streaming GPU
-       side's, the model took 3D 512^3 in place on an H100 host for a round the GPU
-       would do alone as fast, and kept a hybrid 4% ahead in the tuner that ran 6%
-       behind one trip in the bench; run GA.)  Where the hybrids stream four-step
-       and GPU-only runs one trip, no GPU-only plan runs the hybrids' schedule (none
-       is asked for by a flag): the model starts from one trip's rounds. */
-    cand *base = gpu;
-    int gs = gpu->r.info.schedule, unshared = gs == 3 || gs == 4; /* one trip, four-step */
-    int hs = unshared ? hybrid_schedule(t, gpu) : gs;
-    if (unshared && hs == 0)
+    t->base = t->gpu;
+    int gs = t->gpu->r.info.schedule;
+    int unshared = gs == HFFT_SCHED_ONE_TRIP || gs == HFFT_SCHED_FOUR_STEP;
+    t->hs = unshared ? hybrid_schedule(t, t->gpu) : gs;
+    if (unshared && t->hs == HFFT_SCHED_NONE)
         progress("[2/5] no hybrid could be planned (%s); the model starts from GPU-only's "
                  "rounds\n",
                  hfft_last_error_message());
-    if (unshared && hs == 1) {
+    if (unshared && t->hs == HFFT_SCHED_PLAIN) {
         progress("[2/5] GPU-only, plain (the hybrids' GPU side)\n");
-        cand pl = proto;
+        cand pl = t->proto;
         snprintf(pl.label, sizeof pl.label, "GPU-only, plain");
-        pl.schedule = 1;
+        pl.schedule = HFFT_SCHED_PLAIN;
         cand *r = run(t, &pl, reps, 0.0);
-        if (r->r.ok && r->r.info.rounds == nr)
-            base = r;
+        if (r->r.ok && r->r.info.rounds == t->nr)
+            t->base = r;
         else
             progress("[2/5] GPU-only, plain: %s; the model starts from GPU-only's rounds\n",
                      r->r.ok ? "other rounds than GPU-only's" : "failed");
     }
-    if (gs == 3 && hs == 4)
+    /* no GPU-only plan runs the hybrids' four-step where GPU-only runs one trip (no
+       flag asks for it): the model starts from one trip's rounds */
+    if (gs == HFFT_SCHED_ONE_TRIP && t->hs == HFFT_SCHED_FOUR_STEP)
         progress("[2/5] the hybrids stream four-step, which no GPU-only plan of this size "
                  "runs; the model starts from one trip's rounds\n");
+    return 0;
+}
 
-    /* 2. the CPU side, once */
+/*
+ * The CPU side, once (reps times where the GPU side is short: one run of a few
+ * milliseconds spreads too much).  Where the hybrids' GPU side streams
+ * four-step and shares its layout with the CPU (2D on one card), the CPU's
+ * rounds there differ from its own (round A: rows and short lines through a
+ * group buffer; round B: short lines): the model takes the CPU's rates from a
+ * hybrid that leaves the GPU one unit a round.
+ */
+static void cpu_side(tuner *t) {
     progress("[3/5] CPU-only\n");
     cand cp = {"CPU-only", {NONE_SHARE, NONE_SHARE, NONE_SHARE}, 0, 0, 0, HFFT_CPU_ONLY, 0, {0},
                {0}};
-    /* (once where the GPU side takes a tenth of a second or more; a shorter one spreads
-       more, run EB: 2D 4096^2 on the 64-core host, 0.0050 s once, 0.0055-0.0070 s in
-       the bench) */
-    t->paused = gpu->r.ok && gpu->r.total < SHORT_S;
-    cand *cpu = run(t, &cp, t->paused ? reps : 1, 0.0);
-    /* Where the hybrids' GPU side streams four-step and shares its layout with the
-       CPU (2D on one card; GPU-only streaming it, or running one trip where the
-       hybrids stream it), the CPU's rounds there differ from its own (round A:
-       rows and short lines through a group buffer; round B: short lines): the
-       model takes the CPU's rates from a hybrid that leaves the GPU one unit a
-       round.  (The CPU-only rounds put round A 35% off on the 64-core host; run BM.) */
-    const cand *cpu_rates = cpu;
-    if ((base->r.info.schedule == 4 || hs == 4) && p->rank == 2 && p->howmany == 1 && ncards == 1 &&
-        t->n < MAX_CANDS - 8) {
+    t->paused = t->gpu->r.ok && t->gpu->r.total < SHORT_S;
+    t->cpu = run(t, &cp, t->paused ? reps : 1, 0.0);
+    t->cpu_rates = t->cpu;
+    if ((t->base->r.info.schedule == HFFT_SCHED_FOUR_STEP || t->hs == HFFT_SCHED_FOUR_STEP) &&
+        t->p->rank == 2 && t->p->howmany == 1 && ncards == 1 && t->n < MAX_CANDS - 8) {
         progress("[3/5] the CPU in the four-step layout\n");
-        cand c4 = *base;
+        cand c4 = *t->base;
         snprintf(c4.label, sizeof c4.label, "CPU, four-step layout");
         c4.flags = HFFT_HYBRID;
         for (int h = 0; h < 3; h++)
             c4.ratio[h] = NONE_SHARE;
         cand *r4 = run(t, &c4, 1, 0.0);
-        if (r4->r.ok && r4->r.info.schedule == 4)
-            cpu_rates = r4;
+        if (r4->r.ok && r4->r.info.schedule == HFFT_SCHED_FOUR_STEP)
+            t->cpu_rates = r4;
     }
+}
 
-    /* 3. hybrids at the model's shares, refitted after each */
-    int hybrid_threads = threads > 0                  ? threads
-                         : hfft__cores() - ncards > 0 ? hfft__cores() - ncards
-                                                      : 1;
-    hfft__round_model m[3];
-    double t_cpu[3], share[3] = {1, 1, 1};
+/*
+ * Hybrids at the model's shares, refitted after each.  Each probe's fitted
+ * slowdowns per round go into their geometric mean (two runs of one split
+ * differ enough that a fit to the last probe alone follows its noise); a
+ * round the model split leaves the hybrid only once the model fitted to two
+ * probes says so.
+ */
+static void hybrids(tuner *t) {
+    const hfft__link *link = t->link;
+    int nr = t->nr;
+    t->hybrid_threads = threads > 0 ? threads : hfft__cores() - ncards > 0 ? hfft__cores() - ncards
+                                                                           : 1;
+    for (int h = 0; h < 3; h++)
+        t->share[h] = 1.0;
     for (int h = 0; h < nr; h++) {
-        model_of(t, base, cpu_rates, h, hybrid_threads, &m[h], &t_cpu[h]);
-        if (!(t_cpu[h] > 0) && cpu_rates != cpu) /* (no CPU time in that round: CPU-only's) */
-            model_of(t, base, cpu, h, hybrid_threads, &m[h], &t_cpu[h]);
-        m[h].host_bw = host_bw;
-        share[h] = hfft__model_best_share(link, &m[h], 0.0, NULL);
+        model_of(t, t->base, t->cpu_rates, h, t->hybrid_threads, &t->m[h], &t->t_cpu[h]);
+        if (!(t->t_cpu[h] > 0) && t->cpu_rates != t->cpu) /* no CPU time there: CPU-only's */
+            model_of(t, t->base, t->cpu, h, t->hybrid_threads, &t->m[h], &t->t_cpu[h]);
+        t->m[h].host_bw = host_bw;
+        t->share[h] = hfft__model_best_share(link, &t->m[h], 0.0, NULL);
     }
-    /* each probe's fitted slowdowns per round: the model takes their geometric mean
-       (two runs of one split differ by up to 19% in a round, runs DD and DH: a fit to
-       the last probe alone follows its noise) */
     double slow_g[3][MAX_PROBES], slow_c[3][MAX_PROBES];
     int fits_g[3] = {0, 0, 0}, fits_c[3] = {0, 0, 0}, probes[3] = {0, 0, 0};
     for (int k = 0; k < MAX_PROBES; k++) {
-        cand hy = *base;
+        cand hy = *t->base;
         snprintf(hy.label, sizeof hy.label, "hybrid %d (model's shares)", k + 1);
         hy.flags = HFFT_HYBRID;
         for (int h = 0; h < 3; h++) {
-            double f = h < nr ? share[h] : 1.0;
+            double f = h < nr ? t->share[h] : 1.0;
             /* a side the model leaves idle gets a little anyway, once: it may be wrong */
             if (k == 0 && h < nr && f > 0.97)
                 f = 0.97;
@@ -774,7 +796,8 @@ static int tune(const problem *p, int inplace, const hfft__link *link, hfft__wis
                 f = 0.03;
             hy.ratio[h] = f > NONE_SHARE ? f : NONE_SHARE;
             if (h < nr)
-                hy.predicted[h] = finite_or_none(hfft__model_round_time(link, &m[h], hy.ratio[h]));
+                hy.predicted[h] =
+                    finite_or_none(hfft__model_round_time(link, &t->m[h], hy.ratio[h]));
         }
         progress("[4/5] hybrid %d of at most %d\n", k + 1, MAX_PROBES);
         cand *r = run(t, &hy, reps, 0.0);
@@ -783,39 +806,40 @@ static int tune(const problem *p, int inplace, const hfft__link *link, hfft__wis
         double moved = 0;
         for (int h = 0; h < nr; h++) {
             double f = r->ratio[h];
-            if (f > NONE_SHARE && f < 1.0) {
-                /* fitted to the shares each side did: the GPU takes back a late CPU's
-                   units, and its side's time then covers them */
-                double fd = r->r.done[h] > f && r->r.done[h] < 0.999 ? r->r.done[h] : f;
-                hfft__model_fit(&m[h], base->r.round[h], t_cpu[h], fd, r->r.gpu[h], r->r.cpu[h]);
-                /* (a side the probe did not time keeps the mean of those that did) */
-                if (r->r.gpu[h] > 0)
-                    slow_g[h][fits_g[h]++] = m[h].gpu_slow;
-                if (r->r.cpu[h] > 0)
-                    slow_c[h][fits_c[h]++] = m[h].cpu_slow;
-                m[h].gpu_slow = fits_g[h] ? geometric_mean(slow_g[h], fits_g[h]) : 1.0;
-                m[h].cpu_slow = fits_c[h] ? geometric_mean(slow_c[h], fits_c[h]) : 1.0;
-                /* (a round the model split leaves the hybrid only once the model fitted
-                   to two probes says so: one slow probe alone is no reason) */
-                int again;
-                double next = hfft__model_next_share(link, &m[h], share[h], f, ++probes[h], &again);
-                if (again)
-                    progress("round %d: this probe alone would give it wholly to the %s; "
-                             "probed again at the same share\n",
-                             h + 1,
-                             hfft__model_best_share(link, &m[h], 0.0, NULL) > 0.5 ? "GPU" : "CPU");
-                double step = again ? 1.0 : fabs(next - share[h]);
-                moved = step > moved ? step : moved;
-                share[h] = next;
-            }
+            if (!(f > NONE_SHARE && f < 1.0))
+                continue;
+            hfft__round_model *m = &t->m[h];
+            /* fitted to the shares each side did: the GPU takes back a late CPU's units,
+               and its side's time then covers them */
+            double fd = r->r.done[h] > f && r->r.done[h] < 0.999 ? r->r.done[h] : f;
+            hfft__model_fit(m, t->base->r.round[h], t->t_cpu[h], fd, r->r.gpu[h], r->r.cpu[h]);
+            /* a side the probe did not time keeps the mean of those that did */
+            if (r->r.gpu[h] > 0)
+                slow_g[h][fits_g[h]++] = m->gpu_slow;
+            if (r->r.cpu[h] > 0)
+                slow_c[h][fits_c[h]++] = m->cpu_slow;
+            m->gpu_slow = fits_g[h] ? geometric_mean(slow_g[h], fits_g[h]) : 1.0;
+            m->cpu_slow = fits_c[h] ? geometric_mean(slow_c[h], fits_c[h]) : 1.0;
+            int again;
+            double next = hfft__model_next_share(link, m, t->share[h], f, ++probes[h], &again);
+            if (again)
+                progress("round %d: this probe alone would give it wholly to the %s; "
+                         "probed again at the same share\n",
+                         h + 1, hfft__model_best_share(link, m, 0.0, NULL) > 0.5 ? "GPU" : "CPU");
+            double step = again ? 1.0 : fabs(next - t->share[h]);
+            moved = step > moved ? step : moved;
+            t->share[h] = next;
         }
         if (moved < SETTLED)
             break;
     }
+}
 
-    /* 4. the best measured time of each round, among candidates with the GPU side's
-       chosen passes; one more run where no candidate has that mix */
-    int pick[3] = {0, 0, 0};
+/* The best measured time of each round, among candidates with the GPU side's chosen
+   passes; one more run where no candidate has that mix. */
+static void best_mix(tuner *t) {
+    int nr = t->nr, pick[3] = {0, 0, 0};
+    const cand *base = t->base;
     for (int h = 0; h < nr; h++) {
         int b = -1;
         for (int i = 0; i < t->n; i++) {
@@ -835,114 +859,122 @@ static int tune(const problem *p, int inplace, const hfft__link *link, hfft__wis
         same &= pick[h] == pick[0];
         none |= pick[h] < 0;
     }
-    same |= none;
-    if (!same && t->n < MAX_CANDS) {
-        cand mix = *base;
-        snprintf(mix.label, sizeof mix.label, "best round of each");
-        mix.flags = HFFT_HYBRID;
-        for (int h = 0; h < 3; h++) {
-            mix.ratio[h] = h < nr ? t->c[pick[h]].ratio[h] : 1.0;
-            if (h < nr)
-                mix.predicted[h] =
-                    finite_or_none(hfft__model_round_time(link, &m[h], mix.ratio[h]));
-        }
-        progress("[5/5] the best round of each candidate, together\n");
-        run(t, &mix, reps, 0.0);
+    if (same || none || t->n >= MAX_CANDS)
+        return;
+    cand mix = *base;
+    snprintf(mix.label, sizeof mix.label, "best round of each");
+    mix.flags = HFFT_HYBRID;
+    for (int h = 0; h < 3; h++) {
+        mix.ratio[h] = h < nr ? t->c[pick[h]].ratio[h] : 1.0;
+        if (h < nr)
+            mix.predicted[h] =
+                finite_or_none(hfft__model_round_time(t->link, &t->m[h], mix.ratio[h]));
     }
+    progress("[5/5] the best round of each candidate, together\n");
+    run(t, &mix, reps, 0.0);
+}
 
-    /* 5. the fastest candidate measured in full.  A hybrid is timed again, and so is
-       the faster single side, one after the other; it stays only where each of its
-       runs beats each of the single side's by more than KEEP_MARGIN (2D 4096^2 on the
-       H200 host: a hybrid that had won by 2% once ran 15% behind GPU-only in the next
-       process, run CB; 3D 256^3 on an H100: one ahead by 4% over both runs, with its
-       two runs 9% apart, ran 3% behind, run CG).  Where a single side comes out
-       fastest and the other is within CLOSE of it, both are timed again and CPU-only
-       stays only by the same margins (3D 256^3 on the 64-core host: GPU-only kept by
-       6% after one CPU-only run, run DI).  Where GPU-only takes under SHORT_S, these
-       runs again time each execute after a pause, as the bench does (measure). */
-    const cand *best = NULL;
+/*
+ * The fastest candidate measured in full.  A hybrid is timed again, and so is
+ * the faster single side, one after the other; it stays only where each of its
+ * runs beats each of the single side's by more than KEEP_MARGIN (a hybrid's
+ * win in one process can be another's loss).  Where a single side comes out
+ * fastest and the other is within CLOSE of it, both are timed again and
+ * CPU-only stays only by the same margins.  Where GPU-only takes under
+ * SHORT_S, these runs again time each execute after a pause, as the bench
+ * does (measure).
+ */
+static void choose(tuner *t, choice *ch) {
+    const cand *best = NULL, *cpu = t->cpu;
     for (int i = 0; i < t->n; i++) {
         const cand *c = &t->c[i];
         if (c->r.ok && !c->r.stopped && (!best || c->r.total < best->r.total))
             best = c;
     }
-    /* (the GPU side: the fastest GPU-only candidate, which may be the plain base) */
+    /* the GPU side: the fastest GPU-only candidate, which may be the plain base */
     const cand *g1 = best->flags == HFFT_GPU_ONLY ? best
-                     : base != gpu && base->r.ok && !base->r.stopped && base->r.total < gpu->r.total
-                         ? base
-                         : gpu;
-    double best_t = best->r.total, gpu_t = g1->r.total, cpu_t = cpu->r.ok ? cpu->r.total : NAN;
+                     : t->base != t->gpu && t->base->r.ok && !t->base->r.stopped &&
+                             t->base->r.total < t->gpu->r.total
+                         ? t->base
+                         : t->gpu;
+    ch->best = ch->judged = best;
+    ch->best_t = best->r.total;
+    ch->gpu_t = g1->r.total;
+    ch->cpu_t = cpu->r.ok ? cpu->r.total : NAN;
+    ch->again = 0;
     const cand *single = cpu->r.ok && cpu->r.total < g1->r.total ? cpu : g1;
     double single_t = single->r.total, single_runs[2] = {single->r.total, 0.0};
-    int again = 0;
-    const cand *judged = best; /* the run whose prediction the model's error is of */
     if (best->flags == HFFT_HYBRID && t->n + 2 <= MAX_CANDS) {
         progress("[5/5] the fastest hybrid and the faster single side, again%s\n",
                  t->paused ? " (each execute after a pause)" : "");
         /* the model fitted to every hybrid measured predicts the run again */
         double pred[3] = {0, 0, 0}, hr[2];
-        for (int h = 0; h < nr; h++)
-            pred[h] = finite_or_none(hfft__model_round_time(link, &m[h], best->ratio[h]));
+        for (int h = 0; h < t->nr; h++)
+            pred[h] = finite_or_none(hfft__model_round_time(t->link, &t->m[h], best->ratio[h]));
         const cand *h2;
         double th = run_again(t, best, pred, &h2, hr);
         single_t = run_again(t, single, NULL, NULL, single_runs);
-        again = 1;
+        ch->again = 1;
         if (hfft__model_keep(hr, single_runs,
                              single_t < SHORT_T ? KEEP_MARGIN_SHORT : KEEP_MARGIN)) {
-            best_t = th;
-            judged = h2;
+            ch->best_t = th;
+            ch->judged = h2;
         } else {
-            best = judged = single;
-            best_t = single_t;
+            ch->best = ch->judged = single;
+            ch->best_t = single_t;
         }
     }
     const cand *other = single == cpu ? g1 : cpu;
-    if (best->flags != HFFT_HYBRID && other->r.ok &&
+    if (ch->best->flags != HFFT_HYBRID && other->r.ok &&
         other->r.total < single->r.total * (1.0 + CLOSE) && t->n + 2 <= MAX_CANDS) {
         progress("[5/5] GPU-only and CPU-only within %.0f%%, again%s\n", 100.0 * CLOSE,
                  t->paused ? " (each execute after a pause)" : "");
-        if (!again)
+        if (!ch->again)
             single_t = run_again(t, single, NULL, NULL, single_runs);
         double other_runs[2];
         double to = run_again(t, other, NULL, NULL, other_runs);
-        again = 1;
+        ch->again = 1;
         /* CPU-only as a hybrid: kept only where each of its runs beats each of
-           GPU-only's by the margin (2D 4096^2 in place on the 64-core host: CPU-only
-           5% ahead over both runs in the tuner, its executes 0.0048-0.0110 s in the
-           bench against GPU-only's 0.0059-0.0060 s, run EE) */
+           GPU-only's by the margin */
         const double *cr = other == cpu ? other_runs : single_runs;
         const double *gr = other == cpu ? single_runs : other_runs;
         double tc = other == cpu ? to : single_t, tg = other == cpu ? single_t : to;
         double margin = tg < SHORT_T ? KEEP_MARGIN_SHORT : KEEP_MARGIN;
         int keep_cpu = hfft__model_keep(cr, gr, margin);
-        best = judged = keep_cpu ? cpu : g1;
-        best_t = keep_cpu ? tc : tg;
+        ch->best = ch->judged = keep_cpu ? cpu : g1;
+        ch->best_t = keep_cpu ? tc : tg;
         if (other == g1)
-            gpu_t = to;
+            ch->gpu_t = to;
         else
-            cpu_t = to;
+            ch->cpu_t = to;
     }
     if (single == g1)
-        gpu_t = single_t;
+        ch->gpu_t = single_t;
     else
-        cpu_t = single_t;
+        ch->cpu_t = single_t;
+}
+
+/* The choice printed, kept in wisdom and in the summary; 1 where wisdom refused it. */
+static int record(tuner *t, const choice *ch, hfft__wisdom *w, summary *sum, double t_problem) {
+    const cand *best = ch->best;
+    int nr = t->nr;
     char sh[48];
     shares_text(sh, sizeof sh, best->ratio, nr);
     printf("  chosen: %s, shares %s, %.4f s%s: GPU-only %.4f s, CPU-only %.4f s (%.1f%% less "
            "than GPU-only)\n",
-           best->label, sh, best_t, again ? " (both runs)" : "", gpu_t, cpu_t,
-           100.0 * (1.0 - best_t / gpu_t));
+           best->label, sh, ch->best_t, ch->again ? " (both runs)" : "", ch->gpu_t, ch->cpu_t,
+           100.0 * (1.0 - ch->best_t / ch->gpu_t));
     printf("  model:");
     for (int h = 0; h < nr; h++)
-        printf(" round %d GPU %.1f GB/s x%.2f, CPU %.1f GB/s x%.2f;", h + 1, m[h].gpu_rate / 1e9,
-               m[h].gpu_slow > 0 ? m[h].gpu_slow : 1.0, m[h].cpu_rate / 1e9,
-               m[h].cpu_slow > 0 ? m[h].cpu_slow : 1.0);
+        printf(" round %d GPU %.1f GB/s x%.2f, CPU %.1f GB/s x%.2f;", h + 1,
+               t->m[h].gpu_rate / 1e9, t->m[h].gpu_slow > 0 ? t->m[h].gpu_slow : 1.0,
+               t->m[h].cpu_rate / 1e9, t->m[h].cpu_slow > 0 ? t->m[h].cpu_slow : 1.0);
     printf(" host memory %.1f GB/s\n", host_bw / 1e9);
     printf("  cpu_mem: each round's CPU side (its share read and written once) against the host "
            "memory's %.1f GB/s\n",
            host_bw / 1e9);
     progress("%s tuned in %.1f s\n", sum->name, hfft__now() - t_problem);
-
+    const problem *p = t->p;
     hfft__wisdom_problem q;
     memset(&q, 0, sizeof q);
     q.kind = p->kind;
@@ -950,7 +982,7 @@ static int tune(const problem *p, int inplace, const hfft__link *link, hfft__wis
     q.rank = p->rank;
     memcpy(q.n, p->n, sizeof q.n);
     q.howmany = p->howmany;
-    q.inplace = inplace;
+    q.inplace = t->inplace;
     q.budget = budget;
     q.slots = best->slots;
     q.pass_bytes = best->pass_bytes;
@@ -958,34 +990,55 @@ static int tune(const problem *p, int inplace, const hfft__link *link, hfft__wis
        one trip, and four-step shares no 3D plan's rounds); its wisdom names no
        schedule, so that a GPU-only plan reading it keeps the planner's one trip or
        four-step */
-    q.schedule = base != gpu && best->flags == HFFT_HYBRID ? gpu->schedule : best->schedule;
+    q.schedule =
+        t->base != t->gpu && best->flags == HFFT_HYBRID ? t->gpu->schedule : best->schedule;
     q.nratio = nr;
     for (int h = 0; h < nr; h++) {
         q.ratio[h] = best->flags == HFFT_CPU_ONLY ? 0.0 : best->ratio[h];
-        q.predicted[h] = finite_or_none(hfft__model_round_time(link, &m[h], q.ratio[h]));
+        q.predicted[h] = finite_or_none(hfft__model_round_time(t->link, &t->m[h], q.ratio[h]));
         q.measured[h] = best->r.round[h];
-        q.gpu_rate[h] = m[h].gpu_rate;
-        q.cpu_rate[h] = m[h].cpu_rate;
-        q.gpu_slow[h] = m[h].gpu_slow > 0 ? m[h].gpu_slow : 1.0;
-        q.cpu_slow[h] = m[h].cpu_slow > 0 ? m[h].cpu_slow : 1.0;
+        q.gpu_rate[h] = t->m[h].gpu_rate;
+        q.cpu_rate[h] = t->m[h].cpu_rate;
+        q.gpu_slow[h] = t->m[h].gpu_slow > 0 ? t->m[h].gpu_slow : 1.0;
+        q.cpu_slow[h] = t->m[h].cpu_slow > 0 ? t->m[h].cpu_slow : 1.0;
     }
     sum->ok = 1;
-    sum->gpu = gpu_t;
-    sum->cpu = cpu_t;
-    sum->tuned = best_t;
+    sum->nr = nr;
+    sum->gpu = ch->gpu_t;
+    sum->cpu = ch->cpu_t;
+    sum->tuned = ch->best_t;
     for (int h = 0; h < nr; h++) {
+        const cand *j = ch->judged;
         sum->share[h] = q.ratio[h];
-        sum->err[h] = judged->predicted[h] > 0 && judged->r.round[h] > 0
-                          ? judged->predicted[h] / judged->r.round[h] - 1.0
+        sum->err[h] = j->predicted[h] > 0 && j->r.round[h] > 0
+                          ? j->predicted[h] / j->r.round[h] - 1.0
                           : NAN;
     }
     sum->seconds = hfft__now() - t_problem;
-    int st = hfft__wisdom_add(w, &q);
-    hfft_free(t->in);
-    if (t->out != t->in)
-        hfft_free(t->out);
-    free(t);
-    return st ? 1 : 0;
+    return hfft__wisdom_add(w, &q) ? 1 : 0;
+}
+
+/* One problem tuned, step by step (see the file's opening comment); 1 on failure. */
+static int tune(const problem *p, int inplace, const hfft__link *link, hfft__wisdom *w,
+                summary *sum) {
+    double t_problem = hfft__now();
+    tuner *t = calloc(1, sizeof *t);
+    if (!t)
+        return 1;
+    int st = tuner_open(t, p, inplace, link, sum);
+    if (!st)
+        st = gpu_side(t);
+    if (!st) {
+        sum->nr = t->nr;
+        cpu_side(t);
+        hybrids(t);
+        best_mix(t);
+        choice ch;
+        choose(t, &ch);
+        st = record(t, &ch, w, sum, t_problem);
+    }
+    tuner_close(t);
+    return st;
 }
 
 static void final_table(const summary *s, int n) {
@@ -1009,7 +1062,10 @@ static void final_table(const summary *s, int n) {
     }
 }
 
-int main(int argc, char **argv) {
+/* The command line: options into the globals, problems into probs; 0, or the exit
+   status (help printed: -1). */
+static int parse_args(int argc, char **argv, const char **wpath, int *inplace, problem *probs,
+                      int *np) {
     static const struct option opts[] = {{"budget", required_argument, 0, 'b'},
                                          {"wisdom", required_argument, 0, 'w'},
                                          {"out-of-place", no_argument, 0, 'o'},
@@ -1019,10 +1075,7 @@ int main(int argc, char **argv) {
                                          {"devices", required_argument, 0, 'd'},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
-    const char *wpath = NULL;
-    int inplace = 1, c;
-    t_start = hfft__now();
-    setvbuf(stdout, NULL, _IOLBF, 0); /* lines in order with the progress on stderr */
+    int c;
     while ((c = getopt_long(argc, argv, "b:w:or:t:d:qh", opts, NULL)) != -1) {
         switch (c) {
         case 'b':
@@ -1031,8 +1084,8 @@ int main(int argc, char **argv) {
                 return 2;
             }
             break;
-        case 'w': wpath = optarg; break;
-        case 'o': inplace = 0; break;
+        case 'w': *wpath = optarg; break;
+        case 'o': *inplace = 0; break;
         case 'r':
             reps = atoi(optarg);
             if (reps < 1 || reps > 15) {
@@ -1043,22 +1096,21 @@ int main(int argc, char **argv) {
         case 't': threads = atoi(optarg); break;
         case 'd': devices = optarg; break;
         case 'q': quiet = 1; break;
-        case 'h': usage(stdout); return 0;
+        case 'h': usage(stdout); return -1;
         default: usage(stderr); return 2;
         }
     }
-    problem probs[32];
-    int np = 0;
-    for (int i = optind; i < argc && np < 32; i++) {
+    *np = 0;
+    for (int i = optind; i < argc && *np < 32; i++) {
         char a[32], b[64], d[16];
         if (strchr(argv[i], ':') && sscanf(argv[i], "%31[^:]:%63[^:]:%15s", a, b, d) == 3) {
-            if (parse_problem(a, b, d, &probs[np]) == 0) {
-                np++;
+            if (parse_problem(a, b, d, &probs[*np]) == 0) {
+                (*np)++;
                 continue;
             }
         } else if (i + 2 < argc &&
-                   parse_problem(argv[i], argv[i + 1], argv[i + 2], &probs[np]) == 0) {
-            np++;
+                   parse_problem(argv[i], argv[i + 1], argv[i + 2], &probs[*np]) == 0) {
+            (*np)++;
             i += 2;
             continue;
         }
@@ -1066,26 +1118,38 @@ int main(int argc, char **argv) {
         usage(stderr);
         return 2;
     }
-    if (np == 0) {
+    if (*np == 0) {
         usage(stderr);
         return 2;
     }
-    char path[1024];
-    if (!wpath)
-        wpath = getenv("HFFT_WISDOM");
-    if (!wpath || !*wpath) {
-        if (hfft__wisdom_default_path(path, sizeof path)) {
+    return 0;
+}
+
+/* The wisdom file to update: --wisdom, else HFFT_WISDOM, else the default path; 0, or
+   the exit status. */
+static int wisdom_path(const char **wpath, char *path, size_t size) {
+    if (!*wpath)
+        *wpath = getenv("HFFT_WISDOM");
+    if (!*wpath || !**wpath) {
+        if (hfft__wisdom_default_path(path, size)) {
             fprintf(stderr, "hfft-tune: no wisdom path: set --wisdom or HFFT_WISDOM\n");
             return 2;
         }
-        wpath = path;
+        *wpath = path;
     }
-    if (strcmp(wpath, "none") == 0) {
+    if (strcmp(*wpath, "none") == 0) {
         /* what plans read as "no wisdom" names no file to write */
         fprintf(stderr, "hfft-tune: wisdom \"none\": hfft-tune writes wisdom; give it a file "
                         "(--wisdom FILE or HFFT_WISDOM)\n");
         return 2;
     }
+    return 0;
+}
+
+/* The cards plans of these settings take, their link and the host memory measured, and
+   the wisdom read (or started afresh where another configuration made it); 0, or the
+   exit status. */
+static int calibrate(const char *wpath, hfft__wisdom *w, hfft__link *link, int *nthreads) {
     /* the settings a plan of ours resolves: the device, the cards and the threads */
     hfft_options so;
     hfft_options_init(&so);
@@ -1109,18 +1173,17 @@ int main(int argc, char **argv) {
         fprintf(stderr, "hfft-tune: %s\n", hfft_last_error_message());
         return 1;
     }
-    hfft__wisdom *w = calloc(1, sizeof *w);
-    if (!w)
-        return 1;
     int st = hfft__wisdom_read(wpath, w);
     char here[HFFT__SIGNATURE_MAX];
-    int nthreads = set.threads > 0 ? set.threads : hfft__cores();
-    hfft__signature(ops, cards, ncards, nthreads, here, sizeof here);
+    *nthreads = set.threads > 0 ? set.threads : hfft__cores();
+    hfft__signature(ops, cards, ncards, *nthreads, here, sizeof here);
+    char what[160];
     if (st < 0) {
         fprintf(stderr, "hfft-tune: %s (remove or fix the file)\n", hfft_last_error_message());
+        for (int k = ncards - 1; k >= 0; k--)
+            ops->close(cards[k]);
         return 1;
     }
-    char what[160];
     if (st == 0 && hfft__signature_diff(w->signature, here, what, sizeof what)) {
         fprintf(stderr, "hfft-tune: %s was made on another configuration (%s); starting afresh\n",
                 wpath, what);
@@ -1130,30 +1193,29 @@ int main(int argc, char **argv) {
     printf("hfft-tune %s on %d x %s (cards", hfft_version(), ncards, ops->describe(cards[0]));
     for (int k = 0; k < ncards; k++)
         printf("%s%d", k ? "," : " ", ops->ordinal(cards[k]));
-    printf("), %d CPU threads\n", nthreads);
+    printf("), %d CPU threads\n", *nthreads);
     progress("calibrating the link%s\n", ncards > 1 ? ", one card and all at once" : "");
-    hfft__link link;
-    st = hfft__calibrate_link(ops, cards, ncards, 0, &link);
+    st = hfft__calibrate_link(ops, cards, ncards, 0, link);
+    if (st)
+        fprintf(stderr, "hfft-tune: %s\n", hfft_last_error_message());
     for (int k = ncards - 1; k >= 0; k--)
         ops->close(cards[k]);
-    if (st) {
-        fprintf(stderr, "hfft-tune: %s\n", hfft_last_error_message());
+    if (st)
         return 1;
-    }
-    w->link = link;
+    w->link = *link;
     w->have_link = 1;
     printf("link: h2d %.1f GB/s, d2h %.1f GB/s, duplex %.1f GB/s per direction; 2D rows",
-           link.h2d / 1e9, link.d2h / 1e9, link.duplex / 1e9);
-    for (int i = 0; i < link.nrow; i++)
-        printf(" %.0fK:%.2f", link.row_bytes[i] / 1024, link.row_eff[i]);
+           link->h2d / 1e9, link->d2h / 1e9, link->duplex / 1e9);
+    for (int i = 0; i < link->nrow; i++)
+        printf(" %.0fK:%.2f", link->row_bytes[i] / 1024, link->row_eff[i]);
     printf("\n");
-    if (link.cards > 1)
+    if (link->cards > 1)
         printf("link, all %d cards at once: h2d %.1f GB/s, d2h %.1f GB/s, duplex %.1f GB/s per "
                "direction in total\n",
-               link.cards, link.all_h2d / 1e9, link.all_d2h / 1e9, link.all_duplex / 1e9);
+               link->cards, link->all_h2d / 1e9, link->all_d2h / 1e9, link->all_duplex / 1e9);
     progress("measuring the host memory\n");
     hfft__pool *pool;
-    if (hfft__pool_create(nthreads, 0, &pool) ||
+    if (hfft__pool_create(*nthreads, 0, &pool) ||
         hfft__host_bandwidth(pool, HOST_BYTES, 5, &host_bw)) {
         fprintf(stderr, "hfft-tune: host memory: %s\n", hfft_last_error_message());
         return 1;
@@ -1161,8 +1223,14 @@ int main(int argc, char **argv) {
     hfft__pool_destroy(pool);
     w->host_bw = host_bw;
     printf("host memory: %.1f GB/s (copy with %d threads, bytes read plus written)\n",
-           host_bw / 1e9, nthreads);
-    /* FFTW's wisdom saved by earlier runs: kept, and added to */
+           host_bw / 1e9, *nthreads);
+    return 0;
+}
+
+/* The problems tuned in turn, the table, and both wisdoms written (FFTW's measured
+   line plans beside hfft's, kept from earlier runs and added to); the exit status. */
+static int tune_all(const problem *probs, int np, int inplace, const char *wpath,
+                    hfft__wisdom *w, const hfft__link *link) {
     char fw[2][1100];
     int have_fw[2] = {0, 0}, fw_ok[2] = {0, 0};
     for (int k = 0; k < 2; k++)
@@ -1171,7 +1239,7 @@ int main(int argc, char **argv) {
     int fails = 0;
     summary sums[32];
     for (int i = 0; i < np; i++) {
-        fails += tune(&probs[i], inplace, &link, w, &sums[i]);
+        fails += tune(&probs[i], inplace, link, w, &sums[i]);
         have_fw[probs[i].prec == 8] = 1;
     }
     final_table(sums, np);
@@ -1189,6 +1257,28 @@ int main(int argc, char **argv) {
         printf("FFTW's measured line plans written to %s\n", fw[k]);
     }
     printf("wisdom written to %s (%.1f s in all)\n", wpath, hfft__now() - t_start);
-    free(w);
     return fails ? 1 : 0;
+}
+
+int main(int argc, char **argv) {
+    const char *wpath = NULL;
+    int inplace = 1, np, nthreads;
+    problem probs[32];
+    char path[1024];
+    t_start = hfft__now();
+    setvbuf(stdout, NULL, _IOLBF, 0); /* lines in order with the progress on stderr */
+    int st = parse_args(argc, argv, &wpath, &inplace, probs, &np);
+    if (st)
+        return st < 0 ? 0 : st;
+    if ((st = wisdom_path(&wpath, path, sizeof path)) != 0)
+        return st;
+    hfft__wisdom *w = calloc(1, sizeof *w);
+    if (!w)
+        return 1;
+    hfft__link link;
+    st = calibrate(wpath, w, &link, &nthreads);
+    if (!st)
+        st = tune_all(probs, np, inplace, wpath, w, &link);
+    free(w);
+    return st;
 }
