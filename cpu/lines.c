@@ -15,17 +15,7 @@
 #include "src/core/chirp.h"
 #include "src/core/status.h"
 
-#ifdef HFFT_SINGLE
-#define FFTW(name) fftwf_##name
-#define XI(name) hfft__f_##name
-#define PREC 4
-typedef float R;
-#else
-#define FFTW(name) fftw_##name
-#define XI(name) hfft__d_##name
-#define PREC 8
-typedef double R;
-#endif
+#include "src/core/precision.h"
 
 extern pthread_mutex_t hfft__fftw_mutex;
 void hfft__fftw_threads_once(void);

@@ -13,15 +13,9 @@
 #include "src/plan.h"
 #include "src/problem.h"
 
-#ifdef HFFT_SINGLE
-#define X(name) hfftf_##name
-#define PREC 4
-typedef float R;
-#else
-#define X(name) hfft_##name
-#define PREC 8
-typedef double R;
-#endif
+#include "src/core/precision.h"
+
+#define X H /* the public names this file defines */
 
 /* The public plan type wraps the internal plan; the two pointers convert. */
 struct X(plan_s) {

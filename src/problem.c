@@ -248,10 +248,9 @@ int hfft__problem_split_alias(const hfft__problem *pb, void *const out[2]) {
     return output_aliases(d, nd, count);
 }
 
-int hfft__problem_make(hfft__problem *pb, int kind, int prec, int rank, const hfft_iodim *dims,
-                       int hrank, const hfft_iodim *hdims, void *const in[2], void *const out[2],
-                       int sign) {
-    memset(pb, 0, sizeof *pb);
+/* The rank, the kind and the sign, before any dimension is read. */
+static int check_form(int kind, int rank, const hfft_iodim *dims, int hrank,
+                      const hfft_iodim *hdims, int sign) {
     if (rank < 0 || rank > HFFT__MAX_DIMS)
         return hfft__fail(HFFT_ERR_INVALID_ARGUMENT, "rank %d: must be 0 to %d", rank,
                           HFFT__MAX_DIMS);
@@ -265,25 +264,25 @@ int hfft__problem_make(hfft__problem *pb, int kind, int prec, int rank, const hf
     if (kind == HFFT__C2C && sign != HFFT_FORWARD && sign != HFFT_BACKWARD)
         return hfft__fail(HFFT_ERR_INVALID_ARGUMENT, "sign %d: use HFFT_FORWARD or HFFT_BACKWARD",
                           sign);
-    pb->kind = kind;
-    pb->prec = prec;
-    pb->esize = 2u * (size_t)prec;
-    pb->sign = kind == HFFT__R2C ? HFFT_FORWARD : kind == HFFT__C2R ? HFFT_BACKWARD : sign;
-    pb->rank = rank;
-    pb->hrank = hrank;
+    return 0;
+}
+
+/* The dimensions into pb, with the counts of elements and of transforms and the
+   complex side's bytes, each of which must fit 64 bits. */
+static int take_dims(hfft__problem *pb, const hfft_iodim *dims, const hfft_iodim *hdims) {
     pb->total = 1;
     pb->howmany = 1;
-    for (int k = 0; k < rank; k++) {
+    for (int k = 0; k < pb->rank; k++) {
         if (dims[k].n < 1)
             return hfft__fail(HFFT_ERR_INVALID_ARGUMENT, "n[%d] = %lld: sizes must be positive",
                               k, (long long)dims[k].n);
         pb->dims[k] = (hfft__dim){dims[k].n, dims[k].is, dims[k].os};
         pb->n[k] = dims[k].n;
-        int64_t c = k == rank - 1 && kind != HFFT__C2C ? dims[k].n / 2 + 1 : dims[k].n;
+        int64_t c = k == pb->rank - 1 && pb->kind != HFFT__C2C ? dims[k].n / 2 + 1 : dims[k].n;
         if (hfft__mul_overflows(pb->total, c, &pb->total))
             return hfft__fail(HFFT_ERR_INVALID_ARGUMENT, "element count overflows 64 bits");
     }
-    for (int k = 0; k < hrank; k++) {
+    for (int k = 0; k < pb->hrank; k++) {
         if (hdims[k].n < 0)
             return hfft__fail(HFFT_ERR_INVALID_ARGUMENT,
                               "howmany_dims[%d].n = %lld: vector sizes must be 0 or more", k,
@@ -297,37 +296,30 @@ int hfft__problem_make(hfft__problem *pb, int kind, int prec, int rank, const hf
         hfft__mul_overflows(pb->total, (int64_t)pb->esize, &bytes))
         return hfft__fail(HFFT_ERR_INVALID_ARGUMENT,
                           "the complex side's byte count overflows 64 bits");
-    pb->split_in = in[1] != NULL;
-    pb->split_out = out[1] != NULL;
-    pb->in[0] = in[0];
-    pb->in[1] = in[1];
-    pb->out[0] = out[0];
-    pb->out[1] = out[1];
-    if (pb->howmany == 0)
-        return 0; /* nothing to transform: nothing is read or written */
-    if (!in[0] || !out[0])
-        return hfft__fail(HFFT_ERR_INVALID_ARGUMENT, "%s array is NULL", !in[0] ? "input" : "output");
-    pb->inplace = in[0] == out[0];
-    /* A complex split transform is in place in both parts or in neither; an r2c has
-       no imaginary input and a c2r no imaginary output, so only their real parts can
-       share an array. */
-    if (pb->inplace && kind == HFFT__C2C && in[1] != out[1])
-        return hfft__fail(HFFT_ERR_INVALID_ARGUMENT,
-                          "split arrays: the real parts are in place, the imaginary parts not");
+    return 0;
+}
 
-    /* Each side's dimensions: the halved one holds n reals on the real side and
-       n/2 + 1 elements on the complex side. */
-    hfft__dim side[2][HFFT__MAX_DIMS * 2];
+/* Each side's dimensions, transform then vector ones, into side[0] (input) and side[1]
+   (output): the halved one holds n reals on the real side and n/2 + 1 elements on the
+   complex side.  Returns how many. */
+static int side_dims(const hfft__problem *pb, hfft__dim side[2][HFFT__MAX_DIMS * 2]) {
     int nd = 0;
-    for (int k = 0; k < rank + hrank; k++, nd++) {
-        side[0][nd] = side[1][nd] = k < rank ? pb->dims[k] : pb->hdims[k - rank];
-        if (k == rank - 1 && kind != HFFT__C2C)
-            side[kind == HFFT__R2C ? 1 : 0][nd].n = pb->dims[k].n / 2 + 1;
+    for (int k = 0; k < pb->rank + pb->hrank; k++, nd++) {
+        side[0][nd] = side[1][nd] = k < pb->rank ? pb->dims[k] : pb->hdims[k - pb->rank];
+        if (k == pb->rank - 1 && pb->kind != HFFT__C2C)
+            side[pb->kind == HFFT__R2C ? 1 : 0][nd].n = pb->dims[k].n / 2 + 1;
     }
-    size_t isz = pb->split_in || kind == HFFT__R2C ? (size_t)prec : pb->esize;
-    size_t osz = pb->split_out || kind == HFFT__C2R ? (size_t)prec : pb->esize;
-    int64_t lo[2], hi[2];
-    if (span(side[0], nd, 0, &lo[0], &hi[0]) || span(side[1], nd, 1, &lo[1], &hi[1]) ||
+    return nd;
+}
+
+/* Each side's byte span (pb->lo, pb->hi), which must fit 64 bits, and arrays of the
+   two sides that meet only where they are one array (in place). */
+static int check_spans(hfft__problem *pb, const hfft__dim *in_side, const hfft__dim *out_side,
+                       int nd, void *const in[2], void *const out[2]) {
+    size_t isz = pb->split_in || pb->kind == HFFT__R2C ? (size_t)pb->prec : pb->esize;
+    size_t osz = pb->split_out || pb->kind == HFFT__C2R ? (size_t)pb->prec : pb->esize;
+    int64_t lo[2], hi[2], bytes;
+    if (span(in_side, nd, 0, &lo[0], &hi[0]) || span(out_side, nd, 1, &lo[1], &hi[1]) ||
         hfft__mul_overflows(hi[0] - lo[0] + 1, (int64_t)isz, &bytes) ||
         hfft__mul_overflows(hi[1] - lo[1] + 1, (int64_t)osz, &bytes))
         return hfft__fail(HFFT_ERR_INVALID_ARGUMENT, "the arrays' byte spans overflow 64 bits");
@@ -348,11 +340,17 @@ int hfft__problem_make(hfft__problem *pb, int kind, int prec, int rank, const hf
                                   "in-place");
         }
     }
+    return 0;
+}
+
+/* Output strides (out_side's), and split output arrays, that write no element twice. */
+static int check_output_once(const hfft__problem *pb, const hfft__dim *out_side, int nd,
+                             void *const out[2]) {
     int64_t outputs = 1;
     for (int k = 0; k < nd; k++)
-        if (hfft__mul_overflows(outputs, side[1][k].n, &outputs))
+        if (hfft__mul_overflows(outputs, out_side[k].n, &outputs))
             outputs = INT64_MAX;
-    int alias = output_aliases(side[1], nd, outputs);
+    int alias = output_aliases(out_side, nd, outputs);
     if (alias < 0)
         return alias;
     if (alias)
@@ -363,12 +361,46 @@ int hfft__problem_make(hfft__problem *pb, int kind, int prec, int rank, const hf
                          : hfft__fail(HFFT_ERR_INVALID_ARGUMENT,
                                       "split outputs: the real and imaginary arrays share "
                                       "elements");
+    return 0;
+}
+
+int hfft__problem_make(hfft__problem *pb, int kind, int prec, int rank, const hfft_iodim *dims,
+                       int hrank, const hfft_iodim *hdims, void *const in[2], void *const out[2],
+                       int sign) {
+    memset(pb, 0, sizeof *pb);
+    HFFT__TRY(check_form(kind, rank, dims, hrank, hdims, sign));
+    pb->kind = kind;
+    pb->prec = prec;
+    pb->esize = 2u * (size_t)prec;
+    pb->sign = kind == HFFT__R2C ? HFFT_FORWARD : kind == HFFT__C2R ? HFFT_BACKWARD : sign;
+    pb->rank = rank;
+    pb->hrank = hrank;
+    HFFT__TRY(take_dims(pb, dims, hdims));
+    pb->split_in = in[1] != NULL;
+    pb->split_out = out[1] != NULL;
+    pb->in[0] = in[0];
+    pb->in[1] = in[1];
+    pb->out[0] = out[0];
+    pb->out[1] = out[1];
+    if (pb->howmany == 0)
+        return 0; /* nothing to transform: nothing is read or written */
+    if (!in[0] || !out[0])
+        return hfft__fail(HFFT_ERR_INVALID_ARGUMENT, "%s array is NULL", !in[0] ? "input" : "output");
+    pb->inplace = in[0] == out[0];
+    /* A complex split transform is in place in both parts or in neither; an r2c has
+       no imaginary input and a c2r no imaginary output, so only their real parts can
+       share an array. */
+    if (pb->inplace && kind == HFFT__C2C && in[1] != out[1])
+        return hfft__fail(HFFT_ERR_INVALID_ARGUMENT,
+                          "split arrays: the real parts are in place, the imaginary parts not");
+    hfft__dim side[2][HFFT__MAX_DIMS * 2];
+    int nd = side_dims(pb, side);
+    HFFT__TRY(check_spans(pb, side[0], side[1], nd, in, out));
+    HFFT__TRY(check_output_once(pb, side[1], nd, out));
     if (pb->inplace && kind != HFFT__C2C)
         pb->unpadded = !padded_inplace_real(pb);
     return 0;
 }
-
-/* ---- the dense row-major form ---- */
 
 int hfft__problem_dense(const hfft__problem *pb, hfft__dense *dn) {
     memset(dn, 0, sizeof *dn);

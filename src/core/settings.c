@@ -1,11 +1,13 @@
 /*
  * settings.c: the settings a plan reads at creation, from hfft_options, then
- * the environment (HFFT_DEVICE_MEMORY, HFFT_THREADS, HFFT_DEVICE, HFFT_WISDOM,
- * HFFT_PINNING), then defaults.  A malformed value is an error, never a silent default.
+ * the environment (HFFT_DEVICE_MEMORY, HFFT_THREADS, HFFT_DEVICE, HFFT_PINNING,
+ * HFFT_TRACE, HFFT_DEVICES, HFFT_WISDOM), then defaults, each through one row of
+ * setting_table.  A malformed value is an error, never a silent default.
  */
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -71,7 +73,13 @@ int hfft_parse_bytes(const char *text, int64_t *bytes) {
                       text);
 }
 
-static int parse_threads(const char *text, int *out) {
+/* hfft_parse_bytes' message does not name the variable: the context does. */
+static int parse_budget(const char *text, int64_t *out) {
+    int st = hfft_parse_bytes(text, out);
+    return st ? hfft__fail_context(st, "HFFT_DEVICE_MEMORY") : 0;
+}
+
+static int parse_threads(const char *text, int64_t *out) {
     char *end;
     errno = 0;
     long v = strtol(text, &end, 10);
@@ -82,11 +90,11 @@ static int parse_threads(const char *text, int *out) {
     if (v < 1 || v > HFFT__MAX_THREADS)
         return hfft__fail(HFFT_ERR_SETTING, "HFFT_THREADS='%s': must be between 1 and %d", text,
                           HFFT__MAX_THREADS);
-    *out = (int)v;
+    *out = v;
     return 0;
 }
 
-static int parse_device(const char *text, int *out) {
+static int parse_device(const char *text, int64_t *out) {
     static const struct {
         const char *name;
         int kind;
@@ -106,7 +114,7 @@ static int parse_device(const char *text, int *out) {
                       text);
 }
 
-static int parse_pinning(const char *text, int *out) {
+static int parse_pinning(const char *text, int64_t *out) {
     static const char *const names[] = {"auto", "register", "stage"};
     for (int i = 0; i < 3; i++) {
         if (strcasecmp(text, names[i]) == 0) {
@@ -117,8 +125,15 @@ static int parse_pinning(const char *text, int *out) {
     return hfft__fail(HFFT_ERR_SETTING, "HFFT_PINNING='%s': use auto, register or stage", text);
 }
 
-/* "all", or distinct ordinals "0,1,3". */
-static int parse_devices(const char *what, const char *text, hfft__settings *s) {
+static int parse_trace(const char *text, int64_t *out) {
+    if (strcmp(text, "0") && strcmp(text, "1"))
+        return hfft__fail(HFFT_ERR_SETTING, "HFFT_TRACE='%s': use 0 or 1", text);
+    *out = text[0] == '1';
+    return 0;
+}
+
+/* "all", or distinct ordinals "0,1,3"; what: the option or variable it came from. */
+static int take_devices(const char *what, const char *text, hfft__settings *s) {
     s->ncard = 0;
     if (strcasecmp(text, "all") == 0)
         return 0;
@@ -144,101 +159,140 @@ static int parse_devices(const char *what, const char *text, hfft__settings *s) 
     }
 }
 
+/* An empty path in the options means no wisdom file, as an unset one does. */
+static int take_wisdom(const char *what, const char *text, hfft__settings *s) {
+    (void)what;
+    if (!*text)
+        return 0;
+    if (strlen(text) >= sizeof s->wisdom)
+        return hfft__fail(HFFT_ERR_SETTING, "wisdom path longer than %zu bytes",
+                          sizeof s->wisdom - 1);
+    strcpy(s->wisdom, text);
+    return 0;
+}
+
+/* ---- the table every setting is read through ---- */
+
+/* One setting: where it comes from, how it is checked, where it goes.  Its
+   resolve is one of the three below, by the type of its option field. */
+typedef struct setting setting;
+struct setting {
+    int (*resolve)(const setting *t, const hfft_options *o, hfft__settings *s);
+    size_t option;   /* the field's offset in hfft_options */
+    const char *env; /* its environment variable; NULL: options only */
+    /* whole numbers: the field's offset in hfft__settings and its size (int or int64_t,
+       as the option's), the range of a value set, and the variable's parser */
+    size_t field, size;
+    int64_t lo, hi;
+    int (*parse)(const char *text, int64_t *out);
+    /* texts: what takes the text, given the option's name or the variable's */
+    int (*take)(const char *what, const char *text, hfft__settings *s);
+    const char *what;
+    /* shares: the round the option fixes; -1: every round */
+    int round;
+    /* whole numbers and shares: the message for an option out of range, a format given
+       its value (long long or double), then hi (long long) */
+    const char *bad;
+};
+
+static int64_t whole_get(const void *at, size_t size) {
+    if (size == sizeof(int64_t)) {
+        int64_t v;
+        memcpy(&v, at, sizeof v);
+        return v;
+    }
+    int v;
+    memcpy(&v, at, sizeof v);
+    return v;
+}
+
+static void whole_put(void *at, size_t size, int64_t v) {
+    int narrow = (int)v;
+    memcpy(at, size == sizeof(int64_t) ? (const void *)&v : &narrow, size);
+}
+
+/* A whole number: the option where not 0, which must lie in [lo, hi]; else the
+   variable where set and not empty; else 0, the default each reader knows. */
+static int resolve_whole(const setting *t, const hfft_options *o, hfft__settings *s) {
+    int64_t v = o ? whole_get((const char *)o + t->option, t->size) : 0;
+    if (v && (v < t->lo || v > t->hi))
+        return hfft__fail(HFFT_ERR_SETTING, t->bad, (long long)v, (long long)t->hi);
+    const char *env;
+    if (!v && t->env && (env = getenv(t->env)) && *env)
+        HFFT__TRY(t->parse(env, &v));
+    whole_put((char *)s + t->field, t->size, v);
+    return 0;
+}
+
+/* A text: the option where not NULL, even empty; else the variable where not empty. */
+static int resolve_text(const setting *t, const hfft_options *o, hfft__settings *s) {
+    const char *text = NULL;
+    if (o)
+        memcpy(&text, (const char *)o + t->option, sizeof text);
+    if (text)
+        return t->take(t->what, text, s);
+    text = getenv(t->env);
+    return text && *text ? t->take(t->env, text, s) : 0;
+}
+
+/* A share of the GPU (options only): where not 0, in (0, 1], for one round or all. */
+static int resolve_share(const setting *t, const hfft_options *o, hfft__settings *s) {
+    double v = 0.0;
+    if (o)
+        memcpy(&v, (const char *)o + t->option, sizeof v);
+    if (v == 0.0)
+        return 0;
+    if (!(v > 0.0 && v <= 1.0))
+        return hfft__fail(HFFT_ERR_SETTING, t->bad, v);
+    for (int h = 0; h < HFFT_MAX_ROUNDS; h++)
+        if (t->round < 0 || t->round == h)
+            s->ratio[h] = v;
+    return 0;
+}
+
+#define WHOLE(opt, to, lo_, hi_, bad_, env_, parse_)                                      \
+    {                                                                                     \
+        .resolve = resolve_whole, .option = offsetof(hfft_options, opt), .env = env_,     \
+        .field = offsetof(hfft__settings, to), .size = sizeof(((hfft__settings *)0)->to), \
+        .lo = lo_, .hi = hi_, .parse = parse_, .bad = bad_                                \
+    }
+#define TEXT(opt, env_, take_)                                                       \
+    {                                                                                \
+        .resolve = resolve_text, .option = offsetof(hfft_options, opt), .env = env_, \
+        .take = take_, .what = "options." #opt                                       \
+    }
+#define SHARE(opt, round_, bad_)                                                          \
+    {                                                                                     \
+        .resolve = resolve_share, .option = offsetof(hfft_options, opt), .round = round_, \
+        .bad = bad_                                                                       \
+    }
+
+/* In the order they are checked: the first error is the one reported. */
+static const setting setting_table[] = {
+    WHOLE(device_memory, budget, 1, INT64_MAX, "options.device_memory %lld is negative",
+          "HFFT_DEVICE_MEMORY", parse_budget),
+    WHOLE(threads, threads, 1, HFFT__MAX_THREADS,
+          "options.threads %lld: must be between 1 and %lld", "HFFT_THREADS", parse_threads),
+    WHOLE(device, device, HFFT_DEVICE_NONE, HFFT_DEVICE_EMULATED,
+          "options.device %lld: unknown device kind", "HFFT_DEVICE", parse_device),
+    WHOLE(pinning, pinning, HFFT_PINNING_REGISTER, HFFT_PINNING_STAGE,
+          "options.pinning %lld: use an enum hfft_pinning value", "HFFT_PINNING", parse_pinning),
+    WHOLE(trace, trace, 1, 1, "options.trace %lld: use 0 or 1", "HFFT_TRACE", parse_trace),
+    TEXT(devices, "HFFT_DEVICES", take_devices),
+    TEXT(wisdom, "HFFT_WISDOM", take_wisdom),
+    SHARE(ratio, -1, "options.ratio %g: must be in (0, 1]"),
+    SHARE(round_ratio[0], 0, "options.round_ratio[0] %g: must be in (0, 1]"),
+    SHARE(round_ratio[1], 1, "options.round_ratio[1] %g: must be in (0, 1]"),
+    SHARE(round_ratio[2], 2, "options.round_ratio[2] %g: must be in (0, 1]"),
+    WHOLE(pass_bytes, pass_bytes, 1, INT64_MAX, "options.pass_bytes is negative", NULL, NULL),
+    WHOLE(slots, slots, 2, 8, "options.slots %lld: use 2 to 8, or 0", NULL, NULL),
+};
+
 int hfft__settings_resolve(const hfft_options *o, hfft__settings *s) {
     memset(s, 0, sizeof *s);
     for (int h = 0; h < HFFT_MAX_ROUNDS; h++)
         s->ratio[h] = -1.0;
-    const char *env;
-
-    if (o && o->device_memory < 0)
-        return hfft__fail(HFFT_ERR_SETTING, "options.device_memory %lld is negative",
-                          (long long)o->device_memory);
-    if (o && o->device_memory > 0) {
-        s->budget = o->device_memory;
-    } else if ((env = getenv("HFFT_DEVICE_MEMORY")) && *env) {
-        int st = hfft_parse_bytes(env, &s->budget);
-        if (st)
-            return hfft__fail_context(st, "HFFT_DEVICE_MEMORY");
-    }
-
-    if (o && (o->threads < 0 || o->threads > HFFT__MAX_THREADS))
-        return hfft__fail(HFFT_ERR_SETTING, "options.threads %d: must be between 1 and %d",
-                          o->threads, HFFT__MAX_THREADS);
-    if (o && o->threads > 0) {
-        s->threads = o->threads;
-    } else if ((env = getenv("HFFT_THREADS")) && *env) {
-        int st = parse_threads(env, &s->threads);
-        if (st)
-            return st;
-    }
-
-    if (o && (o->device < HFFT_DEVICE_AUTO || o->device > HFFT_DEVICE_EMULATED))
-        return hfft__fail(HFFT_ERR_SETTING, "options.device %d: unknown device kind", o->device);
-    if (o && o->device != HFFT_DEVICE_AUTO) {
-        s->device = o->device;
-    } else if ((env = getenv("HFFT_DEVICE")) && *env) {
-        int st = parse_device(env, &s->device);
-        if (st)
-            return st;
-    }
-    if (o && (o->pinning < HFFT_PINNING_AUTO || o->pinning > HFFT_PINNING_STAGE))
-        return hfft__fail(HFFT_ERR_SETTING, "options.pinning %d: use an enum hfft_pinning value",
-                          o->pinning);
-    if (o && o->pinning != HFFT_PINNING_AUTO) {
-        s->pinning = o->pinning;
-    } else if ((env = getenv("HFFT_PINNING")) && *env) {
-        int st = parse_pinning(env, &s->pinning);
-        if (st)
-            return st;
-    }
-
-    if (o && (o->trace < 0 || o->trace > 1))
-        return hfft__fail(HFFT_ERR_SETTING, "options.trace %d: use 0 or 1", o->trace);
-    if (o && o->trace) {
-        s->trace = 1;
-    } else if ((env = getenv("HFFT_TRACE")) && *env) {
-        if (strcmp(env, "0") && strcmp(env, "1"))
-            return hfft__fail(HFFT_ERR_SETTING, "HFFT_TRACE='%s': use 0 or 1", env);
-        s->trace = env[0] == '1';
-    }
-
-    if (o && o->devices) {
-        int st = parse_devices("options.devices", o->devices, s);
-        if (st)
-            return st;
-    } else if ((env = getenv("HFFT_DEVICES")) && *env) {
-        int st = parse_devices("HFFT_DEVICES", env, s);
-        if (st)
-            return st;
-    }
-
-    const char *w = (o && o->wisdom) ? o->wisdom : getenv("HFFT_WISDOM");
-    if (w && *w) {
-        if (strlen(w) >= sizeof s->wisdom)
-            return hfft__fail(HFFT_ERR_SETTING, "wisdom path longer than %zu bytes",
-                              sizeof s->wisdom - 1);
-        strcpy(s->wisdom, w);
-    }
-
-    if (o && o->ratio != 0.0) {
-        if (!(o->ratio > 0.0 && o->ratio <= 1.0))
-            return hfft__fail(HFFT_ERR_SETTING, "options.ratio %g: must be in (0, 1]", o->ratio);
-        for (int h = 0; h < HFFT_MAX_ROUNDS; h++)
-            s->ratio[h] = o->ratio;
-    }
-    for (int h = 0; o && h < 3; h++) {
-        if (o->round_ratio[h] == 0.0)
-            continue;
-        if (!(o->round_ratio[h] > 0.0 && o->round_ratio[h] <= 1.0))
-            return hfft__fail(HFFT_ERR_SETTING, "options.round_ratio[%d] %g: must be in (0, 1]", h,
-                              o->round_ratio[h]);
-        s->ratio[h] = o->round_ratio[h];
-    }
-    if (o && o->pass_bytes < 0)
-        return hfft__fail(HFFT_ERR_SETTING, "options.pass_bytes is negative");
-    s->pass_bytes = o ? o->pass_bytes : 0;
-    if (o && (o->slots < 0 || o->slots > 8 || o->slots == 1))
-        return hfft__fail(HFFT_ERR_SETTING, "options.slots %d: use 2 to 8, or 0", o->slots);
-    s->slots = o ? o->slots : 0;
+    for (size_t i = 0; i < sizeof setting_table / sizeof setting_table[0]; i++)
+        HFFT__TRY(setting_table[i].resolve(&setting_table[i], o, s));
     return 0;
 }

@@ -16,17 +16,12 @@
 #include "hfft.h"
 #include "hfft/fftw3/fftw3.h"
 
-#ifdef HFFT_SINGLE
-#define X(name) fftwf_##name
-#define H(name) hfftf_##name
-#define NAME(name) "fftwf_" name
-typedef float R;
-#else
-#define X(name) fftw_##name
-#define H(name) hfft_##name
-#define NAME(name) "fftw_" name
-typedef double R;
-#endif
+#include "src/core/precision.h"
+
+#define X FFTW /* the names this file defines, FFTW's, over hfft's H(name) */
+#define NAME(name) TEXT_OF(FFTW(name)) /* "fftw_name", for messages */
+#define TEXT_OF(x) QUOTE(x)               /* x expanded, then quoted */
+#define QUOTE(x) #x
 typedef X(complex) C;
 
 /* An FFTW plan is the hfft plan itself: hfft's one plan type covers every kind. */
@@ -190,30 +185,30 @@ GURU_PLANNERS(split_dft_c2r, (R *ri, R *ii, R *out), (ri, ii, out))
 
 /* ---- execution ---- */
 
-void X(execute)(const X(plan) p) { must(H(execute)(unwrap(p)), NAME("execute")); }
+void X(execute)(const X(plan) p) { must(H(execute)(unwrap(p)), NAME(execute)); }
 
 void X(execute_dft)(const X(plan) p, C *in, C *out) {
-    must(H(execute_dft)(unwrap(p), in, out), NAME("execute_dft"));
+    must(H(execute_dft)(unwrap(p), in, out), NAME(execute_dft));
 }
 
 void X(execute_split_dft)(const X(plan) p, R *ri, R *ii, R *ro, R *io) {
-    must(H(execute_split_dft)(unwrap(p), ri, ii, ro, io), NAME("execute_split_dft"));
+    must(H(execute_split_dft)(unwrap(p), ri, ii, ro, io), NAME(execute_split_dft));
 }
 
 void X(execute_dft_r2c)(const X(plan) p, R *in, C *out) {
-    must(H(execute_dft_r2c)(unwrap(p), in, out), NAME("execute_dft_r2c"));
+    must(H(execute_dft_r2c)(unwrap(p), in, out), NAME(execute_dft_r2c));
 }
 
 void X(execute_split_dft_r2c)(const X(plan) p, R *in, R *ro, R *io) {
-    must(H(execute_split_dft_r2c)(unwrap(p), in, ro, io), NAME("execute_split_dft_r2c"));
+    must(H(execute_split_dft_r2c)(unwrap(p), in, ro, io), NAME(execute_split_dft_r2c));
 }
 
 void X(execute_dft_c2r)(const X(plan) p, C *in, R *out) {
-    must(H(execute_dft_c2r)(unwrap(p), in, out), NAME("execute_dft_c2r"));
+    must(H(execute_dft_c2r)(unwrap(p), in, out), NAME(execute_dft_c2r));
 }
 
 void X(execute_split_dft_c2r)(const X(plan) p, R *ri, R *ii, R *out) {
-    must(H(execute_split_dft_c2r)(unwrap(p), ri, ii, out), NAME("execute_split_dft_c2r"));
+    must(H(execute_split_dft_c2r)(unwrap(p), ri, ii, out), NAME(execute_split_dft_c2r));
 }
 
 void X(destroy_plan)(X(plan) p) { H(destroy_plan)(unwrap(p)); }

@@ -9,12 +9,9 @@
 
 #include "src/mpi/internal.h"
 
-#ifdef HFFT_SINGLE
-#define X(name) hfftf_##name
-#else
-#define X(name) hfft_##name
-#endif
-#define PREC ((int)sizeof(X(complex)) / 2)
+#include "src/core/precision.h"
+
+#define X H /* the public names this file defines, over hfft's of the same precision */
 
 /* ---- the node library of this precision ---- */
 

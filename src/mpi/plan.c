@@ -202,84 +202,102 @@ static void fill_info(hfft__mpi_plan *p) {
 #endif
 }
 
-hfft__mpi_plan *hfft__mpi_plan_create(const hfft__mpi_node *node, int rnk, const ptrdiff_t *n,
-                                      ptrdiff_t howmany, ptrdiff_t iblock, ptrdiff_t oblock,
-                                      void *in, void *out, MPI_Comm comm, int sign, unsigned flags,
-                                      const hfft_options *opts) {
-    int init = 0, fin = 0, ranks = 1, me = 0;
+/* ---- making a plan ---- */
+
+/* A plan's arguments as the caller gave them. */
+typedef struct plan_given {
+    const hfft__mpi_node *node;
+    int rnk;
+    const ptrdiff_t *n;
+    ptrdiff_t howmany, iblock, oblock;
+    void *in, *out;
+    int sign;
+    unsigned flags;
+} plan_given;
+
+/* MPI running and a communicator: without them not even the agreement can run. */
+static int usable_comm(MPI_Comm comm) {
+    int init = 0, fin = 0;
     MPI_Initialized(&init);
     MPI_Finalized(&fin);
-    if (!init || fin) {
-        hfft__mpi_fail(HFFT_ERR_INVALID_ARGUMENT, "MPI is not initialised");
-        return NULL;
-    }
-    if (comm == MPI_COMM_NULL) {
-        hfft__mpi_fail(HFFT_ERR_INVALID_ARGUMENT, "communicator: MPI_COMM_NULL");
-        return NULL;
-    }
-    MPI_Comm_size(comm, &ranks);
-    MPI_Comm_rank(comm, &me);
+    if (!init || fin)
+        return hfft__mpi_fail(HFFT_ERR_INVALID_ARGUMENT, "MPI is not initialised");
+    if (comm == MPI_COMM_NULL)
+        return hfft__mpi_fail(HFFT_ERR_INVALID_ARGUMENT, "communicator: MPI_COMM_NULL");
+    return 0;
+}
 
-    /* 1. each rank's own checks, and the arguments all must share: one agreement */
-    hfft__mpi_plan *p = calloc(1, sizeof *p);
-    int t_in = !!(flags & HFFT_TRANSPOSED_IN), t_out = !!(flags & HFFT_TRANSPOSED_OUT);
+/* This rank's own checks of the arguments (p: the plan, NULL where it could not be
+   allocated), then the HFFT_MPI_* settings into p. */
+static int own_checks(const plan_given *given, hfft__mpi_plan *p, int ranks) {
+    int t_in = !!(given->flags & HFFT_TRANSPOSED_IN),
+        t_out = !!(given->flags & HFFT_TRANSPOSED_OUT);
     int st = p ? 0 : hfft__mpi_fail(HFFT_ERR_HOST_MEMORY, "plan: out of memory");
     if (!st)
-        st = hfft__mpi_check_sizes(rnk, n, howmany, iblock, t_in, oblock, t_out, ranks);
-    if (!st && sign != HFFT_FORWARD && sign != HFFT_BACKWARD)
+        st = hfft__mpi_check_sizes(given->rnk, given->n, given->howmany, given->iblock, t_in,
+                                   given->oblock, t_out, ranks);
+    if (!st && given->sign != HFFT_FORWARD && given->sign != HFFT_BACKWARD)
         st = hfft__mpi_fail(HFFT_ERR_INVALID_ARGUMENT, "sign %d: HFFT_FORWARD or HFFT_BACKWARD",
-                            sign);
+                            given->sign);
     if (!st)
         st = hfft__mpi_tune_read(&p->tune);
-    int64_t args[NARGS] = {0};
-    args[ARG_RANK] = rnk;
-    for (int i = 0; n && i < rnk && i < HFFT_MAX_RANK; i++)
-        args[ARG_N + i] = n[i];
-    args[ARG_HOWMANY] = howmany;
-    args[ARG_IBLOCK] = iblock;
-    args[ARG_OBLOCK] = oblock;
-    args[ARG_SIGN] = sign;
-    args[ARG_FLAGS] = flags;
-    args[ARG_PREC] = node->prec;
+    return st;
+}
+
+/* The arguments every rank must give alike, in agree_args' order (p may be NULL). */
+static void shared_args(const plan_given *given, const hfft__mpi_plan *p, int64_t args[NARGS]) {
+    for (int i = 0; i < NARGS; i++)
+        args[i] = 0;
+    args[ARG_RANK] = given->rnk;
+    for (int i = 0; given->n && i < given->rnk && i < HFFT_MAX_RANK; i++)
+        args[ARG_N + i] = given->n[i];
+    args[ARG_HOWMANY] = given->howmany;
+    args[ARG_IBLOCK] = given->iblock;
+    args[ARG_OBLOCK] = given->oblock;
+    args[ARG_SIGN] = given->sign;
+    args[ARG_FLAGS] = given->flags;
+    args[ARG_PREC] = given->node->prec;
     if (p) {
         args[ARG_GROUPS] = p->tune.groups;
         args[ARG_MESSAGE] = p->tune.max_message;
         args[ARG_SHARED] = p->tune.shared;
     }
-    if (agree_args(comm, ranks, me, st, args)) {
-        free(p);
-        return NULL;
-    }
+}
 
-    /* 2. the plan: collective steps on every rank in the same order, local failures kept
-       in st until the last agreement */
-    p->node = node;
+/* The transform the plan computes and how it runs, from the agreed arguments. */
+static void describe(hfft__mpi_plan *p, const plan_given *given, int ranks, int me) {
+    p->node = given->node;
     p->ranks = ranks;
     p->me = me;
-    p->rnk = rnk;
-    for (int i = 0; i < rnk; i++)
-        p->n[i] = n[i];
-    p->t_in = t_in;
-    p->t_out = t_out;
-    if (t_in && t_out) { /* both transposed: the transform of the n1 x n0 x ... array */
-        p->n[0] = n[1];
-        p->n[1] = n[0];
+    p->rnk = given->rnk;
+    for (int i = 0; i < given->rnk; i++)
+        p->n[i] = given->n[i];
+    p->t_in = !!(given->flags & HFFT_TRANSPOSED_IN);
+    p->t_out = !!(given->flags & HFFT_TRANSPOSED_OUT);
+    if (p->t_in && p->t_out) { /* both transposed: the transform of the n1 x n0 x ... array */
+        p->n[0] = given->n[1];
+        p->n[1] = given->n[0];
         p->t_in = p->t_out = 0;
     }
-    p->howmany = howmany;
-    p->sign = sign;
-    p->flags = flags;
-    p->esize = 2 * (size_t)node->prec;
-    p->in = in;
-    p->out = out;
-    p->inplace = in == out;
-    p->rest = howmany;
-    for (int i = 2; i < rnk; i++)
+    p->howmany = given->howmany;
+    p->sign = given->sign;
+    p->flags = given->flags;
+    p->esize = 2 * (size_t)given->node->prec;
+    p->in = given->in;
+    p->out = given->out;
+    p->inplace = given->in == given->out;
+    p->rest = given->howmany;
+    for (int i = 2; i < given->rnk; i++)
         p->rest *= p->n[i];
     p->rowlen = p->n[1] * p->rest;
     p->mode = ranks == 1 && !p->t_in && !p->t_out ? HFFT__MPI_WHOLE
               : p->t_in                           ? HFFT__MPI_COLS_FIRST
                                                   : HFFT__MPI_ROWS_FIRST;
+}
+
+/* The plan's own communicators (all of comm, and this node's ranks) and its complex
+   datatype.  The handles start null, so that destroy frees only what was made. */
+static int open_comms(hfft__mpi_plan *p, MPI_Comm comm) {
     p->win = MPI_WIN_NULL;
     p->comm = p->node_comm = MPI_COMM_NULL;
     p->cplx = MPI_DATATYPE_NULL;
@@ -287,19 +305,22 @@ hfft__mpi_plan *hfft__mpi_plan_create(const hfft__mpi_node *node, int rnk, const
     if (rc == MPI_SUCCESS)
         rc = MPI_Comm_set_errhandler(p->comm, MPI_ERRORS_RETURN);
     if (rc == MPI_SUCCESS)
-        rc = MPI_Comm_split_type(p->comm, MPI_COMM_TYPE_SHARED, me, MPI_INFO_NULL, &p->node_comm);
+        rc =
+            MPI_Comm_split_type(p->comm, MPI_COMM_TYPE_SHARED, p->me, MPI_INFO_NULL, &p->node_comm);
     if (rc == MPI_SUCCESS)
-        rc = MPI_Type_contiguous(2, node->prec == 4 ? MPI_FLOAT : MPI_DOUBLE, &p->cplx);
+        rc = MPI_Type_contiguous(2, p->node->prec == 4 ? MPI_FLOAT : MPI_DOUBLE, &p->cplx);
     if (rc == MPI_SUCCESS)
         rc = MPI_Type_commit(&p->cplx);
-    if (rc != MPI_SUCCESS) { /* a communicator that fails here fails every rank */
-        hfft__mpi_fail_mpi(rc, "setting up the plan's communicators");
-        hfft__mpi_plan_destroy(p);
-        return NULL;
-    }
-    st = layout(p, iblock, oblock);
+    return rc == MPI_SUCCESS ? 0 : hfft__mpi_fail_mpi(rc, "setting up the plan's communicators");
+}
+
+/* Layout, scratch, both transposes, the requests they keep in flight, the node plans:
+   collective steps on every rank in the same order, so a local failure is carried in the
+   status to the caller's agreement rather than returned early. */
+static int build(hfft__mpi_plan *p, const plan_given *given, const hfft_options *opts) {
+    int st = layout(p, given->iblock, given->oblock);
     if (!st)
-        st = hfft__mpi_check_arrays(p, in, out, -1);
+        st = hfft__mpi_check_arrays(p, given->in, given->out, -1);
     st = hfft__mpi_make_scratch(p, st);
     p->a.tag = TAG_ROWS_TO_COLS;
     p->c.tag = TAG_COLS_TO_ROWS;
@@ -318,7 +339,34 @@ hfft__mpi_plan *hfft__mpi_plan_create(const hfft__mpi_node *node, int rnk, const
         st = hfft__mpi_node_plans(p, opts);
     if (!st)
         fill_info(p);
-    if (hfft__mpi_agree(p->comm, st)) {
+    return st;
+}
+
+hfft__mpi_plan *hfft__mpi_plan_create(const hfft__mpi_node *node, int rnk, const ptrdiff_t *n,
+                                      ptrdiff_t howmany, ptrdiff_t iblock, ptrdiff_t oblock,
+                                      void *in, void *out, MPI_Comm comm, int sign, unsigned flags,
+                                      const hfft_options *opts) {
+    if (usable_comm(comm))
+        return NULL;
+    const plan_given given = {node, rnk, n, howmany, iblock, oblock, in, out, sign, flags};
+    int ranks = 1, me = 0;
+    MPI_Comm_size(comm, &ranks);
+    MPI_Comm_rank(comm, &me);
+
+    /* 1. each rank's own checks, and the arguments all must share: one agreement */
+    hfft__mpi_plan *p = calloc(1, sizeof *p);
+    int st = own_checks(&given, p, ranks);
+    int64_t args[NARGS];
+    shared_args(&given, p, args);
+    if (agree_args(comm, ranks, me, st, args)) {
+        free(p);
+        return NULL;
+    }
+
+    /* 2. the plan; a communicator that fails here fails every rank, so only the steps
+       after it need the last agreement */
+    describe(p, &given, ranks, me);
+    if (open_comms(p, comm) || hfft__mpi_agree(p->comm, build(p, &given, opts))) {
         hfft__mpi_plan_destroy(p);
         return NULL;
     }
