@@ -63,6 +63,7 @@ int main(int argc, char **argv) {
         free(probs);
         return st;
     }
+    bench_check_csv(&a);
 
     fftw_init_threads();
     fftwf_init_threads();

@@ -169,6 +169,8 @@ double bench_flops(const problem *p);
    writes its share of the array once); negative where it has none. */
 double bench_cpu_memory_fraction(const problem *p, const result *r, int h);
 void bench_print_table(const args *a, const problem *p, result *res, int nres);
+/* Exits where --csv names a file whose header is not the one bench_write_csv writes. */
+void bench_check_csv(const args *a);
 void bench_write_csv(const args *a, const problem *p, result *res, int nres);
 
 #endif
