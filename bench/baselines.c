@@ -1,7 +1,7 @@
 /*
  * baselines.c: what hfft is measured against, on the same arrays: FFTW
  * threads (ESTIMATE and MEASURE, guru64 for 64-bit sizes, in place on a
- * copy), MKL DFTI where built, and cuFFT in card and copy-transform-copy.
+ * copy) and cuFFT in card and copy-transform-copy; MKL's is mkl_baseline.c.
  */
 #include <fftw3.h>
 #include <stdio.h>
@@ -13,10 +13,6 @@
 
 #ifdef HFFT_BENCH_HAVE_CUDA
 #include "cuda_baselines.h"
-#endif
-#ifdef HFFT_BENCH_HAVE_MKL
-#include <mkl_dfti.h>
-#include <mkl_service.h>
 #endif
 
 /* ---- FFTW: in place on a copy, all cores, guru64 for 64-bit sizes ---- */
@@ -103,63 +99,6 @@ void bench_run_fftw(const args *a, const problem *p, int e, void *A, void *B, re
     }
     r->err = bench_verify(a, p, A, B);
 }
-
-/* ---- MKL DFTI ---- */
-
-#ifdef HFFT_BENCH_HAVE_MKL
-void bench_run_mkl(const args *a, const problem *p, void *A, void *B, result *r) {
-    snprintf(r->device, sizeof r->device, "cpu");
-    if (p->kind || p->howmany > 1) {
-        r->status = ST_SKIPPED;
-        snprintf(r->note, sizeof r->note, "skipped: the MKL baseline runs one complex transform");
-        return;
-    }
-    bench_fill(p, A, a->seed + (uint64_t)E_MKL * 7919u);
-    MKL_LONG len[3] = {0, 0, 0};
-    for (int k = 0; k < p->rank; k++)
-        len[k] = (MKL_LONG)p->n[k];
-    mkl_set_num_threads(a->bthreads);
-    DFTI_DESCRIPTOR_HANDLE h = NULL;
-    enum DFTI_CONFIG_VALUE prec = p->prec == 4 ? DFTI_SINGLE : DFTI_DOUBLE;
-    double t0 = hfft_ref_now();
-    /* The function, not mkl_dfti.h's macro: the rank is known only at run time. */
-    MKL_LONG s = p->rank == 1
-                     ? (DftiCreateDescriptor)(&h, prec, DFTI_COMPLEX, (MKL_LONG)1, len[0])
-                     : (DftiCreateDescriptor)(&h, prec, DFTI_COMPLEX, (MKL_LONG)p->rank, len);
-    if (!s)
-        s = DftiCommitDescriptor(h);
-    r->plan_s = hfft_ref_now() - t0;
-    if (s && !DftiErrorClass(s, DFTI_NO_ERROR)) {
-        r->status = ST_FAILED;
-        snprintf(r->note, sizeof r->note, "DFTI: %s", DftiErrorMessage(s));
-        if (h)
-            DftiFreeDescriptor(&h);
-        return;
-    }
-    snprintf(r->plan, sizeof r->plan, "mkl dfti %s threads=%d in-place",
-             p->prec == 4 ? "single" : "double", mkl_get_max_threads());
-    double *t = calloc((size_t)a->reps, sizeof *t);
-    if (!t)
-        bench_die("out of memory");
-    for (int k = -1; k < a->reps && !s; k++) {
-        bench_copy(p, B, A);
-        double s0 = hfft_ref_now();
-        s = DftiComputeForward(h, B);
-        if (k >= 0)
-            t[k] = hfft_ref_now() - s0;
-    }
-    DftiFreeDescriptor(&h);
-    if (s && !DftiErrorClass(s, DFTI_NO_ERROR)) {
-        r->status = ST_FAILED;
-        snprintf(r->note, sizeof r->note, "DftiComputeForward: %s", DftiErrorMessage(s));
-        free(t);
-        return;
-    }
-    bench_summarize(t, a->reps, r);
-    free(t);
-    r->err = bench_verify(a, p, A, B);
-}
-#endif
 
 /* ---- cuFFT ---- */
 

@@ -20,10 +20,6 @@
 #ifdef HFFT_BENCH_HAVE_CUDA
 #include "cuda_baselines.h"
 #endif
-#ifdef HFFT_BENCH_HAVE_MKL
-#include <mkl_dfti.h>
-#include <mkl_service.h>
-#endif
 
 bench_env G;
 const char *const engine_name[E_COUNT] = {"hfft-hybrid", "hfft-gpu",      "hfft-cpu",
@@ -41,8 +37,9 @@ static void account(const problem *p, const result *r) {
         fprintf(stderr, "[%s] %s: %s\n", p->text, engine_name[r->engine], r->note);
 }
 
-/* Where a symbol came from: MKL exports FFTW's names too, and a link order that
-   put it first would silently turn every FFTW figure into an MKL one. */
+/* Where a symbol came from: libmkl_rt and hfft's drop-in export FFTW's names too,
+   and either one ahead of FFTW (linked first, or preloaded) would silently turn
+   every FFTW figure into its own. */
 static const char *origin(void *sym) {
     Dl_info di;
     if (!dladdr(sym, &di) || !di.dli_fname)
@@ -66,6 +63,7 @@ int main(int argc, char **argv) {
         free(probs);
         return st;
     }
+    bench_check_csv(&a);
 
     fftw_init_threads();
     fftwf_init_threads();
@@ -80,10 +78,10 @@ int main(int argc, char **argv) {
                               (void *)fftw_plan_with_nthreads,
                               (void *)fftwf_plan_with_nthreads};
         for (size_t i = 0; i < sizeof syms / sizeof *syms; i++)
-            if (!strstr(origin(syms[i]), "fftw"))
-                bench_die("an FFTW function resolves to %s, not FFTW: link FFTW before MKL "
-                    "(libmkl_rt exports FFTW's names)",
-                    origin(syms[i]));
+            if (strncmp(origin(syms[i]), "libfftw3", 8) != 0) /* not libhfftw3 */
+                bench_die("an FFTW function resolves to %s, not FFTW: a library that "
+                          "exports FFTW's names (libmkl_rt, libhfftw3) comes before FFTW",
+                          origin(syms[i]));
     }
 
     /* What is available, and what is skipped with a reason. */
@@ -96,7 +94,8 @@ int main(int argc, char **argv) {
 #endif
     unsigned available = (1u << E_FFTW_EST) | (1u << E_FFTW_MEAS);
 #ifdef HFFT_BENCH_HAVE_MKL
-    available |= 1u << E_MKL;
+    if (bench_mkl_load() == 0)
+        available |= 1u << E_MKL;
 #endif
     /* The cards hfft's plans use: --devices, else every card. */
     G.ncards = 1;
@@ -133,12 +132,12 @@ int main(int argc, char **argv) {
            origin((void *)fftwf_execute));
 #ifdef HFFT_BENCH_HAVE_MKL
     {
-        char v[256];
-        mkl_get_version_string(v, (int)sizeof v);
-        printf("; MKL: %s (%s)", v, origin((void *)DftiComputeForward));
+        char v[800];
+        bench_mkl_describe(v, sizeof v);
+        printf("; MKL: %s", v);
     }
 #else
-    printf("; MKL: not built (mkl.h / libmkl_rt not found at configure time)");
+    printf("; MKL: not built (no MKL at configure time, or HFFT_BENCH_MKL=OFF)");
 #endif
     printf("\nGPU: %s\n", G.gpu_present ? G.gpu_name : why_gpu);
     const char *hd = getenv("HFFT_DEVICE");

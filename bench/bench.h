@@ -1,9 +1,9 @@
 /*
  * bench.h: what the parts of hfft-bench share.  bench.c runs the problems
  * through the engines; options.c reads the command line; data.c fills,
- * copies and checks arrays; run_hfft.c times hfft, baselines.c FFTW, MKL and
- * cuFFT; measure.c the link and the host memory; report.c prints the table
- * and the CSV rows.
+ * copies and checks arrays; run_hfft.c times hfft, baselines.c FFTW and
+ * cuFFT, mkl_baseline.c MKL; measure.c the link and the host memory;
+ * report.c prints the table and the CSV rows.
  * Single-threaded but for the threaded fills, which share nothing.
  */
 #ifndef HFFT_BENCH_H
@@ -140,6 +140,10 @@ void bench_hfft_exec(bench_hrun *h, int k);
 void bench_hfft_end(bench_hrun *h);
 void bench_run_fftw(const args *a, const problem *p, int e, void *A, void *B, result *r);
 #ifdef HFFT_BENCH_HAVE_MKL
+/* mkl_baseline.c: libmkl_rt loaded once (0, or -1 where it cannot be: the row and
+   bench_mkl_describe say why); its version and file, or why it is not loaded. */
+int bench_mkl_load(void);
+void bench_mkl_describe(char *s, size_t n);
 void bench_run_mkl(const args *a, const problem *p, void *A, void *B, result *r);
 #endif
 #ifdef HFFT_BENCH_HAVE_CUDA
@@ -165,6 +169,8 @@ double bench_flops(const problem *p);
    writes its share of the array once); negative where it has none. */
 double bench_cpu_memory_fraction(const problem *p, const result *r, int h);
 void bench_print_table(const args *a, const problem *p, result *res, int nres);
+/* Exits where --csv names a file whose header is not the one bench_write_csv writes. */
+void bench_check_csv(const args *a);
 void bench_write_csv(const args *a, const problem *p, result *res, int nres);
 
 #endif

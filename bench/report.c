@@ -42,12 +42,21 @@ static void cpu_memory_text(const problem *p, const result *r, char *s, size_t n
         snprintf(s, n, "-");
 }
 
-void bench_print_table(const args *a, const problem *p, result *res, int nres) {
-    double best_fftw = 0;
+/* The lowest median among the rows of the engines in mask; 0 where none ran. */
+static double best_median(const result *res, int nres, unsigned mask) {
+    double best = 0;
     for (int i = 0; i < nres; i++)
-        if ((res[i].engine == E_FFTW_EST || res[i].engine == E_FFTW_MEAS) &&
-            res[i].status == ST_OK && (best_fftw == 0 || res[i].med < best_fftw))
-            best_fftw = res[i].med;
+        if ((mask >> res[i].engine & 1u) && res[i].status == ST_OK &&
+            (best == 0 || res[i].med < best))
+            best = res[i].med;
+    return best;
+}
+
+#define FFTW_ROWS ((1u << E_FFTW_EST) | (1u << E_FFTW_MEAS))
+
+void bench_print_table(const args *a, const problem *p, result *res, int nres) {
+    double best_fftw = best_median(res, nres, FFTW_ROWS);
+    double best_mkl = best_median(res, nres, 1u << E_MKL);
     char b1[32];
     char b2[32], bat[48] = "";
     if (p->howmany > 1)
@@ -56,9 +65,9 @@ void bench_print_table(const args *a, const problem *p, result *res, int nres) {
            p->text, bench_fmt_bytes((double)p->in_bytes, b1, sizeof b1),
            bench_fmt_bytes((double)p->out_bytes, b2, sizeof b2), (long long)p->total, bat,
            a->inplace ? "in-place" : "out-of-place", a->reps);
-    printf("%-14s %-22s %10s %10s %10s %9s %9s %8s %6s %6s %6s %11s %9s %9s %6s  %s\n", "engine",
-           "device", "median_s", "min_s", "max_s", "plan_s", "GFLOPS", "link_GB", "bound", "trip",
-           "dup", "cpu_mem", "error", "model_s", "xFFTW", "plan");
+    printf("%-14s %-22s %10s %10s %10s %9s %9s %8s %6s %6s %6s %11s %9s %9s %6s %6s  %s\n",
+           "engine", "device", "median_s", "min_s", "max_s", "plan_s", "GFLOPS", "link_GB", "bound",
+           "trip", "dup", "cpu_mem", "error", "model_s", "xFFTW", "xMKL", "plan");
     int emulated = 0;
     for (int i = 0; i < nres; i++) {
         result *r = &res[i];
@@ -73,7 +82,7 @@ void bench_print_table(const args *a, const problem *p, result *res, int nres) {
             continue;
         }
         char trip[16] = "-", dup[16] = "-", bound[16] = "-", err[24] = "-", model[16] = "-",
-             xf[16] = "-";
+             xf[16] = "-", xm[16] = "-";
         char mem[24] = "-";
         if (r->have_info)
             cpu_memory_text(p, r, mem, sizeof mem);
@@ -88,12 +97,13 @@ void bench_print_table(const args *a, const problem *p, result *res, int nres) {
             snprintf(model, sizeof model, "%.4g", r->predicted_s);
         if (best_fftw > 0)
             snprintf(xf, sizeof xf, "%.2f", best_fftw / r->med);
-        printf("%-14s %-22.22s %10.4g %10.4g %10.4g %9.3g %9.2f %8.3f %6s %6s %6s %11s %9s %9s %6s  "
-               "%s\n",
+        if (best_mkl > 0)
+            snprintf(xm, sizeof xm, "%.2f", best_mkl / r->med);
+        printf("%-14s %-22.22s %10.4g %10.4g %10.4g %9.3g %9.2f %8.3f %6s %6s %6s %11s %9s %9s %6s "
+               "%6s  %s\n",
                engine_name[r->engine], devbuf, r->med, r->min, r->max, r->plan_s,
-               bench_flops(p) / r->med / 1e9, r->link_bytes / 1e9, bound, trip, dup, mem, err, model,
-               xf,
-               r->plan[0] ? r->plan : "-");
+               bench_flops(p) / r->med / 1e9, r->link_bytes / 1e9, bound, trip, dup, mem, err,
+               model, xf, xm, r->plan[0] ? r->plan : "-");
     }
     if (G.host_bw > 0)
         printf("cpu_mem: each round's CPU side (its share of the array read and written once) "
@@ -120,11 +130,29 @@ static const char CSV_HEADER[] =
     "inplace,engine,device,status,note,"
     "reps,median_s,min_s,max_s,plan_s,gflops,link_bytes,bw_h2d_gbs,bw_d2h_gbs,"
     "bw_duplex_h2d_gbs,bw_duplex_d2h_gbs,bound_fraction,trip_fraction,duplex_fraction,"
-    "predicted_s,error,speedup_vs_fftw,"
+    "predicted_s,error,speedup_vs_fftw,speedup_vs_mkl,"
     "placement,schedule,rounds,passes,streams,ratio_mean,ratio0,ratio1,ratio2,threads,"
     "device_budget,device_bytes,host_bytes,host_pinned,round0_s,round1_s,round2_s,"
     "predicted0_s,predicted1_s,predicted2_s,gpu0_s,gpu1_s,gpu2_s,cpu0_s,cpu1_s,cpu2_s,"
     "transposed,wisdom,host_bw_gbs,cpu_mem0,cpu_mem1,cpu_mem2,plan\n";
+
+void bench_check_csv(const args *a) {
+    struct stat sb;
+    if (!a->csv || stat(a->csv, &sb) != 0 || sb.st_size == 0)
+        return;
+    /* Rows under another release's header would be read into the wrong columns. */
+    char head[sizeof CSV_HEADER + 1] = "";
+    FILE *f = fopen(a->csv, "r");
+    if (!f)
+        bench_die("cannot read %s: %s", a->csv, strerror(errno));
+    if (!fgets(head, sizeof head, f))
+        head[0] = 0;
+    fclose(f);
+    if (strcmp(head, CSV_HEADER) != 0)
+        bench_die("%s has other columns than this hfft-bench writes (an older one's?): "
+                  "name a new file",
+                  a->csv);
+}
 
 void bench_write_csv(const args *a, const problem *p, result *res, int nres) {
     if (!a->csv)
@@ -136,11 +164,8 @@ void bench_write_csv(const args *a, const problem *p, result *res, int nres) {
         bench_die("cannot open %s for appending: %s", a->csv, strerror(errno));
     if (fresh)
         fputs(CSV_HEADER, f);
-    double best_fftw = 0;
-    for (int i = 0; i < nres; i++)
-        if ((res[i].engine == E_FFTW_EST || res[i].engine == E_FFTW_MEAS) &&
-            res[i].status == ST_OK && (best_fftw == 0 || res[i].med < best_fftw))
-            best_fftw = res[i].med;
+    double best_fftw = best_median(res, nres, FFTW_ROWS);
+    double best_mkl = best_median(res, nres, 1u << E_MKL);
     char stamp[32];
     time_t now = time(NULL);
     strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%S", localtime(&now));
@@ -186,6 +211,10 @@ void bench_write_csv(const args *a, const problem *p, result *res, int nres) {
             fputc(',', f);
         if (ok && best_fftw > 0)
             fprintf(f, "%.4g,", best_fftw / r->med);
+        else
+            fputc(',', f);
+        if (ok && best_mkl > 0)
+            fprintf(f, "%.4g,", best_mkl / r->med);
         else
             fputc(',', f);
         if (r->have_info) {
