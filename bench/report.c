@@ -220,7 +220,7 @@ void bench_write_csv(const args *a, const problem *p, result *res, int nres) {
         if (r->have_info) {
             const hfft_info *q = &r->info;
             static const char *const place[] = {"cpu", "gpu", "hybrid"};
-            static const char *const sched[] = {"none", "plain", "radix2", "one-trip"};
+            static const char *const sched[] = {"none", "plain", "radix2", "one-trip", "four-step"};
             double mean = 0;
             for (int h = 0; h < q->rounds && h < 3; h++)
                 mean += q->ratio[h];
@@ -231,7 +231,7 @@ void bench_write_csv(const args *a, const problem *p, result *res, int nres) {
                          h ? "/" : "", q->passes[h]);
             fprintf(f, "%s,%s,%d,\"%s\",%d,%.4g,%.4g,%.4g,%.4g,%d,%lld,%lld,%lld,%d,",
                     place[q->placement >= 0 && q->placement <= 2 ? q->placement : 0],
-                    sched[q->schedule >= 0 && q->schedule <= 3 ? q->schedule : 0], q->rounds,
+                    sched[q->schedule >= 0 && q->schedule <= 4 ? q->schedule : 0], q->rounds,
                     passes, q->streams, mean, q->ratio[0], q->ratio[1], q->ratio[2], q->threads,
                     (long long)q->device_budget, (long long)q->device_bytes,
                     (long long)q->host_bytes, q->host_pinned);
