@@ -12,9 +12,8 @@
  * Over n cards g (from the link alone) is the rate of n cards copying at
  * once, min(n x one card's, all measured together): the host holds the cards
  * back first, and M - 2 g' may leave the CPU little or nothing.  A CPU copy
- * may measure M below what the copy engines reach together (the 2 x H200
- * node: 120 GB/s against 2 x 75.8), so M bounds what the CPU gets beside the
- * links, never the links themselves.
+ * may measure M below what the copy engines reach together, so M bounds what
+ * the CPU gets beside the links, never the links themselves.
  * Time(f) = max(tg, tc).  tg - tc changes sign once, where both end
  * together (below, the GPU is done first; above, the CPU): the best split
  * equalises them unless a single side beats it (past that point tg can fall

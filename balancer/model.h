@@ -20,10 +20,9 @@
 
 /* The machine: link rates and the 2D-copy efficiency against row width.  Where
    the cards share the host, k of them copying at once move min(k x one card's
-   rate, the rate of all `cards` measured together) each way: on a 2 x H200
-   node 55.3 GB/s host to device with one card, 109.9 with both; 50.5 per
-   direction with both directions busy on one card, 75.8 in total on both (the
-   host's memory holds them back). */
+   rate, the rate of all `cards` measured together) each way: one direction alone may
+   scale with the cards where both directions at once fall well short of k times
+   one card's rate (the host's memory holds them back). */
 typedef struct hfft__link {
     double h2d, d2h;      /* bytes/s, one card, one direction alone, large pinned copies */
     double duplex;        /* bytes/s per direction with both busy, one card */
@@ -76,10 +75,8 @@ double hfft__model_best_share(const hfft__link *l, const hfft__round_model *r, d
    model's best (no margin), except that a round the model had split, probed at
    that share, leaves the hybrid (a share of 0 or 1) only once the model fitted
    to two probes or more says so: after one, it is probed again at the same
-   share (3D 1024^3 in place on an H100 host: one probe 29% slower than
-   predicted fitted slowdowns of 1.40 and 1.71, and the round went wholly to the
-   GPU, where another host's tuner kept a split 12 points better, run FH);
-   *again is then 1, else 0. */
+   share, since one slow probe can fit slowdowns that send a round wholly to one
+   side where a split would have been faster; *again is then 1, else 0. */
 double hfft__model_next_share(const hfft__link *l, const hfft__round_model *r, double proposed,
                               double probed, int probes, int *again);
 

@@ -22,9 +22,8 @@ static inline int hfft__blocks_usable(void) {
    k at k * ld bytes), through 256-bit registers: 4 x 4 blocks of 8-byte elements
    (w a multiple of 4), 2 x 2 of 16-byte ones (w even), so that each store writes
    32 bytes of a column, not one element.  A tile's buffer outgrows L2 and the
-   gather's stores miss: moved so, 16 threads gathered 128 bytes of each row 256
-   KiB apart at 32.9-34.1 GB/s against 18.2 one element at a time
-   (hfft-gather-probe tile4 against tile, the 64-core host, run EE). */
+   gather's stores miss, so fewer, wider stores gather markedly faster than one
+   element at a time. */
 __attribute__((target("avx"))) static inline void
 hfft__gather_blocks(const char *s, size_t pitch, int64_t w, char *d, size_t ld, size_t es) {
     if (es == 8) {

@@ -5,12 +5,12 @@
  * few neighbouring columns gathered into a per-thread buffer sized to the
  * cache (rows prefetched into L2 ahead of the copies), each column contiguous
  * there, transformed as a row round's lines are, and scattered back with
- * streaming stores.  Planes are transformed by
- * all threads together, rows and then column tiles, a plane or two at a time,
- * so that the column pass finds the plane in the shared cache (FFTW's own
- * batched 2D plans measured several times slower, even on planes that fit a
- * core's cache).  MEASURE plans on scratch and never touches user data.
- * The copies in cache (tiles, transposed rows) are in tiles.c.
+ * streaming stores.  Planes are transformed by all threads together, rows and
+ * then column tiles, a plane or two at a time, so that the column pass finds
+ * the plane in the shared cache (FFTW's own batched 2D plans run several times
+ * slower, even on planes that fit a core's cache).  MEASURE plans on scratch
+ * and never touches user data.  The copies in cache (tiles, transposed rows)
+ * are in tiles.c.
  */
 #include <sched.h>
 #include <stdatomic.h>
@@ -113,9 +113,9 @@ static int plan_real(hfft__cpu *c, cpu_round *cr, const hfft__lines_desc *proto,
         cr->dline = real_line;
     cr->blk = contig_block(c, r->dout * (int64_t)c->es, r->no);
     /* Complex rows that do not start on cache lines (nreal/2 + 1 elements, FFTW's
-       layout) make FFTW's plans unaligned, without its vector code (2D 32768 x 65536
-       r32 on the H200 host: the real round took three times a complex row round of
-       the same bytes).  Where the real side is aligned, rows go through the thread's
+       layout) make FFTW's plans unaligned, without its vector code, and the real
+       round then runs several times slower than a complex row round of the same
+       bytes.  Where the real side is aligned, rows go through the thread's
        buffer instead, at a pitch of whole lines, and are copied to or from their
        place: r2c into the buffer and out, c2r in and from the buffer. */
     size_t es = c->es, cpitch = (size_t)r->dout * es;
@@ -212,11 +212,11 @@ static int plan_mode(hfft__cpu *c, cpu_round *cr, int measure, void *in, void *o
 
 /*
  * Rounds of n1-point rows and n0-point columns make a long line's transform a
- * 2D one, each round's units spread over the threads.  FFTW's threaded plan
- * of one 2^30-point f32 line took 6.46 s on 16 cores, the 2D transform of the
- * same 8 GiB 0.92-1.29 s (bench/RESULTS.md, fifth session).  Where n1 is tiny the rounds are not batches, and columns
- * longer than COLUMN_MAX are transformed where they lie, strided: FFTW's plan
- * stays for those.
+ * 2D one, each round's units spread over the threads: FFTW's threaded plan of
+ * one long line runs several times slower than the 2D transform of the same
+ * array.  Where n1 is tiny the rounds are not batches, and columns longer than
+ * COLUMN_MAX are transformed where they lie, strided: FFTW's plan stays for
+ * those.
  */
 #define SPLIT_MIN (8u << 20) /* bytes of a line from which the split pays */
 int hfft__cpu_splits(int64_t n0, int64_t n1, int64_t lines, size_t es, int threads) {

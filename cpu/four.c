@@ -9,9 +9,8 @@
  *     column-major buffer sized to the cache, transformed, scattered) out to
  *     output rows fa q + k1.  The next group's rows run beside this group's
  *     tiles, so that a group's buffer is still in the shared cache when its
- *     tiles read it (a buffer a thread, fa rows of 256 KiB each in 2D
- *     32768^2, outgrew the cache: the share ran at 9-12 GB/s of array beside
- *     the GPU on the H100 and H200 hosts; bench/RESULTS.md);
+ *     tiles read it (a buffer a thread, of fa whole rows, outgrew the cache
+ *     on large arrays and left the share bound by memory beside the GPU);
  *   round B, a job per tile of each of the CPU's pieces (piece u: columns
  *     [(u % nb) pw, + pw) of rows fa q + k1, k1 = u / nb, q < fb): the
  *     columns gathered, element q times W_d0^(q k1), the fb-point lines, and
@@ -23,8 +22,8 @@
  * thread has started (hfft__cpu_take), where the CPU is running late:
  * each unit has a claim, set once by whichever side starts it first.
  * FFTW's strided plans over the same lines, made with FFTW_ESTIMATE, ran the
- * CPU's share several times slower beside the GPU (bench/RESULTS.md, run BH);
- * tiles need only plans of contiguous columns, which ESTIMATE plans well.
+ * CPU's share several times slower beside the GPU; tiles need only plans of
+ * contiguous columns, which ESTIMATE plans well.
  */
 #include <sched.h>
 #include <stdatomic.h>

@@ -218,8 +218,8 @@ void XI(lines_destroy)(hfft__lines *l);
 #ifndef HFFT_SINGLE
 /*
  * Planes (rank 2) with a dimension of a prime factor above 31: FFTW's plan of
- * the plane would run its own transforms along it (3D 32 x 1031 x 1024 r64
- * 5.6e-16), so each plane runs as its rows, then its columns (c2r: columns
+ * the plane would run its own, less accurate transforms along it, so each
+ * plane runs as its rows, then its columns (c2r: columns
  * first, in the complex input, which a c2r may overwrite), each through
  * Bluestein where its length takes it.
  */

@@ -146,13 +146,12 @@ int hfft__cpu_interleaved(int64_t j, int64_t kr, int64_t kc, int64_t n, int64_t 
  * thread's buffer (column k at k * ld bytes), transformed there and scattered
  * back.  The transposes copy elements of es bytes, inlined for es = 8 and 16
  * so that each copy is one or two moves.  (Scattering one tile while
- * gathering the next, through two buffers, measured no faster once the
- * gather prefetched into L2, and slower for long columns.) */
+ * gathering the next, through two buffers, gains nothing once the gather
+ * prefetches into L2, and loses for long columns.) */
 #define INLINE static inline __attribute__((always_inline))
 
 /* Into the L2 cache (prefetcht1), not L1: a core tracks more outstanding
-   misses there, and rows pages apart are latency-bound (on the 2-core
-   development machine the gather ran 1.7 times faster so). */
+   misses there, and rows pages apart are latency-bound. */
 static inline void prefetch(const char *p, size_t bytes) {
     for (size_t k = 0; k < bytes; k += HFFT__LINE)
         __builtin_prefetch(p + k, 0, 2);

@@ -80,10 +80,10 @@ static int plan_round(hfft__gpu *g, rstate *r, int want, size_t cap, size_t *wor
  * Automatic passes are as large as the budget allows over the buffers, but
  * leave the largest round at least MIN_PASSES passes so that copies in and out
  * overlap.  Large matters for strided rounds: a pass of cap bytes copies rows
- * of cap / L bytes, and the link moves pitched rows of 8 KiB at about 32 GB/s
- * while FFTs run, 32 KiB rows at 40-45, contiguous ones at 48-50 (an H200
- * host, bench/RESULTS.md).  The allocation loop shrinks the passes until the
- * buffers, the scratch and cuFFT's work areas fit.
+ * of cap / L bytes, and while FFTs run the link moves narrow pitched rows
+ * slower than wide ones, and those slower than contiguous copies.  The
+ * allocation loop shrinks the passes until the buffers, the scratch and
+ * cuFFT's work areas fit.
  */
 static size_t pick_capacity(const hfft__gpu_req *req, int64_t budget, size_t es, int nslot) {
     int64_t biggest = 0;
@@ -98,9 +98,7 @@ static size_t pick_capacity(const hfft__gpu_req *req, int64_t budget, size_t es,
     if (req->pass_bytes <= 0 && cap < (4u << 20))
         cap = 4u << 20;
     /* Contiguous rounds gain nothing from passes beyond a few GiB (their copies are
-       whole rows at any size), and very large ones copy slower both ways at once
-       (measured: a 64 GiB batch in 17 GiB passes at 80% of the duplex bound on an
-       H100; an 8 GiB batch in 2 GiB passes at 95% on an H200). */
+       whole rows at any size), and very large ones copy slower both ways at once. */
     int strided = 0;
     for (int h = 0; h < req->nrounds; h++)
         strided |= hfft__round_strided(&req->rounds[h]);

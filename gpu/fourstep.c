@@ -3,11 +3,9 @@
  * plans of two rounds (the slow dimension's columns and the rows: 2D, or 3D
  * with its planes; c2c or r2c) whose array does not fit the device.  The
  * plain schedule's column round copies pitched rows of a few tens of KiB,
- * which the link moves about a tenth slower than whole rows while kernels run
- * (the copy engines fetch the host's page entries again for every row;
- * bench/RESULTS.md).  Here both rounds copy runs of whole rows instead (2D
- * 32768 x 65536 r32 and 32768^2 c2c at a 2 GiB budget on H100s: medians 7.6%
- * and 8.8% faster over alternating processes).  With d0 = fa fb and input row
+ * which the link moves slower than whole rows while kernels run (the copy
+ * engines fetch the host's page entries again for every row); here both
+ * rounds copy runs of whole rows instead.  With d0 = fa fb and input row
  * q + fb p (q < fb, p < fa):
  *   round A, by groups of consecutive q: the rows q + fb p in (runs of the
  *     group's rows, fb rows apart), each row transformed, the fa-point lines
@@ -17,9 +15,8 @@
  *     exp(sign 2 pi i q k1 / d0), the fb-point lines along q, each result k2
  *     back to row fa k2 + k1 = k, the row it read.  Wide rows (3D planes) go
  *     in pieces of a row: its columns are independent in this round.
- * (3D 2048^3 r32 at an 8 GiB budget: the same time as plain, whose column
- * passes already copy runs of about 1 MiB there, both at the copy in's rate
- * with the other direction busy; bench/RESULTS.md.)
+ * (3D planes take the plain schedule's time: its column passes already copy
+ * long runs there.)
  * Rows narrower than 64 KiB keep the plain schedule (ROW_MIN).
  * K buffers in turn; one stream copies in, one computes, one copies out.
  * Passes are small (PASS_MAX) and where they hold several units they grow
@@ -49,11 +46,9 @@
    ones were not measured, and keep the plain schedule. */
 #define ROW_MIN ((size_t)64 << 10)
 #define UNITS_MAX 1024 /* units a pass at most: the ramps then need under 96 plans */
-/* Bytes a pass at most (about a millisecond and a half of the link).  Passes of
-   a third of the budget, reached and left by slow ramps, kept one direction
-   waiting about a millisecond a pass of each ramp; passes this small need no
-   ramps (2D 32768 x 65536 r32 at a 2 GiB budget: both directions busy 97-98%
-   of the span instead of 89-94%, 2-4% faster; bench/RESULTS.md). */
+/* Bytes a pass at most.  Passes of a third of the budget, reached and left by
+   slow ramps, kept one direction waiting at every pass of each ramp; passes this
+   small need only short ramps, and keep both directions busy more of the time. */
 #define PASS_MAX ((size_t)64 << 20)
 
 struct hfft__four {
@@ -199,15 +194,14 @@ static int factor(hfft__four *f, size_t es, size_t cap) {
  * from 1 by at most 8/7 a pass, passes of about m, and a tail shrinking by at
  * most 7/8 a pass down to 1 (m smaller where the ramps would not leave room
  * for a pass of m).  With both directions busy one of them runs faster than
- * the other (H100s: in 41.4 and out 47.7 GB/s on one, in 51.1 and out 48.9 on
- * another; bench/RESULTS.md).  Where passes change size that slowly, what
- * is left to copy out when the last copy in ends (which round B's copies in,
- * and the execute's end, wait for) is about the last pass, and a round's
- * first copy out waits for one small pass.  Halving and doubling passes left
- * the copy out several passes behind at each end of a round (about 10 ms of
- * 0.2 s).  Each pass of a ramp still leaves one direction idle for about a
- * millisecond (the copy in of a larger pass against the copy out of a smaller
- * one), so passes stay small (PASS_MAX) and the ramps short.
+ * the other, and which one differs from card to card.  Where passes change
+ * size that slowly, what is left to copy out when the last copy in ends (which
+ * round B's copies in, and the execute's end, wait for) is about the last
+ * pass, and a round's first copy out waits for one small pass; halving and
+ * doubling passes left the copy out several passes behind at each end of a
+ * round.  Each pass of a ramp still leaves one direction idle for a while (the
+ * copy in of a larger pass against the copy out of a smaller one), so passes
+ * stay small (PASS_MAX) and the ramps short.
  */
 static int64_t *passes(int64_t u, int64_t m, int *n) {
     int64_t head[256], tail[256], sh, st;

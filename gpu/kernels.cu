@@ -58,10 +58,9 @@ __global__ void radixr_kernel(Tiles t, int r, int64_t rows, int64_t width, int64
 /*
  * 32 x 32 tiles through shared memory (padded against bank conflicts), so that
  * both the reads and the writes are coalesced; complex elements move whole.
- * (Streaming loads and stores were measured here too: no different at the
- * engine's row widths, bench/RESULTS.md.)  blockIdx.z walks the batch; where
- * twn > 0 each element leaves times exp(sign 2 pi i (row col) / twn), its
- * source row and column.
+ * (Streaming loads and stores gain nothing at the engine's row widths.)
+ * blockIdx.z walks the batch; where twn > 0 each element leaves times
+ * exp(sign 2 pi i (row col) / twn), its source row and column.
  */
 constexpr int kTile = 32, kRows = 8;
 

@@ -103,11 +103,10 @@ int hfft__sched_sync(hfft__gpu *g) {
 
 /*
  * Copies straight from pinned memory, or through staging; the bytes are
- * counted (hfft_info.link_bytes).  Copies go out in pieces of at most COPY_PIECE bytes, one after
- * the other on the stream.  With both directions busy, the H100's link moved
- * 48.9 GB/s each way in copies of 32 MiB and 44.2 GB/s in copies of 256 MiB
- * (the same 8 GiB each way; hfft-dma-columns, bench/RESULTS.md): the copies
- * of large passes held the copy in below the copy out.
+ * counted (hfft_info.link_bytes).  Copies go out in pieces of at most
+ * COPY_PIECE bytes, one after the other on the stream: with both directions
+ * busy, a large pass's copies hold the copy in below the copy out, and
+ * smaller ones keep the copy in up with the copy out.
  */
 #define COPY_PIECE ((size_t)32 << 20)
 
@@ -116,7 +115,7 @@ typedef int (*copy_fn)(hfft__dev *d, hfft__stream s, void *dst, size_t dpitch, c
 
 /* A copy through op in pieces: contiguous ones of COPY_PIECE bytes, pitched ones of
    as many rows as fit COPY_PIECE (at least one), so that no copy holds its stream
-   long (for pitched copies this measured neutral, bench/RESULTS.md). */
+   long (pitched copies neither gain nor lose by it). */
 static int link_copy(hfft__dev *d, copy_fn op, hfft__stream s, void *dst, size_t dpitch,
                      const void *src, size_t spitch, size_t width, size_t rows) {
     if (rows > 1 && (dpitch != width || spitch != width)) {

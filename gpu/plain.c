@@ -17,9 +17,9 @@
  * lines in a small scratch, cuFFT transforms them there, another kernel turns
  * them back.  A scratch of a few columns rather than a whole pass leaves the
  * budget to the passes, whose rows the link then moves faster (pitched rows
- * slow down under the compute's cache traffic, the narrower the more:
- * bench/RESULTS.md).  Compute runs on one stream, so one scratch and one work
- * area serve every buffer.
+ * slow down under the compute's cache traffic, the narrower the more).
+ * Compute runs on one stream, so one scratch and one work area serve every
+ * buffer.
  */
 #define TRANSPOSE_MIN_L 4096
 #define WCOLS 128

@@ -74,11 +74,10 @@ static int64_t fine_levels(int64_t n) {
 
 /* Bluestein's M-point lines, `batch` of them contiguous, cut n = n0 x n1 with n0 of
    8 to 32 points (fine_first) and the n1-point lines cut the same way, down to lines
-   of at most 32 points: cuFFT's double lines lose accuracy past 16 to 32 points
-   (H100: 16 points 1.13e-16, 64 points 1.73e-16), and Bluestein's error follows its
-   M-point lines' (H100, lines of n points against the 64 x 64 or 64 x 128 cut of
-   the backend's table: 521 2.85 -> 2.49e-16, 1031 3.01 -> 2.44e-16, 2053 3.15 ->
-   2.60e-16, 16411 3.40 -> 2.83e-16).  One chunk: the caller's lines fit a block. */
+   of at most 32 points: cuFFT's double lines lose accuracy past 16 to 32 points,
+   and Bluestein's error follows its M-point lines', so this finer cut makes it more
+   accurate than the backend table's coarser one.  One chunk: the caller's lines fit
+   a block. */
 static int fine_plan(const hfft__dev_ops *o, hfft__dev *d, int prec, int64_t n, int64_t batch,
                      int sign, hfft__split **out, size_t *work) {
     *out = NULL;

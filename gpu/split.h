@@ -1,38 +1,33 @@
 /*
  * split.h: double-precision lines cut in card.  cuFFT's own double transforms
- * lose accuracy at some lengths (relative RMS against a long-double reference
- * on an H100: 4096 points 4.99e-16, 12480 points 5.07e-16, 65536 points
- * 4.09e-16, where FFTW has 2.38, 2.91 and 2.91e-16; bench/RESULTS.md), and a
- * 2D or 3D transform adds its dimensions' errors.  A batch of such lines runs
- * four-step, n = n0 n1 with n0 the largest factor up to sqrt(n): a batched
- * transpose into a scratch block, the backend's n0-point lines, a transpose
- * that multiplies by the twiddles exp(sign 2 pi i j1 k0 / n) from exact
- * integer phases, the n1-point lines, and a transpose back in the natural
- * order.  The lines go through two scratch blocks at the head of the plan's
- * work area, a chunk of lines at a time.  Real rows (cuFFT's D2Z and Z2D lose
- * the same accuracy: 2D 4096^2 r64 6.17e-16) run as the complex transform of
- * their halves, cut, with the real pairs (gpu/butterfly.h) after or before it
- * (odd rows of a length with a prime factor above 127: Bluestein's complex
- * transform of the n reals, its chirp steps reading and writing the rows);
- * planes (cuFFT's 2D plans of a 3D transform's fast dimensions: 3D 128 x 256 x
- * 4096 r64 6.05e-16) as their rows, then each plane's columns.  Lines whose
- * length has a prime factor above 127 (cuFFT: 6.8e-16 at 4099 points, 9.7e-16
- * at 1000003) run Bluestein (src/core/chirp.h): the chirp op into a buffer of M
- * points, the backend's M-point lines forward, the product with B (copied from
- * pinned host memory into the work area at each execute), the lines backward,
- * and the chirp op back.  Bluestein's error follows its M-point lines', so
- * those are cut finer than other lines: 16 x M / 16, the M / 16-point lines cut
- * the same way down to 32 points or less (cuFFT's 16-point lines: 1.13e-16;
- * 64-point ones 1.73e-16), in chunks of lines whose blocks (two a level) fit the
- * quarter of the budget; where not even one line's do, the M-point lines go
- * through the table as other lines.  On an H100 this took 3D 521^3 f64 from
- * 5.20 to 4.68e-16 and 3D 64 x 1031^2 from 5.19 to 4.03e-16.  M is the most
- * accurate length (src/core/chirp.h)
- * whose B and line buffer take at most a quarter of the budget left, down to
- * the leanest; where even that does not fit, the backend transforms the lines
- * whole.  A backend calls it from its
- * fft_plan with its own device table; the sub-lengths are planned through
- * that table again, so that long ones are cut again.
+ * lose accuracy against FFTW's at some lengths, and a 2D or 3D transform adds
+ * its dimensions' errors.  A batch of such lines runs four-step, n = n0 n1 with
+ * n0 the largest factor up to sqrt(n): a batched transpose into a scratch
+ * block, the backend's n0-point lines, a transpose that multiplies by the
+ * twiddles exp(sign 2 pi i j1 k0 / n) from exact integer phases, the n1-point
+ * lines, and a transpose back in the natural order.  The lines go through two
+ * scratch blocks at the head of the plan's work area, a chunk of lines at a
+ * time.  Real rows (cuFFT's D2Z and Z2D lose the same accuracy) run as the
+ * complex transform of their halves, cut, with the real pairs (gpu/butterfly.h)
+ * after or before it (odd rows of a length with a prime factor above 127:
+ * Bluestein's complex transform of the n reals, its chirp steps reading and
+ * writing the rows); planes (cuFFT's 2D plans of a 3D transform's fast
+ * dimensions lose it too) as their rows, then each plane's columns.  Lines
+ * whose length has a prime factor above 127 (where cuFFT's accuracy falls as
+ * the prime grows) run Bluestein (src/core/chirp.h): the chirp op into a buffer
+ * of M points, the backend's M-point lines forward, the product with B (copied
+ * from pinned host memory into the work area at each execute), the lines
+ * backward, and the chirp op back.  Bluestein's error follows its M-point
+ * lines', so those are cut finer than other lines: 16 x M / 16, the
+ * M / 16-point lines cut the same way down to 32 points or less (cuFFT's shortest
+ * lines are its most accurate), in chunks of lines whose blocks (two a level)
+ * fit the quarter of the budget; where not even one line's do, the M-point
+ * lines go through the table as other lines.  M is the most accurate length
+ * (src/core/chirp.h) whose B and line buffer take at most a quarter of the
+ * budget left, down to the leanest; where even that does not fit, the backend
+ * transforms the lines whole.  A backend calls it from its fft_plan with its
+ * own device table; the sub-lengths are planned through that table again, so
+ * that long ones are cut again.
  */
 #ifndef HFFT_GPU_SPLIT_H
 #define HFFT_GPU_SPLIT_H

@@ -400,7 +400,7 @@ HFFT_API const char *hfft_last_error_message(void);
    "4096").  0 and *bytes set, or HFFT_ERR_SETTING.  Thread safe. */
 HFFT_API int hfft_parse_bytes(const char *text, int64_t *bytes);
 
-/* The library's version string ("0.1.0"). */
+/* The library's version string (HFFT_VERSION_STRING). */
 HFFT_API const char *hfft_version(void);
 
 #ifdef __cplusplus

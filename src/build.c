@@ -119,8 +119,8 @@ void hfft__info_cards(hfft__plan *p, int n) {
    share plans its own: share_four). */
 static int make_cpu(hfft__plan *p, int reserve, int no_rounds) {
     /* FFTW's measured plans of the CPU's lines, which hfft-tune keeps beside the
-       wisdom: FFTW's ESTIMATE planner uses any it holds (2D 32768^2 f32 CPU-only on
-       an H200 host: 1.31 s with ESTIMATE's own plans, 1.085 s with MEASURE's) */
+       wisdom: FFTW's ESTIMATE planner uses any it holds, and they run faster than
+       the plans it would estimate itself */
     char fw[1100];
     if (hfft__wisdom_fftw_path(p->set.wisdom, p->prec, fw, sizeof fw) == 0)
         hfft__fftw_wisdom_import(p->prec, fw);

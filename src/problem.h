@@ -30,7 +30,7 @@ int hfft__problem_split_alias(const hfft__problem *pb, void *const out[2]);
 int hfft__problem_dense(const hfft__problem *pb, hfft__dense *dn);
 /* Double precision with a dimension of a prime factor above 31: the CPU's rounds run
    those lines through Bluestein (src/core/chirp.h) where FFTW's plan of the whole
-   problem would run its own, less accurate transforms (2D 1031^2 r64 7.6e-16). */
+   problem would run its own, less accurate transforms. */
 int hfft__problem_chirp_dims(const hfft__problem *pb);
 /* Orders of a four-step split's output (split_line of hfft__dense_rounds). */
 enum { HFFT__ORDER_NATURAL = 1, HFFT__ORDER_TRANSPOSED_OUT, HFFT__ORDER_TRANSPOSED_IN };
