@@ -29,7 +29,7 @@ static int plan_round(hfft__gpu *g, rstate *r, int want, size_t cap, size_t *wor
     *work = 0;
     *nwork = 0;
     if (r->units == 0) {
-        r->kind = K_NONE;
+        r->kind = NULL;
         return 0;
     }
     if (!hfft__round_strided(&r->r)) {
@@ -40,7 +40,7 @@ static int plan_round(hfft__gpu *g, rstate *r, int want, size_t cap, size_t *wor
                               "raise the device budget or use HFFT_CPU_ONLY",
                               (long long)r->r.L, hfft__bytes_text((double)line).s,
                               hfft__bytes_text((double)cap).s);
-        r->kind = K_PLAIN;
+        r->kind = &hfft__plain_kind;
         r->blk = (int64_t)(cap / line);
         if (r->blk > r->units)
             r->blk = r->units;
@@ -64,7 +64,7 @@ static int plan_round(hfft__gpu *g, rstate *r, int want, size_t cap, size_t *wor
         int radix_ok = r->r.L % 4 == 0 && (size_t)w * col <= 2 * cap && !r->r.twn;
         if (want == 2 && radix_ok)
             return hfft__radix2_size(g, r, cap, work, nwork);
-        r->kind = K_PLAIN;
+        r->kind = &hfft__plain_kind;
         return hfft__plain_size(g, r, r->r.L, work, nwork);
     }
     if (r->r.twn) /* the long-line schedule applies no four-step twiddles */
@@ -119,7 +119,7 @@ static size_t pick_capacity(const hfft__gpu_req *req, int64_t budget, size_t es,
 
 static int any_transpose(const hfft__gpu *g) {
     for (int h = 0; h < g->nrounds; h++)
-        if (g->rd[h].kind != K_NONE && g->rd[h].transpose)
+        if (g->rd[h].kind && g->rd[h].transpose)
             return 1;
     return 0;
 }
@@ -129,8 +129,8 @@ static size_t scratch_bytes(const hfft__gpu *g) {
     size_t most = 0;
     for (int h = 0; h < g->nrounds; h++) {
         const rstate *r = &g->rd[h];
-        int64_t L = r->kind == K_LONG ? r->leaf : r->r.L;
-        size_t b = r->kind != K_NONE && r->transpose ? (size_t)(r->wc * L) * g->es : 0;
+        int64_t L = r->kind == &hfft__long_kind ? r->leaf : r->r.L;
+        size_t b = r->kind && r->transpose ? (size_t)(r->wc * L) * g->es : 0;
         if (b > most)
             most = b;
     }
@@ -140,7 +140,7 @@ static size_t scratch_bytes(const hfft__gpu *g) {
 /* Rounds that write transposed need a second buffer per slot. */
 static int any_tout(const hfft__gpu *g) {
     for (int h = 0; h < g->nrounds; h++)
-        if (g->rd[h].kind != K_NONE && g->rd[h].r.tout)
+        if (g->rd[h].kind && g->rd[h].r.tout)
             return 1;
     return 0;
 }
@@ -195,11 +195,11 @@ static int size_passes(hfft__gpu *g, const hfft__gpu_req *req, int want, size_t 
             *next = 0;
         if (st)
             return st;
-        if (g->rd[h].u0 && g->rd[h].kind != K_PLAIN && g->rd[h].kind != K_NONE)
+        if (g->rd[h].u0 && g->rd[h].kind && !g->rd[h].kind->shares)
             return hfft__fail(HFFT_ERR_UNSUPPORTED,
                               "a card's share of round %d needs the %s schedule, which takes "
                               "a round from its first unit only",
-                              h + 1, g->rd[h].kind == K_RADIX2 ? "radix-2" : "long-line");
+                              h + 1, g->rd[h].kind->name);
         work = w > work ? w : work;
         nwork = n > nwork ? n : nwork;
     }
@@ -265,7 +265,7 @@ static int make_passes(hfft__gpu *g, const hfft__gpu_req *req, int64_t budget) {
 static int make_host_scratch(hfft__gpu *g) {
     for (int h = 0; h < g->nrounds; h++) {
         rstate *r = &g->rd[h];
-        if (r->kind == K_LONG && r->inplace) {
+        if (r->kind == &hfft__long_kind && r->inplace) {
             size_t b = (size_t)(r->r.L * r->wcols) * g->es;
             if (b > g->scratch_bytes)
                 g->scratch_bytes = b;
@@ -370,33 +370,19 @@ static int run_round(hfft__gpu *g, int h, const void *src, void *dst, int drain)
         g->rec = -1; /* an execute starts with round 0; rounds run out of turn get no times */
     if (h == 0)
         TRY(g->ops->record(g->d, g->round_end[0], g->stream[0]));
-    /* Only plain and four-step rounds wait for the round before by themselves (its
-       last copies out, their buffers' reuse): the others start once it is done. */
-    if ((r->kind == K_RADIX2 || r->kind == K_LONG) && (g->piped || g->nprev))
-        TRY(hfft__sched_sync(g));
-    switch (r->kind) {
-    case K_NONE:
+    if (!r->kind)
         return 0;
-    case K_PLAIN:
-        TRY(hfft__plain_round(g, r, src, dst, &pass));
-        if (h == 0 && g->res)
-            TRY(hfft__res_round1(g, src));
-        break;
-    case K_RADIX2:
-        TRY(hfft__radix2_round(g, r, src, dst, &pass));
-        break;
-    case K_LONG:
-        TRY(hfft__long_round(g, r, src, dst, &pass));
-        break;
-    case K_FOUR:
-        TRY(hfft__four_round(g, h, src, dst));
-        pass = hfft__four_passes(g, h);
-        break;
-    }
+    /* Rounds that do not wait for the round before by themselves start once it is
+       done. */
+    if (!r->kind->pipelined && (g->piped || g->nprev))
+        TRY(hfft__sched_sync(g));
+    TRY(r->kind->run(g, r, h, src, dst, &pass));
+    if (r->kind == &hfft__plain_kind && h == 0 && g->res)
+        TRY(hfft__res_round1(g, src));
     g->passes[h] = pass;
-    /* Plain rounds may meet the next one without a drain (see plain.c): every copy
+    /* Pipelined rounds may meet the next one without a drain (see plain.c): every copy
        out goes through stream[1], so the event after the round's last one ends it. */
-    if (!drain && (r->kind == K_PLAIN || r->kind == K_FOUR) && !g->xfer.stage) {
+    if (!drain && r->kind->pipelined && !g->xfer.stage) {
         /* round 0's resident columns end on the compute stream; round 1's copies in
            wait for them already, so the copy-out stream waiting too orders nothing new */
         if (h == 0 && g->res)
@@ -433,7 +419,7 @@ int hfft__gpu_run(hfft__gpu *g, int h, const void *src, void *dst, int drain) {
 static size_t largest_chunk(const hfft__gpu *g) {
     size_t most = 0;
     for (int h = 0; h < g->nrounds; h++) {
-        size_t b = g->rd[h].kind == K_PLAIN ? hfft__plain_chunk_bytes(g, &g->rd[h]) : 0;
+        size_t b = g->rd[h].kind == &hfft__plain_kind ? hfft__plain_chunk_bytes(g, &g->rd[h]) : 0;
         if (b > most)
             most = b;
     }
@@ -448,11 +434,11 @@ int hfft__gpu_stage(hfft__gpu *g, int on, int threads) {
         return 0;
     }
     for (int h = 0; h < g->nrounds; h++)
-        if (g->rd[h].kind != K_NONE && g->rd[h].kind != K_PLAIN && g->rd[h].kind != K_FOUR)
+        if (g->rd[h].kind && !g->rd[h].kind->stages)
             return hfft__fail(HFFT_ERR_UNSUPPORTED,
                               "staged copies need the plain schedule; the %s schedule copies "
                               "straight from pinned (registered) arrays",
-                              g->rd[h].kind == K_RADIX2 ? "radix-2" : "long-line");
+                              g->rd[h].kind->name);
     /* four-step: slots of 32 MiB, wide rows going through them in pieces */
     size_t slot = g->four ? (size_t)32 << 20 : largest_chunk(g);
     return hfft__stage_create(g->ops, g->d, slot, threads > 0 ? threads : 1, &g->xfer.stage);
@@ -485,18 +471,15 @@ int hfft__gpu_round_times(const hfft__gpu *g, double *secs) {
 }
 
 void hfft__gpu_fill_info(const hfft__gpu *g, hfft_info *info) {
-    int sched = 0;
+    int sched = HFFT_SCHED_NONE;
     for (int h = 0; h < g->nrounds; h++) {
         const rstate *r = &g->rd[h];
-        int64_t units = r->units, per = r->blk > 0 ? r->blk : 1;
         int64_t outer = hfft__round_strided(&r->r) ? r->r.no : 1;
-        int64_t n = r->kind == K_PLAIN  ? hfft__plain_passes(g, r)
-                    : r->kind == K_FOUR ? hfft__four_passes(g, h) /* outer is 1 in both rounds */
-                                        : (units + per - 1) / per;
-        info->passes[h] = r->kind == K_NONE ? 0 : (int)(outer * n);
-        if (r->kind == K_RADIX2)
+        info->passes[h] = r->kind ? (int)(outer * r->kind->passes(g, r, h)) : 0;
+        /* radix-2 in any round names the plan's schedule; plain for the rest */
+        if (r->kind && r->kind->schedule == HFFT_SCHED_RADIX2)
             sched = HFFT_SCHED_RADIX2;
-        else if (r->kind != K_NONE && sched == HFFT_SCHED_NONE)
+        else if (r->kind && sched == HFFT_SCHED_NONE)
             sched = HFFT_SCHED_PLAIN;
     }
     info->schedule = g->four ? HFFT_SCHED_FOUR_STEP : sched;

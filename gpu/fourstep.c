@@ -350,7 +350,7 @@ int hfft__four_size(hfft__gpu *g, int64_t budget) {
         f->real = r->kind == HFFT__R2C ? r : NULL;
         int st = four_try(g, f, budget, cap);
         if (!st) {
-            g->rd[0].kind = g->rd[1].kind = K_FOUR;
+            g->rd[0].kind = g->rd[1].kind = &hfft__four_kind;
             return 0;
         }
         size_t work = f->work;
@@ -545,3 +545,18 @@ int hfft__four_round(hfft__gpu *g, int h, const char *src, char *dst) {
 int64_t hfft__four_passes(const hfft__gpu *g, int h) {
     return g->four ? g->four->npass[h ? 1 : 0] + g->four->extra[h ? 1 : 0] : 0;
 }
+
+static int four_run(hfft__gpu *g, rstate *r, int h, const char *src, char *dst, int64_t *pass) {
+    (void)r;
+    TRY(hfft__four_round(g, h, src, dst));
+    *pass = hfft__four_passes(g, h);
+    return 0;
+}
+
+static int64_t four_passes(const hfft__gpu *g, const rstate *r, int h) {
+    (void)r;
+    return hfft__four_passes(g, h); /* outer is 1 in both rounds */
+}
+
+const pass_kind hfft__four_kind = {"four-step", HFFT_SCHED_FOUR_STEP, 1, 0, 1, four_run,
+                                   four_passes};

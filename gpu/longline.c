@@ -18,7 +18,7 @@ static int smallest_factor(int64_t n) {
 /* Lines longer than a pass: split until a leaf line fits a quarter slot. */
 int hfft__long_size(hfft__gpu *g, rstate *r, size_t cap, size_t *work, int *nwork) {
     size_t es = g->es;
-    r->kind = K_LONG;
+    r->kind = &hfft__long_kind;
     int64_t L = r->r.L;
     r->nlev = 0;
     while ((size_t)L * es > cap / 4) {
@@ -136,3 +136,17 @@ int hfft__long_round(hfft__gpu *g, rstate *r, const char *src, char *dst, int64_
     }
     return 0;
 }
+
+static int long_run(hfft__gpu *g, rstate *r, int h, const char *src, char *dst, int64_t *pass) {
+    (void)h;
+    return hfft__long_round(g, r, src, dst, pass);
+}
+
+static int64_t long_passes(const hfft__gpu *g, const rstate *r, int h) {
+    (void)g;
+    (void)h;
+    int64_t per = r->blk > 0 ? r->blk : 1;
+    return (r->units + per - 1) / per;
+}
+
+const pass_kind hfft__long_kind = {"long-line", HFFT_SCHED_PLAIN, 0, 0, 0, long_run, long_passes};

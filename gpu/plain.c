@@ -362,3 +362,16 @@ size_t hfft__plain_chunk_bytes(const hfft__gpu *g, const rstate *r) {
     int64_t nc = r->r.L < NCHUNK ? r->r.L : NCHUNK;
     return (size_t)((r->r.L + nc - 1) / nc) * (size_t)r->blk * g->es;
 }
+
+static int plain_run(hfft__gpu *g, rstate *r, int h, const char *src, char *dst,
+                     int64_t *pass) {
+    (void)h;
+    return hfft__plain_round(g, r, src, dst, pass);
+}
+
+static int64_t plain_passes(const hfft__gpu *g, const rstate *r, int h) {
+    (void)h;
+    return hfft__plain_passes(g, r);
+}
+
+const pass_kind hfft__plain_kind = {"plain", HFFT_SCHED_PLAIN, 1, 1, 1, plain_run, plain_passes};

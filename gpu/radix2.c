@@ -13,7 +13,7 @@
 int hfft__radix2_size(hfft__gpu *g, rstate *r, size_t cap, size_t *work, int *nwork) {
     size_t col = (size_t)r->r.L * g->es;
     int64_t w2 = (int64_t)(2 * cap / col);
-    r->kind = K_RADIX2;
+    r->kind = &hfft__radix2_kind;
     r->blk = w2 > r->units ? r->units : w2;
     *nwork = NSTREAM;
     return hfft__sched_make_plans(g, r, NSTREAM, r->r.L / 4, r->blk, work);
@@ -88,3 +88,19 @@ int hfft__radix2_round(hfft__gpu *g, rstate *r, const char *src, char *dst, int6
     }
     return 0;
 }
+
+static int radix2_run(hfft__gpu *g, rstate *r, int h, const char *src, char *dst,
+                      int64_t *pass) {
+    (void)h;
+    return hfft__radix2_round(g, r, src, dst, pass);
+}
+
+static int64_t radix2_passes(const hfft__gpu *g, const rstate *r, int h) {
+    (void)g;
+    (void)h;
+    int64_t per = r->blk > 0 ? r->blk : 1;
+    return (r->units + per - 1) / per;
+}
+
+const pass_kind hfft__radix2_kind = {"radix-2", HFFT_SCHED_RADIX2, 0, 0, 0, radix2_run,
+                                     radix2_passes};

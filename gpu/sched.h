@@ -21,7 +21,25 @@
 typedef struct hfft__gpu hfft__gpu;
 typedef struct hfft__four hfft__four;
 
-enum { K_NONE, K_PLAIN, K_RADIX2, K_LONG, K_FOUR };
+typedef struct rstate rstate;
+/*
+ * A round's pass schedule, one table per kind (plain.c, radix2.c, longline.c,
+ * fourstep.c): what the engine asks of it, chosen once when the round is sized.
+ */
+typedef struct pass_kind {
+    const char *name;    /* "plain", "radix-2", "long-line", "four-step" */
+    int schedule;        /* its enum hfft_schedule_kind */
+    int pipelined;       /* waits for the round before by itself (its copies out, its
+                            buffers' reuse): rounds meet without a drain */
+    int shares;          /* takes a card's share from any unit, not only the first */
+    int stages;          /* copies through staging slots where the arrays are pageable */
+    /* Issues round h's passes from src to dst; *pass: the passes issued. */
+    int (*run)(hfft__gpu *g, rstate *r, int h, const char *src, char *dst, int64_t *pass);
+    /* Passes of the round (its outer count apart). */
+    int64_t (*passes)(const hfft__gpu *g, const rstate *r, int h);
+} pass_kind;
+extern const pass_kind hfft__plain_kind, hfft__radix2_kind, hfft__long_kind, hfft__four_kind;
+
 #define NSLOT 8     /* device buffers at most */
 #define NSTREAM 8   /* streams and cuFFT plans */
 #define NCHUNK 8    /* copy chunks per plain pass */
@@ -30,12 +48,12 @@ enum { K_NONE, K_PLAIN, K_RADIX2, K_LONG, K_FOUR };
 #define TRY HFFT__TRY
 
 /* One round as the engine runs it. */
-typedef struct rstate {
+struct rstate {
     hfft__round r;
     int64_t units;                  /* this card's units [u0, u0 + units) */
     int64_t u0;
     int inplace;                    /* src == dst when this round runs */
-    int kind;
+    const pass_kind *kind;          /* NULL: no units on this card */
     int transpose;                  /* strided passes computed as contiguous lines */
     int64_t wc;                     /* transposed compute: columns per chunk */
     int64_t cb;                     /* contiguous: lines per chunk (copies and compute) */
@@ -48,7 +66,7 @@ typedef struct rstate {
     int64_t leaf;                   /* leaf transform length */
     int64_t wcols;                  /* columns per top-level batch */
     int64_t ccols;                  /* combination: columns per chunk */
-} rstate;
+};
 
 struct hfft__gpu {
     const hfft__dev_ops *ops;
@@ -147,7 +165,7 @@ int hfft__radix2_size(hfft__gpu *g, rstate *r, size_t cap, size_t *work, int *nw
 int hfft__radix2_round(hfft__gpu *g, rstate *r, const char *src, char *dst, int64_t *pass);
 
 /* fourstep.c: out-of-place two-round plans streamed as runs of whole rows */
-/* 0 and g->four (both rounds K_FOUR) where it applies and fits `budget`; 1 where not. */
+/* 0 and g->four (both rounds four-step) where it applies and fits `budget`; 1 where not. */
 int hfft__four_size(hfft__gpu *g, int64_t budget);
 /* Round h (0: from src into dst, 1: in place on dst), issued, not waited for. */
 int hfft__four_round(hfft__gpu *g, int h, const char *src, char *dst);
