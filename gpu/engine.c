@@ -181,18 +181,19 @@ static int make_handles(hfft__gpu *g) {
 
 /* Every round's passes at capacity cap: kinds, plans and work areas, then the buffers.
    Where they do not fit, HFFT_ERR_BUDGET or HFFT_ERR_DEVICE_MEMORY with *next, the
-   capacity to try next (0: a line no pass can hold, which smaller passes will not). */
+   capacity to try next; *final where smaller passes will not help (a line no pass
+   can hold). */
 static int size_passes(hfft__gpu *g, const hfft__gpu_req *req, int want, size_t cap,
-                       int64_t budget, size_t *next) {
+                       int64_t budget, size_t *next, int *final) {
     size_t work = 0;
     int nwork = 0;
     *next = (cap * 3 / 4) & ~(size_t)255;
+    *final = 0;
     for (int h = 0; h < g->nrounds; h++) {
         size_t w;
         int n;
         int st = plan_round(g, &g->rd[h], want, cap, &w, &n);
-        if (st && st != HFFT_ERR_DEVICE_MEMORY)
-            *next = 0;
+        *final = st && st != HFFT_ERR_DEVICE_MEMORY;
         if (st)
             return st;
         if (g->rd[h].u0 && g->rd[h].kind && !g->rd[h].kind->shares)
@@ -248,10 +249,11 @@ static int make_passes(hfft__gpu *g, const hfft__gpu_req *req, int64_t budget) {
                               hfft__bytes_text((double)g->ops->budget(g->d)).s,
                               hfft__bytes_text((double)budget).s);
         size_t next;
-        int st = size_passes(g, req, want, cap, budget, &next);
+        int final;
+        int st = size_passes(g, req, want, cap, budget, &next, &final);
         if (!st)
             break;
-        if (!next || (st != HFFT_ERR_DEVICE_MEMORY && st != HFFT_ERR_BUDGET))
+        if (final || (st != HFFT_ERR_DEVICE_MEMORY && st != HFFT_ERR_BUDGET))
             return st;
         /* Too big, or the device refused memory: shrink the passes and try again. */
         hfft__sched_release(g);

@@ -169,7 +169,8 @@ static int plan_copy(hfft__plan *p, unsigned flags, const hfft_options *opts, in
     unsigned f = flags & ~(unsigned)(HFFT_PRESERVE_INPUT | HFFT_DESTROY_INPUT | HFFT_UNALIGNED);
     p->inner = hfft__plan_create(&p->copy_pb, f, opts);
     if (!p->inner)
-        return hfft_last_error();
+        return hfft_last_error() ? hfft_last_error()
+                                 : hfft__fail(HFFT_ERR_INTERNAL, "the dense copy's plan failed");
     p->info = p->inner->info;
     p->info.host_bytes += (int64_t)bytes;
     char inner_note[sizeof p->info.note];

@@ -757,6 +757,26 @@ Test(emulated, budget_too_small_for_any_pass) {
                         "too small for any pass");
     small_budget_case(4, 2, n2, 64, 0, "too small for any pass");
     small_budget_case(4, 1, n1, 64, 0, "too small for any pass");
+    /* radix-2 passes shrunk below one line: an error, not a plan of nothing */
+    int64_t r2[2] = {2, 64};
+    small_budget_case(4, 2, r2, 1024, HFFT_GPU_ONLY | HFFT_SCHEDULE_RADIX2,
+                        "too small for any pass");
+    small_budget_case(8, 2, r2, 1024, HFFT_GPU_ONLY | HFFT_SCHEDULE_RADIX2,
+                        "too small for any pass");
+    /* the same through the dense copy a reversed layout takes: its plan's status */
+    hfftf_complex *in = tu_alloc(2 * 64 * sizeof *in), *out = tu_alloc(2 * 64 * sizeof *out);
+    hfft_iodim d[2] = {{2, 64, 64}, {64, -1, 1}};
+    hfft_options o;
+    emulated_options(&o, 1024);
+    hfftf_plan p = hfftf_plan_guru_dft(2, d, 0, NULL, in + 63, out, HFFT_FORWARD,
+                                       HFFT_GPU_ONLY | HFFT_SCHEDULE_RADIX2, &o);
+    cr_assert_null(p, "reversed 2 x 64 with a 1 KiB budget: a plan");
+    cr_assert_eq(hfft_last_error(), HFFT_ERR_BUDGET, "reversed 2 x 64: status %d (%s)",
+                 hfft_last_error(), hfft_last_error_message());
+    cr_assert(strstr(hfft_last_error_message(), "too small for any pass"), "%s",
+              hfft_last_error_message());
+    tu_free(in);
+    tu_free(out);
 }
 
 Test(emulated, prime_line_longer_than_budget) {
