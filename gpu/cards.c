@@ -276,8 +276,15 @@ int hfft__cards_create(const hfft__card *cards, int n, const hfft__gpu_req *req,
     int cut = 0;
     for (int h = 0; h < req->nrounds; h++)
         cut |= req->rounds[h].twn != 0 || req->rounds[h].tout;
-    if (st == 1 && cut && n == 2 && automatic)
+    if (st == 1 && cut && n == 2 && automatic) {
         st = hfft__trip_create(cards, 1, req, &c->trip);
+        /* no room, or the card refused the trip: both cards stream, and report their
+           own failures */
+        if (st) {
+            hfft__clear_error();
+            st = 1;
+        }
+    }
     if (st == 0) {
         c->ops = &trip_ops;
         c->n = hfft__trip_cards(c->trip);

@@ -129,6 +129,25 @@ Test(faults, fft_plan_at_plan_time) {
     }
 }
 
+/* A long line on two cards whose first card would hold the whole trip: a trip the
+   card refuses leaves both cards streaming (a valid, correct plan), not an error. */
+Test(faults, refused_trip_on_two_cards_streams) {
+    for (int prec = 4; prec <= 8; prec += 4) {
+        hfft_options o = emu(prec == 4 ? 1 << 20 : 2 << 20);
+        o.devices = "0,1";
+        tu_case c = {prec, 1, {65536}, 0, HFFT_FORWARD, 0, &o, 0};
+        hfft_info plain, faulted;
+        run_case(&c, &plain);
+        cr_assert_eq(plain.schedule, 3, "f%d: schedule %d, not one trip", prec * 8,
+                     plain.schedule);
+        tu_fault_arm("fft_plan:1");
+        run_case(&c, &faulted);
+        unsetenv("HFFT_FAULT");
+        cr_assert_neq(faulted.schedule, 3, "f%d: the refused trip still ran", prec * 8);
+        cr_assert_eq(faulted.cards, 2, "f%d: %d cards", prec * 8, faulted.cards);
+    }
+}
+
 /* In place, lines longer than a pass need a pinned host scratch. */
 Test(faults, host_alloc) {
     int64_t n[2] = {4096, 8};
