@@ -431,6 +431,8 @@ int hfft__problem_dense(const hfft__problem *pb, hfft__dense *dn) {
         v[nv].t = k < pb->rank;
         nv++;
     }
+    if (nv > HFFT__MAX_DIMS)
+        return 0; /* more dimensions above size one than a dense form holds */
     if (nv == 0) {
         /* every size is one: a length-1 transform (a copy) */
         v[0].n = v[0].s = v[0].rs = 1;
@@ -475,7 +477,7 @@ int hfft__problem_dense(const hfft__problem *pb, hfft__dense *dn) {
        transformed dimension of size one below the batch, so that a round still
        reads every element and writes it to the output. */
     if (!dn->tmask) {
-        if (nv == HFFT__MAX_DIMS)
+        if (nv >= HFFT__MAX_DIMS)
             return 0;
         dn->d[dn->ndim++] = 1;
         dn->tmask = 1u << nv;

@@ -23,7 +23,7 @@ enum { C2C, R2C, C2R };
 typedef struct gcase {
     int kind, prec, sign;
     int rank, hrank;
-    hfft_iodim dims[HFFT_MAX_RANK], hdims[4];
+    hfft_iodim dims[HFFT_MAX_RANK], hdims[HFFT_MAX_RANK];
     int split;    /* separate real and imaginary arrays on the complex side(s) */
     int inplace;
     unsigned flags;
@@ -78,7 +78,7 @@ static void side_free(side *s) {
 
 /* The c2r input: the half spectrum of random real data, written into the layout. */
 static void fill_hermitian(const gcase *g, side *in, uint64_t seed) {
-    hfft_ref_dim d[HFFT_MAX_RANK], h[4];
+    hfft_ref_dim d[HFFT_MAX_RANK], h[HFFT_MAX_RANK];
     for (int k = 0; k < g->rank; k++)
         d[k] = (hfft_ref_dim){g->dims[k].n, g->dims[k].is, g->dims[k].os};
     for (int k = 0; k < g->hrank; k++)
@@ -209,7 +209,7 @@ static void run_guru_info(const gcase *g, int device, int64_t budget, hfft_info 
     cr_assert_eq(exec_plan(g->prec, p), 0, "%s: execute: %s", where, hfft_last_error_message());
     hfft_info info;
     info_of(g->prec, p, &info);
-    hfft_ref_dim d[HFFT_MAX_RANK], h[4];
+    hfft_ref_dim d[HFFT_MAX_RANK], h[HFFT_MAX_RANK];
     for (int k = 0; k < g->rank; k++)
         d[k] = (hfft_ref_dim){g->dims[k].n, g->dims[k].is, g->dims[k].os};
     for (int k = 0; k < g->hrank; k++)
@@ -456,6 +456,28 @@ Test(guru, ranks_past_the_rounds) {
     cr_assert_eq(hfft_last_error(), HFFT_ERR_UNSUPPORTED);
     cr_assert(strstr(hfft_last_error_message(), "rounds"), "%s", hfft_last_error_message());
     tu_free(a);
+}
+
+/* As many batch dimensions as the header allows beside a transformed one: more
+   dimensions above size one than a dense layout holds, so the plan takes the
+   guru layout as given. */
+Test(guru, batch_dimensions_past_the_dense_form) {
+    for (int prec = 4; prec <= 8; prec += 4)
+        for (int kind = C2C; kind <= C2R; kind++) {
+            gcase g = {kind, prec, HFFT_FORWARD, 1, HFFT_MAX_RANK, .what = "many batch dims"};
+            g.flags = kind == C2R ? HFFT_PRESERVE_INPUT : 0;
+            int64_t n = 8, cn = kind == C2C ? n : n / 2 + 1;
+            g.dims[0] = (hfft_iodim){n, 1, 1};
+            if (kind == R2C)
+                g.dims[0].os = 1;
+            int64_t is = kind == C2R ? cn : n, os = kind == R2C ? cn : n;
+            for (int k = HFFT_MAX_RANK - 1; k >= 0; k--) {
+                g.hdims[k] = (hfft_iodim){2, is, os};
+                is *= 2;
+                os *= 2;
+            }
+            run_both(&g);
+        }
 }
 
 /* c2r keeping its input where its one round runs on the CPU: double precision with a
