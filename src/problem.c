@@ -226,14 +226,16 @@ static int padded_inplace_real(const hfft__problem *pb) {
 }
 
 int hfft__problem_split_alias(const hfft__problem *pb, void *const out[2]) {
-    /* The two arrays as one layout with a dimension of two more: imaginary parts
-       `delta` reals after the real ones.  Reals not a whole number apart share no
-       element unless their spans meet. */
-    ptrdiff_t bytes = (const char *)out[1] - (const char *)out[0];
-    if (bytes % pb->prec) {
-        const char *a = out[0], *b = out[1];
-        return a + pb->lo[1] < b + pb->hi[1] && b + pb->lo[1] < a + pb->hi[1];
-    }
+    /* Arrays whose spans do not meet share nothing.  Else the two arrays as one
+       layout with a dimension of two more: imaginary parts `delta` reals after the
+       real ones (reals not a whole number apart share no element unless the spans
+       meet, which they do here). */
+    const char *a = out[0], *b = out[1];
+    if (!(a + pb->lo[1] < b + pb->hi[1] && b + pb->lo[1] < a + pb->hi[1]))
+        return 0;
+    ptrdiff_t bytes = b - a;
+    if (bytes % pb->prec)
+        return 1;
     hfft__dim d[HFFT__MAX_DIMS * 2 + 1];
     int nd = 0;
     int64_t count = 2;
