@@ -455,12 +455,18 @@ static int64_t largest_prime_factor(int64_t n) {
 #define ROOM_MIN ((int64_t)1 << 20) /* shorter lines need too little to probe */
 
 int hfft__fftw_room(int rank, const int64_t *n, size_t esize) {
-    size_t need = 0;
+    double want = 0;
     for (int k = 0; k < rank; k++)
         if (n[k] >= ROOM_MIN && largest_prime_factor(n[k]) > PRIME_BIG)
-            need += (size_t)n[k] * esize * PRIME_ROOM;
-    if (!need)
+            want += (double)n[k] * (double)esize * PRIME_ROOM;
+    if (!(want > 0))
         return 0;
+    if (want >= (double)SIZE_MAX / 2)
+        return hfft__fail(HFFT_ERR_HOST_MEMORY,
+                          "FFTW's planner needs about %s for lines of a length with a large "
+                          "prime factor",
+                          hfft__bytes_text(want).s);
+    size_t need = (size_t)want;
     /* reserved, not touched: an address-space limit (ulimit -v) refuses it here */
     void *probe = malloc(need);
     if (!probe)

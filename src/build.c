@@ -182,7 +182,9 @@ int hfft__make_whole(hfft__plan *p) {
     p->info.host_bytes += (int64_t)bytes;
     void *in[2];
     hfft__scratch_arrays(p, p->pb.in, in);
-    return hfft__whole_plan(&p->pb, in, p->pb.out, f & ~HFFT__WHOLE_PRESERVE, threads, &p->whole);
+    st = hfft__whole_plan(&p->pb, in, p->pb.out, f & ~HFFT__WHOLE_PRESERVE, threads, &p->whole);
+    hfft__plan_choose_run(p);
+    return st;
 }
 
 /*
