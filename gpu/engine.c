@@ -22,6 +22,8 @@
 #define WIDE_ROW 65536 /* strided rows this wide copy at the link's rate */
 #define CONTIG_PASS_MAX ((size_t)2 << 30) /* contiguous-only problems: passes at most */
 
+static const hfft__cards_ops engine_ops;
+
 /* Sizes one round for slot capacity cap: kind, pass size and cuFFT plans. */
 static int plan_round(hfft__gpu *g, rstate *r, int want, size_t cap, size_t *work, int *nwork) {
     size_t es = g->es;
@@ -305,6 +307,7 @@ int hfft__gpu_create(const hfft__dev_ops *ops, hfft__dev *dev, const hfft__gpu_r
     hfft__gpu *g = calloc(1, sizeof *g);
     if (!g)
         return hfft__fail(HFFT_ERR_HOST_MEMORY, "GPU engine: out of memory");
+    g->base.ops = &engine_ops;
     g->ops = ops;
     g->d = dev;
     g->xfer.ops = ops;
@@ -491,3 +494,67 @@ void hfft__gpu_fill_info(const hfft__gpu *g, hfft_info *info) {
     info->resident_bytes = g->res ? g->rw * g->rd[0].r.L * (int64_t)g->es : 0;
     info->host_bytes += (int64_t)g->scratch_bytes + hfft__stage_bytes(g->xfer.stage);
 }
+
+/* ---- one card streaming as a plan's GPU side ---- */
+
+static hfft__gpu *of(hfft__cards *c) { return (hfft__gpu *)c; }
+static const hfft__gpu *of_c(const hfft__cards *c) { return (const hfft__gpu *)c; }
+
+hfft__cards *hfft__gpu_side(hfft__gpu *g) { return &g->base; }
+
+static void side_destroy(hfft__cards *c) { hfft__gpu_destroy(of(c)); }
+
+static int side_run(hfft__cards *c, int h, const void *src, void *dst, int drain) {
+    return hfft__gpu_run(of(c), h, src, dst, drain);
+}
+
+static int side_stage(hfft__cards *c, int on, int threads) {
+    return hfft__gpu_stage(of(c), on, threads);
+}
+
+static int side_staged(const hfft__cards *c) { return hfft__gpu_staged(of_c(c)); }
+
+static int side_used(const hfft__cards *c) {
+    (void)c;
+    return 1;
+}
+
+static int side_four(const hfft__cards *c, hfft__four_shape *s) {
+    return hfft__gpu_four(of_c(c), s);
+}
+
+static void side_set_take(hfft__cards *c, hfft__take_fn fn, void *ctx) {
+    hfft__gpu_set_take(of(c), fn, ctx);
+}
+
+static void side_take_link(hfft__cards *c, int64_t bytes[2]) {
+    hfft__gpu_take_link(of(c), bytes);
+}
+
+static void side_times(const hfft__cards *c, double *secs) {
+    for (int h = 0; h < of_c(c)->nrounds; h++)
+        secs[h] = 0.0;
+}
+
+static int side_round_times(const hfft__cards *c, double *secs) {
+    return hfft__gpu_round_times(of_c(c), secs);
+}
+
+static void side_fill_info(const hfft__cards *c, hfft_info *info) {
+    hfft__gpu_fill_info(of_c(c), info);
+}
+
+static const hfft__cards_ops engine_ops = {
+    .kind = 0,
+    .destroy = side_destroy,
+    .run = side_run,
+    .stage = side_stage,
+    .staged = side_staged,
+    .used = side_used,
+    .four = side_four,
+    .set_take = side_set_take,
+    .take_link = side_take_link,
+    .times = side_times,
+    .round_times = side_round_times,
+    .fill_info = side_fill_info,
+};

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "gpu/cards.h"
 #include "gpu/engine.h"
 #include "gpu/xfer.h"
 #include "gpu/stage.h"
@@ -69,6 +70,7 @@ struct rstate {
 };
 
 struct hfft__gpu {
+    hfft__cards base; /* one card streaming as a plan's GPU side (engine.c) */
     const hfft__dev_ops *ops;
     hfft__dev *d;
     int prec, sign, inplace;

@@ -75,7 +75,11 @@ typedef struct tcard {
     hfft__event phase_ev;
 } tcard;
 
+static const hfft__cards_ops trip_ops;
+
+typedef struct hfft__trip hfft__trip;
 struct hfft__trip {
+    hfft__cards base; /* its table: trip_ops */
     int n;
     tcard c[HFFT_MAX_CARDS];
     int prec, sign, nrounds, z;
@@ -136,7 +140,7 @@ static void card_release(hfft__trip *t, tcard *c) {
     (void)t;
 }
 
-void hfft__trip_destroy(hfft__trip *t) {
+static void trip_destroy(hfft__trip *t) {
     if (!t)
         return;
     tcard *c0 = &t->c[0];
@@ -455,6 +459,7 @@ static int trip_try(const hfft__card *cards, int n, const hfft__gpu_req *req, in
     hfft__trip *t = calloc(1, sizeof *t);
     if (!t)
         return hfft__fail(HFFT_ERR_HOST_MEMORY, "GPU engine: out of memory");
+    t->base.ops = &trip_ops;
     t->n = n;
     t->prec = req->prec;
     t->sign = req->sign;
@@ -482,7 +487,7 @@ static int trip_try(const hfft__card *cards, int n, const hfft__gpu_req *req, in
         st = size_several(t, chunks);
     }
     if (st) {
-        hfft__trip_destroy(t);
+        trip_destroy(t);
         if (st == 1 || st == HFFT_ERR_DEVICE_MEMORY || st == HFFT_ERR_BUDGET) {
             hfft__clear_error();
             return 1; /* too little room, or the device refused: streaming instead */
@@ -494,19 +499,22 @@ static int trip_try(const hfft__card *cards, int n, const hfft__gpu_req *req, in
 }
 
 int hfft__trip_create(const hfft__card *cards, int n, const hfft__gpu_req *req,
-                      hfft__trip **out) {
+                      hfft__cards **out) {
     *out = NULL;
     if (!suits(req, n))
         return 1;
     /* Where 16 chunks' work areas do not fit beside the array, more and smaller chunks
        (a line of most of a card's memory). */
     int64_t d0 = req->rounds[dim0_round(req)].L;
+    hfft__trip *t = NULL;
     int st = 1;
     for (int chunks = TRIP_CHUNKS; st == 1 && chunks <= TRIP_CHUNKS_MAX; chunks *= 2) {
-        st = trip_try(cards, n, req, chunks, out);
+        st = trip_try(cards, n, req, chunks, &t);
         if (chunks >= d0 / n)
             break; /* a chunk per index already */
     }
+    if (st == 0)
+        *out = &t->base;
     return st;
 }
 
@@ -887,7 +895,10 @@ static int drain(hfft__trip *t) {
     return st;
 }
 
-int hfft__trip_run(hfft__trip *t, const void *src, void *dst) {
+static int trip_run(hfft__cards *base, int h, const void *src, void *dst, int drain_) {
+    (void)h;
+    (void)drain_; /* every round at once, to the end */
+    hfft__trip *t = (hfft__trip *)base;
     double t0 = hfft__now(), t1 = t0;
     tcard *c0 = &t->c[0];
     int st = c0->o->activate(c0->d);
@@ -905,7 +916,8 @@ int hfft__trip_run(hfft__trip *t, const void *src, void *dst) {
     return st;
 }
 
-int hfft__trip_stage(hfft__trip *t, int on, int threads) {
+static int trip_stage(hfft__cards *base, int on, int threads) {
+    hfft__trip *t = (hfft__trip *)base;
     tcard *c = &t->c[0];
     if (!on || c->xfer.stage) {
         if (!on) {
@@ -923,11 +935,14 @@ int hfft__trip_stage(hfft__trip *t, int on, int threads) {
                               &c->xfer.stage);
 }
 
-int hfft__trip_staged(const hfft__trip *t) { return t->c[0].xfer.stage != NULL; }
+static int trip_staged(const hfft__cards *base) {
+    return ((const hfft__trip *)base)->c[0].xfer.stage != NULL;
+}
 
-int hfft__trip_cards(const hfft__trip *t) { return t->n; }
+static int trip_used(const hfft__cards *base) { return ((const hfft__trip *)base)->n; }
 
-void hfft__trip_take_link(hfft__trip *t, int64_t bytes[2]) {
+static void trip_take_link(hfft__cards *base, int64_t bytes[2]) {
+    hfft__trip *t = (hfft__trip *)base;
     bytes[0] = bytes[1] = 0;
     for (int k = 0; k < t->n; k++) {
         bytes[0] += t->c[k].xfer.bytes[0];
@@ -936,14 +951,18 @@ void hfft__trip_take_link(hfft__trip *t, int64_t bytes[2]) {
     }
 }
 
-void hfft__trip_times(const hfft__trip *t, double *secs) {
+/* The last execute per round: the first fast round takes the copy in with every fast
+   dimension, the slow round (dimension 0) the rest. */
+static void trip_times(const hfft__cards *base, double *secs) {
+    const hfft__trip *t = (const hfft__trip *)base;
     for (int h = 0; h < t->nrounds; h++)
         secs[h] = 0.0;
     secs[t->z == 0 ? 1 : 0] = t->t[0];
     secs[t->z] = t->t[1];
 }
 
-void hfft__trip_fill_info(const hfft__trip *t, hfft_info *info) {
+static void trip_fill_info(const hfft__cards *base, hfft_info *info) {
+    const hfft__trip *t = (const hfft__trip *)base;
     for (int h = 0; h < t->nrounds; h++)
         info->passes[h] = 0;
     info->schedule = HFFT_SCHED_ONE_TRIP;
@@ -955,3 +974,40 @@ void hfft__trip_fill_info(const hfft__trip *t, hfft_info *info) {
     info->resident_bytes = 0;
     info->host_bytes += hfft__stage_bytes(t->c[0].xfer.stage);
 }
+
+/* ---- the trip as a plan's GPU side ---- */
+
+static void trip_free(hfft__cards *base) { trip_destroy((hfft__trip *)base); }
+
+static int trip_four(const hfft__cards *base, hfft__four_shape *s) {
+    (void)base;
+    (void)s;
+    return -1;
+}
+
+static void trip_set_take(hfft__cards *base, hfft__take_fn fn, void *ctx) {
+    (void)base;
+    (void)fn;
+    (void)ctx;
+}
+
+static int trip_round_times(const hfft__cards *base, double *secs) {
+    (void)base;
+    (void)secs;
+    return -1;
+}
+
+static const hfft__cards_ops trip_ops = {
+    .kind = HFFT_SCHED_ONE_TRIP,
+    .destroy = trip_free,
+    .run = trip_run,
+    .stage = trip_stage,
+    .staged = trip_staged,
+    .used = trip_used,
+    .four = trip_four,
+    .set_take = trip_set_take,
+    .take_link = trip_take_link,
+    .times = trip_times,
+    .round_times = trip_round_times,
+    .fill_info = trip_fill_info,
+};
