@@ -18,6 +18,8 @@
 #     --work DIR       where the FFTW sources, programs and logs go (default BIN/fftw3-check)
 #     --count N        random geometries per configuration (check.pl -c; default 20)
 #     --seed S         seed of check.pl's generator (default 1)
+#     --primes LIST    the prime-size problems added to the generator's (default
+#                      "of1009 ob1009 if7919 ib7919 or65537 ob65537")
 #     --jobs J         problems run at once (default: cores)
 #     --cc CC, --cflags FLAGS   compiler and extra flags for the test program
 #     --libs DIR:DIR   where libhfftw3* and libhfft are (default BIN/src/fftw3:BIN)
@@ -32,7 +34,7 @@ set -uo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 src=$(cd "$here/../.." && pwd)
-bin="" work="" libs="" allow="" count=20 seed=1 jobs=$(nproc 2>/dev/null || echo 2) cc=${CC:-cc} cflags=""
+bin="" work="" libs="" allow="" count=20 seed=1 primes="of1009 ob1009 if7919 ib7919 or65537 ob65537" jobs=$(nproc 2>/dev/null || echo 2) cc=${CC:-cc} cflags=""
 configs=()
 while [ $# -gt 0 ]; do
     case $1 in
@@ -41,6 +43,7 @@ while [ $# -gt 0 ]; do
     --work) work=$2; shift ;;
     --count) count=$2; shift ;;
     --seed) seed=$2; shift ;;
+    --primes) primes=$2; shift ;;
     --jobs) jobs=$2; shift ;;
     --cc) cc=$2; shift ;;
     --cflags) cflags=$2; shift ;;
@@ -137,10 +140,14 @@ grep -v '^[io]k' "$problems.tmp" >"$problems"
 nr2r=$(grep -c '^[io]k' "$problems.tmp")
 rm -f "$problems.tmp"
 # Prime sizes, which check.pl's generator (factors up to 13) never makes.
-printf '%s\n' of1009 ob1009 if7919 ib7919 or65537 ob65537 >>"$problems"
+nprime=0
+for p in $primes; do
+    printf '%s\n' "$p" >>"$problems"
+    nprime=$((nprime + 1))
+done
 nprob=$(wc -l <"$problems")
-echo "problems: $nprob from $count random geometries of check.pl -r (seed $seed) and 6 prime" \
-     "sizes; $nr2r r2r problems left out (no r2r in the drop-in)"
+echo "problems: $nprob from $count random geometries of check.pl -r (seed $seed) and $nprime" \
+     "prime sizes; $nr2r r2r problems left out (no r2r in the drop-in)"
 
 # ---- one problem, verified; one result line: what, problem, max error, where or why ----
 run_one() {
