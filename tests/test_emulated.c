@@ -334,6 +334,10 @@ Test(emulated, one_trip_over_cards_every_column) {
         {"0,1,2,3", F32, {105, 19}, 5120, 1},   {"0,1,2,3", F64, {55, 31}, 8192, 1},
         {"0,1", F32, {100, 17}, 8192, 1},       {"0,1,2", F32, {199, 8}, 5120, 1},
         {"0,1", F32, {100, 17}, 6144, 0},
+        /* eight cards, as an HGX node has: one trip, and streaming where it does not fit */
+        {"0,1,2,3,4,5,6,7", F32, {211, 24}, 8192, 1},
+        {"0,1,2,3,4,5,6,7", F64, {96, 40}, 12288, 1},
+        {"0,1,2,3,4,5,6,7", F32, {211, 24}, 4096, 0},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         for (int inplace = 0; inplace < 2; inplace++) {
