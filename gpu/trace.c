@@ -3,10 +3,14 @@
  * to the wrapped backend between two timed events recorded on its stream;
  * everything else passes straight through.  Events come from a pool reused
  * from one execute to the next; past TRACE_MAX operations an execute's later
- * ones are counted but not timed.
+ * ones are counted but not timed.  Records and waits of the plan's events are
+ * followed too, across the plan's cards (a group under one lock, since several
+ * cards' engines issue from threads of their own), so that each traced
+ * operation knows what the device orders it after.
  */
 #include "gpu/trace.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
@@ -15,12 +19,36 @@
 
 #define TRACE_MAX (1 << 16)
 
+typedef struct trace_dep {
+    int card, op;
+} trace_dep;
+
 typedef struct trace_rec {
     int stream, kind;
     int64_t bytes;
     const char *name;
     hfft__event e0, e1;
+    int dep0, ndep; /* its direct predecessors: deps[dep0, dep0 + ndep) */
 } trace_rec;
+
+/* What a recorded event stands for: the operations a wait for it waits for. */
+typedef struct trace_mark {
+    hfft__event e;
+    int dep0, ndep;
+} trace_mark;
+
+/* A wait on a stream not yet followed by an operation there. */
+typedef struct trace_pend {
+    int stream;
+    trace_dep d;
+} trace_pend;
+
+/* The cards of one plan, whose streams wait for each other's events. */
+struct hfft__trace_group {
+    pthread_mutex_t mu;
+    hfft__trace *t[HFFT_MAX_CARDS];
+    int n, refs;
+};
 
 struct hfft__trace {
     const hfft__dev_ops *in;
@@ -34,6 +62,16 @@ struct hfft__trace {
     int npool, used;
     trace_rec *rec;
     int nrec, cap, count;
+    /* the device's orderings this execute (hfft__trace_deps) */
+    hfft__trace_group *group;
+    int *last; /* per stream: its last traced operation, -1 */
+    int nlast;
+    trace_dep *deps;
+    int ndeps, dcap;
+    trace_mark *marks;
+    int nmarks, mcap;
+    trace_pend *pend;
+    int npend, pcap;
 };
 
 #define T(d) ((hfft__trace *)(void *)(d))
@@ -54,9 +92,45 @@ int hfft__trace_create(const hfft__dev_ops *ops, hfft__dev *dev, int card, hfft_
     return 0;
 }
 
+static void group_drop(hfft__trace *t) {
+    hfft__trace_group *g = t->group;
+    if (!g)
+        return;
+    pthread_mutex_lock(&g->mu);
+    for (int k = 0; k < g->n; k++)
+        if (g->t[k] == t)
+            g->t[k] = NULL;
+    int left = --g->refs;
+    pthread_mutex_unlock(&g->mu);
+    t->group = NULL;
+    if (left == 0) {
+        pthread_mutex_destroy(&g->mu);
+        free(g);
+    }
+}
+
+int hfft__trace_group_make(hfft__trace *const *t, int n) {
+    hfft__trace_group *g = calloc(1, sizeof *g);
+    if (!g)
+        return hfft__fail(HFFT_ERR_HOST_MEMORY, "trace: out of memory");
+    pthread_mutex_init(&g->mu, NULL);
+    for (int k = 0; k < n; k++) {
+        group_drop(t[k]);
+        g->t[k] = t[k];
+        t[k]->group = g;
+    }
+    g->n = g->refs = n;
+    return 0;
+}
+
 void hfft__trace_destroy(hfft__trace *t) {
     if (!t)
         return;
+    group_drop(t);
+    free(t->last);
+    free(t->deps);
+    free(t->marks);
+    free(t->pend);
     for (int i = 0; i < t->npool; i++)
         t->in->event_destroy(t->d, t->pool[i]);
     t->in->event_destroy(t->d, t->t0);
@@ -68,6 +142,55 @@ void hfft__trace_destroy(hfft__trace *t) {
 
 hfft__dev *hfft__trace_dev(hfft__trace *t) { return (hfft__dev *)(void *)t; }
 
+static void lock(hfft__trace *t) {
+    if (t->group)
+        pthread_mutex_lock(&t->group->mu);
+}
+
+static void unlock(hfft__trace *t) {
+    if (t->group)
+        pthread_mutex_unlock(&t->group->mu);
+}
+
+/* Room for one more element in the array a of n (capacity cap), or a return with
+   the failure (the callers hold the group's lock in their caller, which releases it). */
+#define GROW(a, n, cap)                                                                 \
+    do {                                                                                \
+        if ((n) == (cap)) {                                                             \
+            int c_ = (cap) ? 2 * (cap) : 64;                                            \
+            void *q_ = realloc((a), (size_t)c_ * sizeof *(a));                          \
+            if (!q_)                                                                    \
+                return hfft__fail(HFFT_ERR_HOST_MEMORY, "trace: out of memory");        \
+            (a) = q_;                                                                   \
+            (cap) = c_;                                                                 \
+        }                                                                               \
+    } while (0)
+
+static int add_dep(hfft__trace *t, trace_dep d) {
+    GROW(t->deps, t->ndeps, t->dcap);
+    t->deps[t->ndeps++] = d;
+    return 0;
+}
+
+/* What an operation issued now on stream index s comes after: the last one there
+   and the waits since, appended to deps from *dep0 (*ndep of them); with take, the
+   waits are used up.  Called with the group's lock held. */
+static int ordering(hfft__trace *t, int s, int take, int *dep0, int *ndep) {
+    *dep0 = t->ndeps;
+    if (s >= 0 && s < t->nlast && t->last[s] >= 0)
+        HFFT__TRY(add_dep(t, (trace_dep){t->card, t->last[s]}));
+    int keep = 0;
+    for (int i = 0; i < t->npend; i++) {
+        if (t->pend[i].stream == s)
+            HFFT__TRY(add_dep(t, t->pend[i].d));
+        if (t->pend[i].stream != s || !take)
+            t->pend[keep++] = t->pend[i];
+    }
+    t->npend = keep;
+    *ndep = t->ndeps - *dep0;
+    return 0;
+}
+
 static int stream_index(const hfft__trace *t, hfft__stream s) {
     for (int i = 0; i < t->nstreams; i++)
         if (t->streams[i] == s)
@@ -76,7 +199,12 @@ static int stream_index(const hfft__trace *t, hfft__stream s) {
 }
 
 int hfft__trace_begin(hfft__trace *t) {
+    lock(t);
     t->nrec = t->count = t->used = 0;
+    t->ndeps = t->nmarks = t->npend = 0;
+    for (int i = 0; i < t->nlast; i++)
+        t->last[i] = -1;
+    unlock(t);
     t->begun = 0;
     for (int i = 0; i < t->nstreams; i++)
         if (t->streams[i]) {
@@ -114,6 +242,24 @@ static int before(hfft__trace *t, hfft__stream s, hfft__event *e0) {
     return t->in->record(t->d, *e0, s);
 }
 
+/* Operation t->nrec, issued on stream index s: what it comes after, and it the
+   last on s.  Called with the group's lock held. */
+static int issued(hfft__trace *t, int s, int *dep0, int *ndep) {
+    HFFT__TRY(ordering(t, s, 1, dep0, ndep));
+    if (s >= t->nlast) {
+        int *l = realloc(t->last, (size_t)(s + 1) * sizeof *l);
+        if (!l)
+            return hfft__fail(HFFT_ERR_HOST_MEMORY, "trace: out of memory");
+        for (int i = t->nlast; i <= s; i++)
+            l[i] = -1;
+        t->last = l;
+        t->nlast = s + 1;
+    }
+    if (s >= 0)
+        t->last[s] = t->nrec;
+    return 0;
+}
+
 static int after(hfft__trace *t, hfft__stream s, hfft__event e0, int kind, const char *name,
                  int64_t bytes) {
     if (!e0)
@@ -129,8 +275,77 @@ static int after(hfft__trace *t, hfft__stream s, hfft__event e0, int kind, const
         t->rec = r;
         t->cap = cap;
     }
-    t->rec[t->nrec++] = (trace_rec){stream_index(t, s), kind, bytes, name, e0, e1};
+    int si = stream_index(t, s), dep0 = 0, ndep = 0;
+    lock(t);
+    int st = issued(t, si, &dep0, &ndep);
+    unlock(t);
+    HFFT__TRY(st);
+    t->rec[t->nrec++] = (trace_rec){si, kind, bytes, name, e0, e1, dep0, ndep};
     return 0;
+}
+
+int hfft__trace_deps(const hfft__trace *t, int i, int *cards, int *ops, int max) {
+    if (i < 0 || i >= t->nrec)
+        return -1;
+    const trace_rec *r = &t->rec[i];
+    for (int k = 0; k < r->ndep && k < max; k++) {
+        cards[k] = t->deps[r->dep0 + k].card;
+        ops[k] = t->deps[r->dep0 + k].op;
+    }
+    return r->ndep;
+}
+
+/* Event e recorded on stream index s now: it stands for what an operation issued
+   there would come after.  Called with the group's lock held. */
+static int mark_locked(hfft__trace *t, hfft__event e, int s) {
+    int dep0, ndep;
+    HFFT__TRY(ordering(t, s, 0, &dep0, &ndep));
+    int i = 0;
+    while (i < t->nmarks && t->marks[i].e != e)
+        i++;
+    if (i == t->nmarks) {
+        GROW(t->marks, t->nmarks, t->mcap);
+        t->nmarks++;
+    }
+    t->marks[i] = (trace_mark){e, dep0, ndep};
+    return 0;
+}
+
+/* Stream index s waits for event e: for what e stands for on whichever card of the
+   group recorded it.  Called with the group's lock held. */
+static int waits_locked(hfft__trace *t, int s, hfft__event e) {
+    hfft__trace *const *all = t->group ? t->group->t : &t;
+    int n = t->group ? t->group->n : 1;
+    for (int k = 0; k < n; k++) {
+        const hfft__trace *m = all[k];
+        for (int i = 0; m && i < m->nmarks; i++) {
+            if (m->marks[i].e != e)
+                continue;
+            for (int j = 0; j < m->marks[i].ndep; j++) {
+                GROW(t->pend, t->npend, t->pcap);
+                t->pend[t->npend++] = (trace_pend){s, m->deps[m->marks[i].dep0 + j]};
+            }
+        }
+    }
+    return 0;
+}
+
+static int mark(hfft__trace *t, hfft__event e, hfft__stream s) {
+    if (!t->begun)
+        return 0;
+    lock(t);
+    int st = mark_locked(t, e, stream_index(t, s));
+    unlock(t);
+    return st;
+}
+
+static int waits(hfft__trace *t, hfft__stream s, hfft__event e) {
+    if (!t->begun)
+        return 0;
+    lock(t);
+    int st = waits_locked(t, stream_index(t, s), e);
+    unlock(t);
+    return st;
 }
 
 int hfft__trace_read(hfft__trace *t, hfft_trace_op *ops, int max) {
@@ -274,9 +489,11 @@ static int tr_event_elapsed(hfft__dev *d, hfft__event a, hfft__event b, double *
     return T(d)->in->event_elapsed(T(d)->d, a, b, secs);
 }
 static int tr_record(hfft__dev *d, hfft__event e, hfft__stream s) {
+    HFFT__TRY(mark(T(d), e, s));
     return T(d)->in->record(T(d)->d, e, s);
 }
 static int tr_wait(hfft__dev *d, hfft__stream s, hfft__event e) {
+    HFFT__TRY(waits(T(d), s, e));
     return T(d)->in->wait(T(d)->d, s, e);
 }
 static int tr_sync(hfft__dev *d, hfft__stream s) { return T(d)->in->sync(T(d)->d, s); }

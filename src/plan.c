@@ -398,6 +398,8 @@ static int open_cards(hfft__plan *p, int kind) {
     int st = hfft__devices_open(p->ops, &p->set, p->devs, &p->ncard);
     for (int k = 0; k < p->ncard && !st && p->set.trace; k++)
         st = hfft__trace_create(p->ops, p->devs[k], k, &p->trace[k]);
+    if (!st && p->set.trace && p->ncard > 0)
+        st = hfft__trace_group_make(p->trace, p->ncard);
     p->dev = p->ncard ? p->devs[0] : NULL;
     if (st) {
         hfft__release_engines(p);
