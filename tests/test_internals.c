@@ -1784,8 +1784,8 @@ Test(internals, plain_takes_back_a_late_cpu) {
     }
 }
 
-/* Whether any operation operation (card k, op i) of the traced plan p is ordered
-   after, directly or through others, runs on another card than k. */
+/* Whether any operation that operation i of card k in the traced plan p is ordered
+   after, directly or through others, ran on another card (*seen_other: the first). */
 static int after_another_card(hfft__plan *p, int k, int i, int *seen_other) {
     int cap = 1 << 16, top = 0;
     int *stack = malloc((size_t)cap * 2 * sizeof *stack);
@@ -1886,6 +1886,53 @@ Test(internals, one_trip_copies_wait_for_their_own_card) {
             double e = hfft_ref_error(shapes[s].prec, shapes[s].rank, shapes[s].n, a, b,
                                       HFFT_FORWARD, 1);
             cr_assert(e >= 0 && e < tu_tol(shapes[s].prec), "error %g", e);
+            tp_destroy(t);
+            tu_free(a);
+            tu_free(b);
+        }
+}
+
+/* Several cards streaming their shares of each round (arrays larger than the cards):
+   each card's engine is ordered after its own card's operations only; the cards
+   meet at each round's end on the host. */
+Test(internals, streaming_cards_wait_for_their_own) {
+    static const char *devices[] = {"0,1", "0,1,2,3", "0,1,2,3,4,5,6,7"};
+    const int64_t n[2] = {256, 192};
+    for (int d = 0; d < 3; d++)
+        for (int prec = 4; prec <= 8; prec += 4) {
+            size_t bytes = (size_t)(n[0] * n[1]) * (size_t)tu_esize(prec);
+            hfft_options o;
+            hfft_options_init(&o);
+            o.device = HFFT_DEVICE_EMULATED;
+            o.devices = devices[d];
+            o.trace = 1;
+            o.device_memory = (int64_t)bytes / 32;
+            int ncard = 2 << d;
+            void *a = tu_alloc(bytes), *b = tu_alloc(bytes);
+            hfft_ref_fill(prec, a, n[0] * n[1], tu_seed());
+            tplan t = tp_dft(prec, 2, n, a, b, HFFT_FORWARD, HFFT_GPU_ONLY, &o);
+            cr_assert(t.p, "%s", hfft_last_error_message());
+            cr_assert_eq(tp_execute(t), 0, "%s", hfft_last_error_message());
+            hfft_info info;
+            tp_info(t, &info);
+            cr_assert(info.schedule != 3 && info.cards == ncard, "schedule %d on %d cards",
+                      info.schedule, info.cards);
+            hfft__plan *p = (hfft__plan *)t.p;
+            int traced = 0;
+            for (int k = 0; k < ncard; k++) {
+                int count = hfft__trace_read(p->trace[k], NULL, 0);
+                cr_assert(count > 0 && count < (1 << 16));
+                for (int i = 0; i < count; i++) {
+                    int other = -1;
+                    cr_assert(!after_another_card(p, k, i, &other),
+                              "%d cards f%d: card %d's operation %d waits for card %d", ncard,
+                              prec * 8, k, i, other);
+                    traced++;
+                }
+            }
+            cr_assert_gt(traced, 4 * ncard);
+            double e = hfft_ref_error(prec, 2, n, a, b, HFFT_FORWARD, 1);
+            cr_assert(e >= 0 && e < tu_tol(prec), "error %g", e);
             tp_destroy(t);
             tu_free(a);
             tu_free(b);
