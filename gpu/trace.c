@@ -153,7 +153,7 @@ static void unlock(hfft__trace *t) {
 }
 
 /* Room for one more element in the array a of n (capacity cap), or a return with
-   the failure (the callers hold the group's lock in their caller, which releases it). */
+   the failure (where the group's lock is held, the caller that took it releases it). */
 #define GROW(a, n, cap)                                                                 \
     do {                                                                                \
         if ((n) == (cap)) {                                                             \
@@ -179,15 +179,42 @@ static int ordering(hfft__trace *t, int s, int take, int *dep0, int *ndep) {
     *dep0 = t->ndeps;
     if (s >= 0 && s < t->nlast && t->last[s] >= 0)
         HFFT__TRY(add_dep(t, (trace_dep){t->card, t->last[s]}));
-    int keep = 0;
-    for (int i = 0; i < t->npend; i++) {
+    for (int i = 0; i < t->npend; i++)
         if (t->pend[i].stream == s)
             HFFT__TRY(add_dep(t, t->pend[i].d));
+    *ndep = t->ndeps - *dep0;
+    int keep = 0;
+    for (int i = 0; i < t->npend; i++)
         if (t->pend[i].stream != s || !take)
             t->pend[keep++] = t->pend[i];
-    }
     t->npend = keep;
-    *ndep = t->ndeps - *dep0;
+    return 0;
+}
+
+/* The stream index of operation d (a card of t's group), or -1 where unknown. */
+static int dep_stream(const hfft__trace *t, trace_dep d) {
+    const hfft__trace *m = d.card == t->card ? t
+                           : t->group && d.card >= 0 && d.card < t->group->n ? t->group->t[d.card]
+                                                                            : NULL;
+    return m && d.op >= 0 && d.op < m->nrec ? m->rec[d.op].stream : -1;
+}
+
+/* Stream index s waits for operation d from now on: one wait per stream of each card
+   is kept, the latest, which its stream runs after the earlier ones (a stream that
+   only waits and records, as a staging stream does, would otherwise gather every
+   wait of the execute). */
+static int add_pend(hfft__trace *t, int s, trace_dep d) {
+    int ds = dep_stream(t, d);
+    for (int i = 0; i < t->npend && ds >= 0; i++) {
+        trace_pend *p = &t->pend[i];
+        if (p->stream != s || p->d.card != d.card || dep_stream(t, p->d) != ds)
+            continue;
+        if (p->d.op < d.op)
+            p->d.op = d.op;
+        return 0;
+    }
+    GROW(t->pend, t->npend, t->pcap);
+    t->pend[t->npend++] = (trace_pend){s, d};
     return 0;
 }
 
@@ -242,10 +269,13 @@ static int before(hfft__trace *t, hfft__stream s, hfft__event *e0) {
     return t->in->record(t->d, *e0, s);
 }
 
-/* Operation t->nrec, issued on stream index s: what it comes after, and it the
-   last on s.  Called with the group's lock held. */
-static int issued(hfft__trace *t, int s, int *dep0, int *ndep) {
-    HFFT__TRY(ordering(t, s, 1, dep0, ndep));
+/* Operation t->nrec, issued on stream index s between events e0 and e1: its record,
+   what it comes after, and it the last on s.  Called with the group's lock held. */
+static int record_op(hfft__trace *t, int s, int kind, int64_t bytes, const char *name,
+                     hfft__event e0, hfft__event e1) {
+    GROW(t->rec, t->nrec, t->cap);
+    int dep0, ndep;
+    HFFT__TRY(ordering(t, s, 1, &dep0, &ndep));
     if (s >= t->nlast) {
         int *l = realloc(t->last, (size_t)(s + 1) * sizeof *l);
         if (!l)
@@ -257,6 +287,7 @@ static int issued(hfft__trace *t, int s, int *dep0, int *ndep) {
     }
     if (s >= 0)
         t->last[s] = t->nrec;
+    t->rec[t->nrec++] = (trace_rec){s, kind, bytes, name, e0, e1, dep0, ndep};
     return 0;
 }
 
@@ -267,21 +298,11 @@ static int after(hfft__trace *t, hfft__stream s, hfft__event e0, int kind, const
     hfft__event e1 = NULL;
     HFFT__TRY(take_event(t, &e1));
     HFFT__TRY(t->in->record(t->d, e1, s));
-    if (t->nrec == t->cap) {
-        int cap = t->cap ? 2 * t->cap : 256;
-        trace_rec *r = realloc(t->rec, (size_t)cap * sizeof *r);
-        if (!r)
-            return hfft__fail(HFFT_ERR_HOST_MEMORY, "trace: out of memory");
-        t->rec = r;
-        t->cap = cap;
-    }
-    int si = stream_index(t, s), dep0 = 0, ndep = 0;
+    /* under the group's lock: other cards' waits read this card's records */
     lock(t);
-    int st = issued(t, si, &dep0, &ndep);
+    int st = record_op(t, stream_index(t, s), kind, bytes, name, e0, e1);
     unlock(t);
-    HFFT__TRY(st);
-    t->rec[t->nrec++] = (trace_rec){si, kind, bytes, name, e0, e1, dep0, ndep};
-    return 0;
+    return st;
 }
 
 int hfft__trace_deps(const hfft__trace *t, int i, int *cards, int *ops, int max) {
@@ -321,17 +342,17 @@ static int waits_locked(hfft__trace *t, int s, hfft__event e) {
         for (int i = 0; m && i < m->nmarks; i++) {
             if (m->marks[i].e != e)
                 continue;
-            for (int j = 0; j < m->marks[i].ndep; j++) {
-                GROW(t->pend, t->npend, t->pcap);
-                t->pend[t->npend++] = (trace_pend){s, m->deps[m->marks[i].dep0 + j]};
-            }
+            for (int j = 0; j < m->marks[i].ndep; j++)
+                HFFT__TRY(add_pend(t, s, m->deps[m->marks[i].dep0 + j]));
         }
     }
     return 0;
 }
 
+/* Orderings are kept for the operations that are timed: none before an execute's
+   first, none past TRACE_MAX. */
 static int mark(hfft__trace *t, hfft__event e, hfft__stream s) {
-    if (!t->begun)
+    if (!t->begun || t->nrec >= TRACE_MAX)
         return 0;
     lock(t);
     int st = mark_locked(t, e, stream_index(t, s));
@@ -340,7 +361,7 @@ static int mark(hfft__trace *t, hfft__event e, hfft__stream s) {
 }
 
 static int waits(hfft__trace *t, hfft__stream s, hfft__event e) {
-    if (!t->begun)
+    if (!t->begun || t->nrec >= TRACE_MAX)
         return 0;
     lock(t);
     int st = waits_locked(t, stream_index(t, s), e);
@@ -437,14 +458,7 @@ static int tr_radixr(hfft__dev *d, int prec, hfft__stream s, void *const *blk, i
 
 static int tr_stream_create(hfft__dev *d, hfft__stream *s) {
     hfft__trace *t = T(d);
-    if (t->nstreams == t->scap) {
-        int cap = t->scap ? 2 * t->scap : 8;
-        hfft__stream *p = realloc(t->streams, (size_t)cap * sizeof *p);
-        if (!p)
-            return hfft__fail(HFFT_ERR_HOST_MEMORY, "trace: out of memory");
-        t->streams = p;
-        t->scap = cap;
-    }
+    GROW(t->streams, t->nstreams, t->scap);
     HFFT__TRY(t->in->stream_create(t->d, s));
     t->streams[t->nstreams++] = *s;
     return 0;

@@ -1893,8 +1893,10 @@ Test(internals, one_trip_copies_wait_for_their_own_card) {
 }
 
 /* Several cards streaming their shares of each round (arrays larger than the cards):
-   each card's engine is ordered after its own card's operations only; the cards
-   meet at each round's end on the host. */
+   each card's engine is ordered after its own card's operations only, the cards
+   meeting at each round's end on the host; within a card, operations come after
+   others on its other streams (its computes after its copies in), straight from
+   pinned arrays and through staging buffers, whose streams only wait and record. */
 Test(internals, streaming_cards_wait_for_their_own) {
     static const char *devices[] = {"0,1", "0,1,2,3", "0,1,2,3,4,5,6,7"};
     const int64_t n[2] = {256, 192};
@@ -1907,6 +1909,7 @@ Test(internals, streaming_cards_wait_for_their_own) {
             o.devices = devices[d];
             o.trace = 1;
             o.device_memory = (int64_t)bytes / 32;
+            o.pinning = prec == 8 ? HFFT_PINNING_STAGE : HFFT_PINNING_AUTO;
             int ncard = 2 << d;
             void *a = tu_alloc(bytes), *b = tu_alloc(bytes);
             hfft_ref_fill(prec, a, n[0] * n[1], tu_seed());
@@ -1917,18 +1920,30 @@ Test(internals, streaming_cards_wait_for_their_own) {
             tp_info(t, &info);
             cr_assert(info.schedule != 3 && info.cards == ncard, "schedule %d on %d cards",
                       info.schedule, info.cards);
+            cr_assert(prec == 4 || info.host_bytes > 0, "staged, yet no staging buffers");
             hfft__plan *p = (hfft__plan *)t.p;
             int traced = 0;
             for (int k = 0; k < ncard; k++) {
                 int count = hfft__trace_read(p->trace[k], NULL, 0);
                 cr_assert(count > 0 && count < (1 << 16));
+                hfft_trace_op *ops = calloc((size_t)count, sizeof *ops);
+                cr_assert_eq(hfft__trace_read(p->trace[k], ops, count), count);
+                int across = 0; /* orderings between two streams of the card */
                 for (int i = 0; i < count; i++) {
                     int other = -1;
                     cr_assert(!after_another_card(p, k, i, &other),
                               "%d cards f%d: card %d's operation %d waits for card %d", ncard,
                               prec * 8, k, i, other);
+                    int dc[256], dop[256];
+                    int nd = hfft__trace_deps(p->trace[k], i, dc, dop, 256);
+                    cr_assert(nd >= 0 && nd <= 256);
+                    for (int j = 0; j < nd; j++)
+                        across += dc[j] == k && ops[dop[j]].stream != ops[i].stream;
                     traced++;
                 }
+                cr_assert_gt(across, 0, "%d cards f%d: card %d's streams never wait for each "
+                                        "other", ncard, prec * 8, k);
+                free(ops);
             }
             cr_assert_gt(traced, 4 * ncard);
             double e = hfft_ref_error(prec, 2, n, a, b, HFFT_FORWARD, 1);
