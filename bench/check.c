@@ -13,7 +13,8 @@
  *     promises, and nothing outside the output layout may change.  A plan may be
  *     refused only with the statuses its placement allows (a layout or budget
  *     the GPU engine does not take).  --verbose prints each problem before it
- *     runs; --from I starts at problem I of the seed's sequence (to repeat one).
+ *     runs, then its error and where it ran; --from I starts at problem I of the
+ *     seed's sequence (to repeat one).
  *
  *   hfft-check threads [--threads T] [--executes N] [--device ...] [--cards K]
  *                      [--budget BYTES] [--mode auto|gpu|hybrid] [PROBLEM]
@@ -694,6 +695,11 @@ int main(int argc, char **argv) {
         }
         outcome res;
         run_problem(&p, s, &res);
+        if (verbose && res.ran && !res.wrong)
+            printf("  error %.3g; device %d, placement %d, schedule %d, %d card(s)\n", res.error,
+                   res.device, res.placement, res.schedule, res.cards);
+        else if (verbose && res.refused)
+            printf("  refused, as its placement allows\n");
         refused += res.refused;
         if (res.ran && res.device != HFFT_DEVICE_NONE) {
             on_device++;

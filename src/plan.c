@@ -224,16 +224,9 @@ static int move_to_cpu(hfft__plan *p, unsigned flags, hfft__choice *c) {
     snprintf(p->info.device_name, sizeof p->info.device_name, "none");
     hfft__clear_error();
     memset(c, 0, sizeof *c);
-    int st;
-    if (p->pb.kind != HFFT__C2C) {
-        /* real data on the CPU: FFTW's plan of the whole problem */
-        p->info.rounds = 1;
-        st = hfft__make_whole(p);
-    } else {
-        st = pick_split(p, flags, HFFT_DEVICE_NONE);
-        if (!st)
-            st = hfft__build(p, c, 0);
-    }
+    int st = pick_split(p, flags, HFFT_DEVICE_NONE);
+    if (!st)
+        st = hfft__build(p, c, 0);
     if (!st)
         snprintf(p->info.note, sizeof p->info.note, "on the CPU, not on %.48s: %.180s", was, why);
     return st;

@@ -1358,3 +1358,46 @@ Test(emulated, four_step_batch_between) {
                 tu_free(orig);
             }
 }
+
+/*
+ * Real data that the cards refuse (a budget below one line) runs on the CPU in
+ * hfft's own rounds, whose double-precision lines of a length with a large prime
+ * factor take Bluestein's algorithm, not as FFTW's plan of the whole problem,
+ * whose 2D plan takes FFTW's own 1009-point lines and sits at the 5e-16 limit.
+ * FFTW's padded in-place layout, r2c and c2r.
+ */
+Test(emulated, real_data_refused_by_the_cards_keeps_its_accuracy) {
+    const int64_t n0 = 1009, n1 = 15, nc = n1 / 2 + 1;
+    for (int kind = 1; kind <= 2; kind++) {
+        /* in place: complex side rows of nc, real side rows padded to 2 nc */
+        hfft_ref_dim d[2] = {{n0, kind == 1 ? 2 * nc : nc, kind == 1 ? nc : 2 * nc},
+                             {n1, 1, 1}};
+        hfft_iodim g[2] = {{n0, d[0].is, d[0].os}, {n1, 1, 1}};
+        size_t bytes = (size_t)(n0 * nc) * 16;
+        double *a = tu_alloc(bytes), *keep = malloc(bytes);
+        cr_assert(keep);
+        if (kind == 2)
+            cr_assert_eq(hfft_ref_fill_hermitian(8, 2, d, 0, NULL, a, NULL, tu_seed()), 0);
+        else
+            hfft_ref_fill(8, a, n0 * nc, tu_seed());
+        memcpy(keep, a, bytes);
+        hfft_options o;
+        emulated_options(&o, 7168);
+        o.devices = "0,1,2,3";
+        hfft_plan p = kind == 1 ? hfft_plan_guru_dft_r2c(2, g, 0, NULL, a, (hfft_complex *)a,
+                                                         HFFT_ESTIMATE, &o)
+                                : hfft_plan_guru_dft_c2r(2, g, 0, NULL, (hfft_complex *)a, a,
+                                                         HFFT_ESTIMATE, &o);
+        cr_assert(p, "%s", hfft_last_error_message());
+        cr_assert_eq(hfft_execute(p), 0, "%s", hfft_last_error_message());
+        hfft_info info;
+        hfft_plan_info(p, &info);
+        cr_assert(strstr(info.note, "on the CPU"), "kind %d: %s", kind, info.note);
+        cr_assert_eq(info.cpu_plan, 0, "kind %d: FFTW's plan of the whole problem", kind);
+        double e = hfft_ref_guru_error(8, kind, HFFT_FORWARD, 2, d, 0, NULL, keep, NULL, a, NULL);
+        cr_assert(e >= 0 && e <= 5e-16, "kind %d: relative RMS error %.3g", kind, e);
+        hfft_destroy_plan(p);
+        tu_free(a);
+        free(keep);
+    }
+}
