@@ -187,20 +187,30 @@ int hfft__make_whole(hfft__plan *p) {
     return st;
 }
 
+/* Whether FFTW's plan of the whole problem is as accurate as the rounds: in double,
+   it takes Bluestein's lines for a length with a large prime factor (cpu/guru.c) only
+   in one dimension with at most one vector dimension; elsewhere its lines of such
+   lengths are FFTW's own, at the 5e-16 limit or past it. */
+static int whole_as_accurate(const hfft__plan *p) {
+    const hfft__problem *pb = &p->pb;
+    return !hfft__problem_chirp_dims(pb) ||
+           (pb->rank == 1 && pb->hrank <= 1 && !pb->split_in && !pb->split_out);
+}
+
 /*
  * CPU only, under HFFT_MEASURE: FFTW's own plan of the whole array (its
  * threads, FFTW_MEASURE) against our rounds of batched lines; the faster
  * stays.  FFTW's multi-dimensional plans win where the array is small enough
  * for their cache blocking, ours on arrays of many gigabytes, so only arrays
  * up to WHOLE_MAX are tried.  Planning and timing run on scratch copies: the
- * caller's arrays are not touched.  Not where the rounds run Bluestein's lines
- * (hfft__problem_chirp_dims), which FFTW's plan of several dimensions would not,
- * trading the accuracy for its speed.
+ * caller's arrays are not touched.  Not where the whole plan would take FFTW's own
+ * lines where the rounds run Bluestein's (whole_as_accurate), trading the
+ * accuracy for its speed.
  */
 #define WHOLE_MAX ((size_t)1 << 30) /* (bench/tune.c's WHOLE_TRIAL_MAX follows it) */
 static int try_whole(hfft__plan *p) {
     size_t bytes = (size_t)p->total * p->esize;
-    if (bytes > WHOLE_MAX || (p->pb.rank > 1 && hfft__problem_chirp_dims(&p->pb)))
+    if (bytes > WHOLE_MAX || !whole_as_accurate(p))
         return 0;
     int inplace = p->in == p->out;
     /* each side's reach (a real side may reach past the complex elements: padded rows) */
@@ -399,10 +409,10 @@ int hfft__build(hfft__plan *p, const hfft__choice *c, int split) {
     int st = 0;
     if (any_gpu)
         st = make_gpu(p, c);
-    if (!st && !any_gpu && few_units(p)) {
+    if (!st && !any_gpu && few_units(p) && whole_as_accurate(p)) {
         /* CPU only, and fewer lines than threads in some round (one long 1D line):
            our rounds would leave cores idle; FFTW's threaded plan of the whole
-           problem uses them all */
+           problem uses them all (where it is as accurate) */
         p->info.placement = 0;
         return hfft__make_whole(p);
     }

@@ -116,6 +116,55 @@ Test(cpu, measure_keeps_bluestein) {
     }
 }
 
+/* Fewer lines than threads, each of a prime length (2D f64 4 x 65537 on 8 threads):
+   the rounds, whose lines run Bluestein, not FFTW's threaded plan of the whole
+   problem, which would keep every thread busy but take FFTW's own 65537-point lines
+   (5.3e-16); and a 1D line batched over two vector dimensions, which FFTW's plan
+   of the whole would take as its own lines too, under HFFT_MEASURE. */
+Test(cpu, idle_threads_keep_bluestein) {
+    static const struct {
+        int rank, hrank;
+        int64_t n[2], h[2];
+        unsigned flags;
+    } cases[] = {{2, 0, {4, 65537}, {0, 0}, HFFT_ESTIMATE},
+                 {1, 2, {7919, 0}, {3, 2}, HFFT_MEASURE}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        hfft_iodim d[2], hd[2];
+        int64_t line = cases[i].rank == 2 ? cases[i].n[0] * cases[i].n[1] : cases[i].n[0];
+        /* dense: transform dimensions fastest, the vector dimensions above them */
+        int64_t stride = 1;
+        for (int k = cases[i].rank - 1; k >= 0; k--) {
+            d[k] = (hfft_iodim){cases[i].n[k], stride, stride};
+            stride *= cases[i].n[k];
+        }
+        for (int k = cases[i].hrank - 1; k >= 0; k--) {
+            hd[k] = (hfft_iodim){cases[i].h[k], stride, stride};
+            stride *= cases[i].h[k];
+        }
+        int64_t total = stride;
+        hfft_options o;
+        hfft_options_init(&o);
+        o.device = HFFT_DEVICE_NONE;
+        o.threads = 8;
+        double *x = tu_alloc((size_t)total * 16), *X = tu_alloc((size_t)total * 16);
+        hfft_ref_fill(8, x, total, tu_seed());
+        hfft_plan p = hfft_plan_guru_dft(cases[i].rank, d, cases[i].hrank, hd, (hfft_complex *)x,
+                                         (hfft_complex *)X, HFFT_FORWARD, cases[i].flags, &o);
+        cr_assert(p != NULL, "case %zu: %s", i, hfft_last_error_message());
+        tu_poison(X, (size_t)total * 16);
+        cr_assert_eq(hfft_execute(p), 0, "%s", hfft_last_error_message());
+        hfft_info info;
+        hfft_plan_info(p, &info);
+        cr_assert_eq(info.cpu_plan, 0, "case %zu: FFTW's plan of the whole problem", i);
+        double err = hfft_ref_error_many(8, 0, cases[i].rank, cases[i].n, total / line, x, X,
+                                         HFFT_FORWARD, 1);
+        cr_assert(err >= 0 && err <= 5e-16, "case %zu: error %.3g", i, err);
+        hfft_destroy_plan(p);
+        tu_free(x);
+        tu_free(X);
+    }
+}
+
 /* In place, FFTW's padded layout: a 3D r2c whose planes have a dimension of a prime
    factor above 31 (their rows, then their columns, through Bluestein), against the
    reference, then back through c2r, round trip. */
