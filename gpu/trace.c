@@ -497,7 +497,16 @@ static int tr_event_create_timed(hfft__dev *d, hfft__event *e) {
     return T(d)->in->event_create_timed(T(d)->d, e);
 }
 static void tr_event_destroy(hfft__dev *d, hfft__event e) {
-    T(d)->in->event_destroy(T(d)->d, e);
+    /* its mark goes with it: a new event may take the same handle */
+    hfft__trace *t = T(d);
+    lock(t);
+    int keep = 0;
+    for (int i = 0; i < t->nmarks; i++)
+        if (t->marks[i].e != e)
+            t->marks[keep++] = t->marks[i];
+    t->nmarks = keep;
+    unlock(t);
+    t->in->event_destroy(t->d, e);
 }
 static int tr_event_elapsed(hfft__dev *d, hfft__event a, hfft__event b, double *secs) {
     return T(d)->in->event_elapsed(T(d)->d, a, b, secs);

@@ -116,7 +116,7 @@ Test(cpu, measure_keeps_bluestein) {
     }
 }
 
-/* Fewer lines than threads, each of a prime length (2D f64 4 x 65537 on 8 threads):
+/* Fewer lines than threads, each of a prime length (2D f64 3 x 65537 on 4 threads):
    the rounds, whose lines run Bluestein, not FFTW's threaded plan of the whole
    problem, which would keep every thread busy but take FFTW's own 65537-point lines
    (5.3e-16); and a 1D line batched over two vector dimensions, which FFTW's plan
@@ -126,7 +126,7 @@ Test(cpu, idle_threads_keep_bluestein) {
         int rank, hrank;
         int64_t n[2], h[2];
         unsigned flags;
-    } cases[] = {{2, 0, {4, 65537}, {0, 0}, HFFT_ESTIMATE},
+    } cases[] = {{2, 0, {3, 65537}, {0, 0}, HFFT_ESTIMATE},
                  {1, 2, {7919, 0}, {3, 2}, HFFT_MEASURE}};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         hfft_iodim d[2], hd[2];
@@ -145,7 +145,7 @@ Test(cpu, idle_threads_keep_bluestein) {
         hfft_options o;
         hfft_options_init(&o);
         o.device = HFFT_DEVICE_NONE;
-        o.threads = 8;
+        o.threads = 4;
         double *x = tu_alloc((size_t)total * 16), *X = tu_alloc((size_t)total * 16);
         hfft_ref_fill(8, x, total, tu_seed());
         hfft_plan p = hfft_plan_guru_dft(cases[i].rank, d, cases[i].hrank, hd, (hfft_complex *)x,
