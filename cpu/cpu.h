@@ -78,6 +78,12 @@ int hfft__whole_plan(const hfft__problem *pb, void *const in[2], void *const out
                      unsigned flags, int nthreads, hfft__whole **res);
 void hfft__whole_exec(hfft__whole *w, int sign, void *const in[2], void *const out[2]);
 void hfft__whole_destroy(hfft__whole *w);
+/* Whether the whole plan takes a double line of a large prime factor through
+   Bluestein's algorithm, as the rounds do: one dimension, at most one vector
+   dimension, interleaved arrays.  Elsewhere its lines are FFTW's own. */
+static inline int hfft__whole_takes_chirp(const hfft__problem *pb) {
+    return pb->rank == 1 && pb->hrank <= 1 && !pb->split_in && !pb->split_out;
+}
 
 /* ---- the round executor (exec.c) ----
  * Owned by one plan; one batch in flight at a time, started and finished by

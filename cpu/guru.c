@@ -90,8 +90,7 @@ int XI(whole_plan)(const hfft__problem *pb, void *const in[2], void *const out[2
     }
     *w = (hfft__whole){.prec = PREC, .kind = pb->kind, .split_in = pb->split_in,
                        .split_out = pb->split_out, .plan = p};
-    if (PREC == 8 && r == 1 && hr <= 1 && !pb->split_in && !pb->split_out &&
-        hfft__chirp_wants(d[0].n, HFFT__CHIRP_FFTW)) {
+    if (PREC == 8 && hfft__whole_takes_chirp(pb) && hfft__chirp_wants(d[0].n, HFFT__CHIRP_FFTW)) {
         hfft__lines_desc ld = {.prec = 8, .rank = 1, .sign = pb->sign, .kind = pb->kind,
                                .n = {d[0].n, 1, 1}, .is = d[0].is, .os = d[0].os,
                                .howmany = hr ? h[0].n : 1, .idist = hr ? h[0].is : 0,

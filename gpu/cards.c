@@ -154,12 +154,6 @@ static int streams_staged(const hfft__cards *base) { return hfft__gpu_staged(of_
 
 static int streams_used(const hfft__cards *base) { return of_c(base)->n; }
 
-static int streams_four(const hfft__cards *base, hfft__four_shape *s) {
-    (void)base;
-    (void)s;
-    return -1;
-}
-
 static void streams_set_take(hfft__cards *base, hfft__take_fn fn, void *ctx) {
     streams *c = of(base);
     for (int k = 0; k < c->n; k++)
@@ -183,12 +177,6 @@ static void streams_times(const hfft__cards *base, double *secs) {
         secs[h] = 0.0;
 }
 
-static int streams_round_times(const hfft__cards *base, double *secs) {
-    (void)base;
-    (void)secs;
-    return -1;
-}
-
 static void streams_fill_info(const hfft__cards *base, hfft_info *info) {
     const streams *c = of_c(base);
     hfft__gpu_fill_info(c->g[0], info);
@@ -210,11 +198,9 @@ static const hfft__cards_ops streams_ops = {
     .stage = streams_stage,
     .staged = streams_staged,
     .used = streams_used,
-    .four = streams_four,
     .set_take = streams_set_take,
     .take_link = streams_take_link,
     .times = streams_times,
-    .round_times = streams_round_times,
     .fill_info = streams_fill_info,
 };
 

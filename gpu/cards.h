@@ -44,17 +44,17 @@ typedef struct hfft__cards_ops {
        took the place of several streaming). */
     int (*used)(const hfft__cards *c);
     /* 0 and *s where the plan streams four-step on one card (a CPU share follows its
-       layout); -1 where not. */
+       layout); -1 where not (NULL: never). */
     int (*four)(const hfft__cards *c, hfft__four_shape *s);
     /* Each card streaming its share: hfft__gpu_set_take (several may ask at once);
-       one trip: nothing. */
+       NULL where no card takes units back (one trip). */
     void (*set_take)(hfft__cards *c, hfft__take_fn fn, void *ctx);
     /* Bytes over every card's link since the last call. */
     void (*take_link)(hfft__cards *c, int64_t bytes[2]);
     /* One trip: the last execute per round (hfft__trip_times); streaming: zeros. */
     void (*times)(const hfft__cards *c, double *secs);
-    /* Streaming on one card: hfft__gpu_round_times; -1 otherwise (several cards drain
-       every round, so each round's host time is its own). */
+    /* Streaming on one card: hfft__gpu_round_times; NULL otherwise (-1: several cards
+       drain every round, so each round's host time is its own). */
     int (*round_times)(const hfft__cards *c, double *secs);
     void (*fill_info)(const hfft__cards *c, hfft_info *info);
 } hfft__cards_ops;
@@ -86,10 +86,11 @@ static inline int hfft__cards_one_trip(const hfft__cards *c) {
 }
 static inline int hfft__cards_used(const hfft__cards *c) { return c->ops->used(c); }
 static inline int hfft__cards_four(const hfft__cards *c, hfft__four_shape *s) {
-    return c->ops->four(c, s);
+    return c->ops->four ? c->ops->four(c, s) : -1;
 }
 static inline void hfft__cards_set_take(hfft__cards *c, hfft__take_fn fn, void *ctx) {
-    c->ops->set_take(c, fn, ctx);
+    if (c->ops->set_take)
+        c->ops->set_take(c, fn, ctx);
 }
 static inline void hfft__cards_take_link(hfft__cards *c, int64_t bytes[2]) {
     c->ops->take_link(c, bytes);
@@ -98,7 +99,7 @@ static inline void hfft__cards_times(const hfft__cards *c, double *secs) {
     c->ops->times(c, secs);
 }
 static inline int hfft__cards_round_times(const hfft__cards *c, double *secs) {
-    return c->ops->round_times(c, secs);
+    return c->ops->round_times ? c->ops->round_times(c, secs) : -1;
 }
 static inline void hfft__cards_fill_info(const hfft__cards *c, hfft_info *info) {
     c->ops->fill_info(c, info);

@@ -979,24 +979,6 @@ static void trip_fill_info(const hfft__cards *base, hfft_info *info) {
 
 static void trip_free(hfft__cards *base) { trip_destroy((hfft__trip *)base); }
 
-static int trip_four(const hfft__cards *base, hfft__four_shape *s) {
-    (void)base;
-    (void)s;
-    return -1;
-}
-
-static void trip_set_take(hfft__cards *base, hfft__take_fn fn, void *ctx) {
-    (void)base;
-    (void)fn;
-    (void)ctx;
-}
-
-static int trip_round_times(const hfft__cards *base, double *secs) {
-    (void)base;
-    (void)secs;
-    return -1;
-}
-
 static const hfft__cards_ops trip_ops = {
     .kind = HFFT_SCHED_ONE_TRIP,
     .destroy = trip_free,
@@ -1004,10 +986,7 @@ static const hfft__cards_ops trip_ops = {
     .stage = trip_stage,
     .staged = trip_staged,
     .used = trip_used,
-    .four = trip_four,
-    .set_take = trip_set_take,
     .take_link = trip_take_link,
     .times = trip_times,
-    .round_times = trip_round_times,
     .fill_info = trip_fill_info,
 };

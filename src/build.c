@@ -187,14 +187,10 @@ int hfft__make_whole(hfft__plan *p) {
     return st;
 }
 
-/* Whether FFTW's plan of the whole problem is as accurate as the rounds: in double,
-   it takes Bluestein's lines for a length with a large prime factor (cpu/guru.c) only
-   in one dimension with at most one vector dimension; elsewhere its lines of such
-   lengths are FFTW's own, at the 5e-16 limit or past it. */
+/* Whether FFTW's plan of the whole problem is as accurate as the rounds: FFTW's own
+   double lines of a large prime factor sit at the 5e-16 limit or past it. */
 static int whole_as_accurate(const hfft__plan *p) {
-    const hfft__problem *pb = &p->pb;
-    return !hfft__problem_chirp_dims(pb) ||
-           (pb->rank == 1 && pb->hrank <= 1 && !pb->split_in && !pb->split_out);
+    return !hfft__problem_chirp_dims(&p->pb) || hfft__whole_takes_chirp(&p->pb);
 }
 
 /*
