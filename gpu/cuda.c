@@ -535,6 +535,33 @@ static void cuda_host_free(hfft__dev *d, void *p) {
     (void)d;
     cudaFreeHost(p);
 }
+/* Card k's primary context, made on a thread of its own (the calling thread's
+   current card stays as it was).  A card that cannot be opened here is left to
+   the plan that names it, which reports why. */
+static void *open_context(void *arg) {
+    int k = (int)(intptr_t)arg;
+    if (cudaSetDevice(k) != cudaSuccess || cudaFree(0) != cudaSuccess)
+        (void)cudaGetLastError();
+    return NULL;
+}
+
+/* The primary contexts of cards[0..n), each made on a thread of its own (the
+   driver maps pinned memory into each in turn, threads or not; together they
+   still save a little). */
+void hfft__cuda_contexts(const int *cards, int n) {
+    pthread_t th[HFFT_MAX_CARDS];
+    int made = 0, count = cuda_count();
+    for (int k = 0; k < n && made < HFFT_MAX_CARDS; k++) {
+        if (cards[k] < 0 || cards[k] >= count)
+            continue;
+        if (pthread_create(&th[made], NULL, open_context, (void *)(intptr_t)cards[k]) != 0)
+            break; /* no thread: the rest open at their plans' first use */
+        made++;
+    }
+    for (int k = 0; k < made; k++)
+        pthread_join(th[k], NULL);
+}
+
 static int cuda_host_register(hfft__dev *d, void *p, size_t bytes) {
     (void)d;
     if (hfft__fault_hit("host_register"))

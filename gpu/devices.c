@@ -15,6 +15,7 @@ extern const hfft__dev_ops hfft__emulated_ops;
 #ifdef HFFT_HAVE_CUDA
 extern const hfft__dev_ops hfft__cuda_ops;
 int hfft__cuda_probe(void);
+void hfft__cuda_contexts(const int *cards, int n);
 #endif
 
 const hfft__dev_ops *hfft__device_ops(int kind) {
@@ -35,6 +36,27 @@ int hfft__cuda_usable(void) {
     return hfft__cuda_probe();
 #else
     return 0;
+#endif
+}
+
+void hfft__devices_prepare(void) {
+#ifdef HFFT_HAVE_CUDA
+    if (!hfft__cuda_probe())
+        return;
+    hfft__settings s;
+    if (hfft__settings_resolve(NULL, &s) != 0) {
+        hfft__clear_error(); /* a bad HFFT_DEVICES is the plan's to report */
+        s.ncard = 0;
+    }
+    int all[HFFT_MAX_CARDS], n = s.ncard;
+    if (!n) {
+        n = hfft__cuda_ops.count();
+        n = n < HFFT_MAX_CARDS ? n : HFFT_MAX_CARDS;
+        for (int k = 0; k < n; k++)
+            all[k] = k;
+    }
+    if (n > 1)
+        hfft__cuda_contexts(s.ncard ? s.card : all, n);
 #endif
 }
 

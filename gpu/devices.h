@@ -14,6 +14,12 @@
 const hfft__dev_ops *hfft__device_ops(int kind);
 /* Whether a CUDA GPU is usable now (probed once). */
 int hfft__cuda_usable(void);
+/* Makes the CUDA contexts of the cards plans use by default (HFFT_DEVICES, else
+   every card visible) where there are several: a context made after a large
+   block was pinned maps it then, seconds per hundred GiB and card, which
+   hfft_malloc takes on rather than the first plan over several cards.  Cards that
+   cannot be opened are left to the plans that name them. */
+void hfft__devices_prepare(void);
 /* Opens on ops the cards set names (set->card; none named: every card the backend
    sees, or one emulated card), each with set->budget; cards[0] is the current one
    and the others open beside it.  *n cards on success; on failure none stays open. */

@@ -29,6 +29,7 @@ typedef struct trace_rec {
     const char *name;
     hfft__event e0, e1;
     int dep0, ndep; /* its direct predecessors: deps[dep0, dep0 + ndep) */
+    int64_t seq;    /* when it was issued, counted over the group's cards */
 } trace_rec;
 
 /* What a recorded event stands for: the operations a wait for it waits for. */
@@ -48,6 +49,7 @@ struct hfft__trace_group {
     pthread_mutex_t mu;
     hfft__trace *t[HFFT_MAX_CARDS];
     int n, refs;
+    int64_t issued; /* operations issued on all its cards so far */
 };
 
 struct hfft__trace {
@@ -64,6 +66,7 @@ struct hfft__trace {
     int nrec, cap, count;
     /* the device's orderings this execute (hfft__trace_deps) */
     hfft__trace_group *group;
+    int64_t issued; /* not in a group: operations issued on this card so far */
     int *last; /* per stream: its last traced operation, -1 */
     int nlast;
     trace_dep *deps;
@@ -287,7 +290,8 @@ static int record_op(hfft__trace *t, int s, int kind, int64_t bytes, const char 
     }
     if (s >= 0)
         t->last[s] = t->nrec;
-    t->rec[t->nrec++] = (trace_rec){s, kind, bytes, name, e0, e1, dep0, ndep};
+    int64_t seq = t->group ? t->group->issued++ : t->issued++;
+    t->rec[t->nrec++] = (trace_rec){s, kind, bytes, name, e0, e1, dep0, ndep, seq};
     return 0;
 }
 
@@ -314,6 +318,10 @@ int hfft__trace_deps(const hfft__trace *t, int i, int *cards, int *ops, int max)
         ops[k] = t->deps[r->dep0 + k].op;
     }
     return r->ndep;
+}
+
+int64_t hfft__trace_issued(const hfft__trace *t, int i) {
+    return i < 0 || i >= t->nrec ? -1 : t->rec[i].seq;
 }
 
 /* Event e recorded on stream index s now: it stands for what an operation issued

@@ -42,5 +42,8 @@ int hfft__trace_group_make(hfft__trace *const *t, int n);
    max into cards and ops.  Returns how many there are, or -1 where i is none.
    Host waits (syncs) are not orderings of the device's and are not counted. */
 int hfft__trace_deps(const hfft__trace *t, int i, int *cards, int *ops, int max);
+/* When operation i of the last execute was issued, in the order of every operation
+   issued on the group's cards (a card alone: on it); -1 where i is none. */
+int64_t hfft__trace_issued(const hfft__trace *t, int i);
 
 #endif

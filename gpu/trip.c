@@ -647,24 +647,21 @@ static int land(hfft__trip *t, int k, int j, const char *src, const hfft__round 
     return o->record(c->d, c->xch_ev[j], c->xch);
 }
 
-/* Card c's columns along dimension 0, block by block, each copied out behind the next. */
-static int columns_out(hfft__trip *t, tcard *c, char *dst) {
+/* Block b of card c's columns along dimension 0, copied out behind the next block's
+   transforms. */
+static int column_block(hfft__trip *t, tcard *c, int b, char *dst) {
     const hfft__dev_ops *o = c->o;
     size_t es = t->es, rowb = (size_t)t->row * es;
-    int64_t pitch = c->cb - c->ca;
+    int64_t pitch = c->cb - c->ca, c0 = c->bstart[b], w = c->bstart[b + 1] - c0;
     if (t->n > 1)
         TRY(o->activate(c->d));
-    for (int b = 0; b < c->nblock; b++) {
-        int64_t c0 = c->bstart[b], w = c->bstart[b + 1] - c0;
-        TRY(slow_block(t, c, c0, w));
-        TRY(o->record(c->d, c->blk_ev[b], c->comp));
-        TRY(o->wait(c->d, c->out, c->blk_ev[b]));
-        TRY(hfft__xfer_d2h(&c->xfer, c->out, dst + (size_t)(c->ca + c0) * es, rowb,
-                           (char *)c->arr + (size_t)c0 * es, (size_t)pitch * es, (size_t)w * es,
-                           (size_t)t->d0));
-        TRY(o->record(c->d, c->out_ev[b], c->out));
-    }
-    return 0;
+    TRY(slow_block(t, c, c0, w));
+    TRY(o->record(c->d, c->blk_ev[b], c->comp));
+    TRY(o->wait(c->d, c->out, c->blk_ev[b]));
+    TRY(hfft__xfer_d2h(&c->xfer, c->out, dst + (size_t)(c->ca + c0) * es, rowb,
+                       (char *)c->arr + (size_t)c0 * es, (size_t)pitch * es, (size_t)w * es,
+                       (size_t)t->d0));
+    return o->record(c->d, c->out_ev[b], c->out);
 }
 
 /*
@@ -868,8 +865,16 @@ static int issue(hfft__trip *t, const char *src, char *dst) {
         return fs_out(t, dst);
     if (t->nafter)
         return after_out(t, real_out, dst);
+    /* Block by block, every card in turn: a card's blocks issued all at once would
+       fill the launch queue, and the host would wait on that card before the next
+       card's first block was issued, its link idle meanwhile. */
+    int blocks = 0;
     for (int m = 0; m < t->n; m++)
-        TRY(columns_out(t, &t->c[m], dst));
+        blocks = t->c[m].nblock > blocks ? t->c[m].nblock : blocks;
+    for (int b = 0; b < blocks; b++)
+        for (int m = 0; m < t->n; m++)
+            if (b < t->c[m].nblock)
+                TRY(column_block(t, &t->c[m], b, dst));
     return 0;
 }
 

@@ -234,13 +234,15 @@ void hfft__place_release_all(hfft__place *p) {
  * minute cudaHostAlloc takes for tens of GiB.  The block is backed by huge
  * pages where the kernel offers them (madvise), first touched by one thread
  * per core (so the page faults run in parallel, and on the cores' own memory
- * node), then registered with the device.  A header page before the block
- * says how to give it back.
+ * node), then registered with the device; for a large block, the contexts of
+ * the cards plans use by default are made (hfft__devices_prepare).  A header
+ * page before the block says how to give it back.
  */
 #define MALLOC_HEAD 4096
 #define HUGE_PAGE ((size_t)2 << 20)
 #define TOUCH_PIECE ((size_t)64 << 20)
 #define CHECK_ABOVE ((size_t)64 << 20) /* blocks this large are set against what is available */
+#define PREPARE_ABOVE ((size_t)1 << 30) /* blocks this large: every card's context made */
 
 typedef struct malloc_head {
     const hfft__dev_ops *ops; /* the GPU it is registered with (NULL: none; the emulated
@@ -361,6 +363,8 @@ void *hfft__malloc(size_t bytes) {
                            hfft__bytes_text((double)bytes).s);
         return NULL;
     }
+    if (ops && total >= PREPARE_ABOVE)
+        hfft__devices_prepare(); /* the cards map it now, not at the first plan */
     malloc_head h = {ops, m, total};
     memcpy(m, &h, sizeof h);
     return (char *)m + MALLOC_HEAD;

@@ -1892,6 +1892,78 @@ Test(internals, one_trip_copies_wait_for_their_own_card) {
         }
 }
 
+/* A traced 2D plan on the emulated cards `devices` (device_memory: 0 for the
+   default), executed once on fresh random input in *a, out of place into *b. */
+static tplan traced_2d(int prec, const int64_t n[2], const char *devices, int64_t memory,
+                       int pinning, void **a, void **b) {
+    size_t bytes = (size_t)(n[0] * n[1]) * (size_t)tu_esize(prec);
+    hfft_options o;
+    hfft_options_init(&o);
+    o.device = HFFT_DEVICE_EMULATED;
+    o.devices = devices;
+    o.trace = 1;
+    o.device_memory = memory;
+    o.pinning = pinning;
+    *a = tu_alloc(bytes);
+    *b = tu_alloc(bytes);
+    hfft_ref_fill(prec, *a, n[0] * n[1], tu_seed());
+    tplan t = tp_dft(prec, 2, n, *a, *b, HFFT_FORWARD, HFFT_GPU_ONLY, &o);
+    cr_assert(t.p, "%s", hfft_last_error_message());
+    cr_assert_eq(tp_execute(t), 0, "%s", hfft_last_error_message());
+    return t;
+}
+
+/* One trip over several cards copies out from every card at once: each card's first
+   block of columns is issued before card 0's last, not after all of card 0's
+   blocks (whose launches would fill the queue and hold the host on card 0 while
+   the other cards' links stood idle). */
+Test(internals, one_trip_copies_out_from_every_card_at_once) {
+    static const char *devices[] = {"0,1", "0,1,2,3", "0,1,2,3,4,5,6,7"};
+    const int64_t n[2] = {8, 65536};
+    for (int d = 0; d < 3; d++)
+        for (int prec = 4; prec <= 8; prec += 4) {
+            int ncard = 2 << d;
+            void *a, *b;
+            tplan t = traced_2d(prec, n, devices[d], 0, HFFT_PINNING_AUTO, &a, &b);
+            hfft_info info;
+            tp_info(t, &info);
+            cr_assert(info.schedule == 3 && info.cards == ncard,
+                      "schedule %d on %d cards, not one trip on %d", info.schedule, info.cards,
+                      ncard);
+            hfft__plan *p = (hfft__plan *)t.p;
+            int64_t first[HFFT_MAX_CARDS], last[HFFT_MAX_CARDS];
+            int outs[HFFT_MAX_CARDS];
+            for (int k = 0; k < ncard; k++) {
+                first[k] = INT64_MAX, last[k] = -1, outs[k] = 0;
+                int m = hfft__trace_read(p->trace[k], NULL, 0);
+                cr_assert(m > 0, "card %d traced nothing", k);
+                hfft_trace_op *ops = calloc((size_t)m, sizeof *ops);
+                cr_assert_eq(hfft__trace_read(p->trace[k], ops, m), m);
+                for (int i = 0; i < m; i++) {
+                    if (ops[i].kind != HFFT_TRACE_D2H)
+                        continue;
+                    int64_t q = hfft__trace_issued(p->trace[k], i);
+                    cr_assert_geq(q, 0);
+                    first[k] = q < first[k] ? q : first[k];
+                    last[k] = q > last[k] ? q : last[k];
+                    outs[k]++;
+                }
+                free(ops);
+            }
+            cr_assert_geq(outs[0], 2, "card 0 copies out in %d block(s): the test needs two",
+                          outs[0]);
+            for (int k = 1; k < ncard; k++)
+                cr_assert_lt(first[k], last[0],
+                             "%s, %d cards: card %d's first copy out issued after card 0's last",
+                             prec == 4 ? "f32" : "f64", ncard, k);
+            double e = hfft_ref_error(prec, 2, n, a, b, HFFT_FORWARD, 1);
+            cr_assert(e >= 0 && e < tu_tol(prec), "error %g", e);
+            tp_destroy(t);
+            tu_free(a);
+            tu_free(b);
+        }
+}
+
 /* Several cards streaming their shares of each round (arrays larger than the cards):
    each card's engine is ordered after its own card's operations only, the cards
    meeting at each round's end on the host; within a card, operations come after
@@ -1903,19 +1975,10 @@ Test(internals, streaming_cards_wait_for_their_own) {
     for (int d = 0; d < 3; d++)
         for (int prec = 4; prec <= 8; prec += 4) {
             size_t bytes = (size_t)(n[0] * n[1]) * (size_t)tu_esize(prec);
-            hfft_options o;
-            hfft_options_init(&o);
-            o.device = HFFT_DEVICE_EMULATED;
-            o.devices = devices[d];
-            o.trace = 1;
-            o.device_memory = (int64_t)bytes / 32;
-            o.pinning = prec == 8 ? HFFT_PINNING_STAGE : HFFT_PINNING_AUTO;
             int ncard = 2 << d;
-            void *a = tu_alloc(bytes), *b = tu_alloc(bytes);
-            hfft_ref_fill(prec, a, n[0] * n[1], tu_seed());
-            tplan t = tp_dft(prec, 2, n, a, b, HFFT_FORWARD, HFFT_GPU_ONLY, &o);
-            cr_assert(t.p, "%s", hfft_last_error_message());
-            cr_assert_eq(tp_execute(t), 0, "%s", hfft_last_error_message());
+            void *a, *b;
+            tplan t = traced_2d(prec, n, devices[d], (int64_t)bytes / 32,
+                                prec == 8 ? HFFT_PINNING_STAGE : HFFT_PINNING_AUTO, &a, &b);
             hfft_info info;
             tp_info(t, &info);
             cr_assert(info.schedule != 3 && info.cards == ncard, "schedule %d on %d cards",
