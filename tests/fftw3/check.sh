@@ -20,6 +20,8 @@
 #     --seed S         seed of check.pl's generator (default 1)
 #     --primes LIST    the prime-size problems added to the generator's (default
 #                      "of1009 ob1009 if7919 ib7919 or65537 ob65537")
+#     --measure-primes LIST  those of MODE measure configurations (default: --primes;
+#                      FFTW_MEASURE plans a long prime line for seconds)
 #     --jobs J         problems run at once (default: cores)
 #     --cc CC, --cflags FLAGS   compiler and extra flags for the test program
 #     --libs DIR:DIR   where libhfftw3* and libhfft are (default BIN/src/fftw3:BIN)
@@ -34,7 +36,7 @@ set -uo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 src=$(cd "$here/../.." && pwd)
-bin="" work="" libs="" allow="" count=20 seed=1 primes="of1009 ob1009 if7919 ib7919 or65537 ob65537" jobs=$(nproc 2>/dev/null || echo 2) cc=${CC:-cc} cflags=""
+bin="" work="" libs="" allow="" count=20 seed=1 primes="of1009 ob1009 if7919 ib7919 or65537 ob65537" mprimes=- jobs=$(nproc 2>/dev/null || echo 2) cc=${CC:-cc} cflags=""
 configs=()
 while [ $# -gt 0 ]; do
     case $1 in
@@ -44,12 +46,13 @@ while [ $# -gt 0 ]; do
     --count) count=$2; shift ;;
     --seed) seed=$2; shift ;;
     --primes) primes=$2; shift ;;
+    --measure-primes) mprimes=$2; shift ;;
     --jobs) jobs=$2; shift ;;
     --cc) cc=$2; shift ;;
     --cflags) cflags=$2; shift ;;
     --libs) libs=$2; shift ;;
     --allow) allow=$2; shift ;;
-    -h|--help) sed -n '2,30p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,34p' "$0"; exit 0 ;;
     *) configs+=("$1") ;;
     esac
     shift
@@ -139,15 +142,16 @@ perl -w -e '$seed = shift @ARGV; srand($seed); $check = shift @ARGV; do $check; 
 grep -v '^[io]k' "$problems.tmp" >"$problems"
 nr2r=$(grep -c '^[io]k' "$problems.tmp")
 rm -f "$problems.tmp"
-# Prime sizes, which check.pl's generator (factors up to 13) never makes.
-nprime=0
-for p in $primes; do
-    printf '%s\n' "$p" >>"$problems"
-    nprime=$((nprime + 1))
-done
-nprob=$(wc -l <"$problems")
-echo "problems: $nprob from $count random geometries of check.pl -r (seed $seed) and $nprime" \
-     "prime sizes; $nr2r r2r problems left out (no r2r in the drop-in)"
+# Prime sizes, which check.pl's generator (factors up to 13) never makes; the
+# measure configurations' own list beside.
+[ "$mprimes" = - ] && mprimes=$primes
+cp "$problems" "$problems.measure"
+for p in $mprimes; do printf '%s\n' "$p" >>"$problems.measure"; done
+for p in $primes; do printf '%s\n' "$p" >>"$problems"; done
+echo "problems: $(wc -l <"$problems.measure") (measure) and $(wc -l <"$problems") (estimate)" \
+     "from $count random geometries of check.pl -r (seed $seed) and the prime sizes" \
+     "'$mprimes' (measure) and '$primes' (estimate); $nr2r r2r problems left out (no r2r" \
+     "in the drop-in)"
 
 # ---- one problem, verified; one result line: what, problem, max error, where or why ----
 run_one() {
@@ -187,7 +191,9 @@ for cfg in "${configs[@]}"; do
     (
         export HFFT_DEVICE=$device HFFT_WISDOM=none
         if [ -n "$budget" ]; then export HFFT_DEVICE_MEMORY=$budget; else unset HFFT_DEVICE_MEMORY; fi
-        tr '\n' '\0' <"$problems" |
+        list=$problems
+        [ "$mode" = measure ] && list=$problems.measure
+        tr '\n' '\0' <"$list" |
             xargs -0 -P "$jobs" -I{} bash -c 'run_one "$@"' _ "$work/$prec/bench" "$opts" {}
     ) >"$log"
     n=$(wc -l <"$log")
