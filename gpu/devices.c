@@ -45,9 +45,11 @@ void hfft__devices_prepare(void) {
         return;
     hfft__settings s;
     if (hfft__settings_resolve(NULL, &s) != 0) {
-        hfft__clear_error(); /* a bad HFFT_DEVICES is the plan's to report */
-        s.ncard = 0;
+        hfft__clear_error(); /* a bad setting is the plan's to report; no guess here */
+        return;
     }
+    if (s.device != HFFT_DEVICE_AUTO && s.device != HFFT_DEVICE_CUDA)
+        return; /* plans will not use the cards */
     int all[HFFT_MAX_CARDS], n = s.ncard;
     if (!n) {
         n = hfft__cuda_ops.count();

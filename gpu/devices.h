@@ -15,7 +15,8 @@ const hfft__dev_ops *hfft__device_ops(int kind);
 /* Whether a CUDA GPU is usable now (probed once). */
 int hfft__cuda_usable(void);
 /* Makes the CUDA contexts of the cards plans use by default (HFFT_DEVICES, else
-   every card visible) where there are several: a context made after a large
+   every card visible) where there are several, unless HFFT_DEVICE keeps plans off
+   CUDA or a setting is malformed: a context made after a large
    block was pinned maps it then, seconds per hundred GiB and card, which
    hfft_malloc takes on rather than the first plan over several cards.  Cards that
    cannot be opened are left to the plans that name them. */

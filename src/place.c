@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "gpu/devices.h"
 #include "gpu/cards.h"
@@ -316,7 +317,7 @@ void *hfft__malloc(size_t bytes) {
     /* Pinned where a GPU is usable and not switched off for this process; the
        emulated device records the registration otherwise, as CUDA would. */
     const char *env = getenv("HFFT_DEVICE");
-    int no_gpu = env && (strcmp(env, "none") == 0 || strcmp(env, "cpu") == 0);
+    int no_gpu = env && (strcasecmp(env, "none") == 0 || strcasecmp(env, "cpu") == 0);
     const hfft__dev_ops *ops = !no_gpu && hfft__cuda_usable()
                                    ? hfft__device_ops(HFFT_DEVICE_CUDA)
                                    : NULL;

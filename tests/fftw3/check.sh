@@ -192,7 +192,7 @@ for cfg in "${configs[@]}"; do
         export HFFT_DEVICE=$device HFFT_WISDOM=none
         if [ -n "$budget" ]; then export HFFT_DEVICE_MEMORY=$budget; else unset HFFT_DEVICE_MEMORY; fi
         list=$problems
-        [ "$mode" = measure ] && list=$problems.measure
+        [ "$mode" != estimate ] && list=$problems.measure # FFTW_MEASURE planning
         tr '\n' '\0' <"$list" |
             xargs -0 -P "$jobs" -I{} bash -c 'run_one "$@"' _ "$work/$prec/bench" "$opts" {}
     ) >"$log"
