@@ -523,6 +523,12 @@ static int cuda_twiddle(hfft__dev *d, int prec, hfft__stream s, void *data, int6
         "hfft twiddle kernel");
 }
 
+static int cuda_spift(hfft__dev *d, int prec, hfft__stream s, void *dst, const void *src,
+                      const hfft__spift *a) {
+    ON(d);
+    return launch_status(hfft__cuda_spift(prec, s, dst, src, a), "hfft streaming image kernel");
+}
+
 static int cuda_host_alloc(hfft__dev *d, void **p, size_t bytes) {
     (void)d;
     *p = NULL;
@@ -625,6 +631,7 @@ const hfft__dev_ops hfft__cuda_ops = {
     .real_pairs = cuda_real_pairs,
     .chirp = cuda_chirp,
     .twiddle = cuda_twiddle,
+    .spift = cuda_spift,
     .host_alloc = cuda_host_alloc,
     .host_free = cuda_host_free,
     .host_register = cuda_host_register,

@@ -552,6 +552,34 @@ static int emu_transposes(hfft__dev *d, int prec, hfft__stream s, void *dst, con
     return st ? st : push(d, s, &op);
 }
 
+static int emu_spift(hfft__dev *d, int prec, hfft__stream s, void *dst, const void *src,
+                     const hfft__spift *a) {
+    int st = fault("kernel");
+    size_t es = 2u * (size_t)prec;
+    if (!st && a->step == HFFT__SPIFT_SCATTER && a->count > 0) {
+        st = check(d, a->cell, 0, (size_t)a->count * sizeof(int64_t), 1, "a scatter's cells");
+        if (!st)
+            st = check(d, src, 0, (size_t)a->count * es, 1, "a scatter's values");
+    } else if (!st && a->step == HFFT__SPIFT_ZERO && a->count > 0) {
+        st = check(d, dst, 0, (size_t)a->count * es, 1, "a clear");
+    } else if (!st && a->step == HFFT__SPIFT_ADD && a->count > 0) {
+        st = check(d, dst, 0, (size_t)a->count * es, 1, "an image add");
+        if (!st)
+            st = check(d, src, 0, (size_t)a->count * es, 1, "an image add's grid");
+    } else if (!st && a->step == HFFT__SPIFT_KEYS && a->nk > 0) {
+        st = check(d, dst, 0, (size_t)((a->row0 + a->rows) * a->L) * es, 1,
+                   "a keys kernel's image");
+        if (!st)
+            st = check(d, src, 0, (size_t)(a->nk * a->L) * es, 1, "a keys kernel's vectors");
+        if (!st)
+            st = check(d, a->cell, 0, (size_t)a->nk * sizeof(int64_t), 1, "a keys kernel's keys");
+        if (!st && !a->shift && a->rank > 1)
+            st = check(d, a->tw, 0, (size_t)(a->nk * a->twn) * es, 1, "a keys kernel's phases");
+    }
+    emu_op op = {.kind = OP_SPIFT, .prec = prec, .dst = dst, .src = src, .spift = *a};
+    return st ? st : push(d, s, &op);
+}
+
 static int emu_real_pairs(hfft__dev *d, int prec, hfft__stream s, void *data, int64_t M,
                           int64_t dist, int64_t batch, int forward) {
     int st = fault("kernel");
@@ -637,6 +665,7 @@ const hfft__dev_ops hfft__emulated_ops = {
     .real_pairs = emu_real_pairs,
     .chirp = emu_chirp,
     .twiddle = emu_twiddle,
+    .spift = emu_spift,
     .host_alloc = hfft__emu_host_alloc,
     .host_free = hfft__emu_host_free,
     .host_register = hfft__emu_host_register,

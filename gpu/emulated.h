@@ -24,6 +24,7 @@ enum {
     OP_REAL_PAIRS,
     OP_TWIDDLE,
     OP_CHIRP,
+    OP_SPIFT,
     OP_RECORD,
     OP_WAIT,
     OP_HOST
@@ -44,6 +45,7 @@ typedef struct emu_op {
     int64_t batch, sdist, ddist;          /* transposes: members and their distances */
     hfft__chirps chirp;                   /* Bluestein's steps: dst the lines, blk[0] the
                                              buffer, src the table */
+    hfft__spift spift;                    /* a streaming image's step: dst, src */
     void *blk[HFFT__RADIXR_MAX];
     hfft__lines *plan;
     void (*fn)(void *);

@@ -3,9 +3,11 @@
  * pitched copies, FFTW's batched lines, and the same butterfly, twiddle and
  * transpose arithmetic as the CUDA kernels (gpu/butterfly.h).
  */
+#include <stdint.h>
 #include <string.h>
 
 #include "gpu/emulated.h"
+#include "gpu/spift.h"
 #include "src/core/status.h"
 
 static void copy2d(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
@@ -103,6 +105,37 @@ static void real_pairs(const emu_op *op) {
 DEFINE_CHIRP(float, f)
 DEFINE_CHIRP(double, d)
 
+/* A streaming image's step (hfft__spift), as the CUDA kernels do it. */
+#define DEFINE_SPIFT(R, sfx)                                                                 \
+    static void spift_##sfx(const emu_op *op) {                                              \
+        const hfft__spift *a = &op->spift;                                                   \
+        R *dst = op->dst;                                                                    \
+        R *src = (R *)(uintptr_t)op->src;                                                    \
+        if (a->step == HFFT__SPIFT_SCATTER) {                                                \
+            for (int64_t p = 0; p < a->count; p++) {                                         \
+                dst[2 * a->cell[p]] += src[2 * p];                                           \
+                dst[2 * a->cell[p] + 1] += src[2 * p + 1];                                   \
+            }                                                                                \
+        } else if (a->step == HFFT__SPIFT_ZERO) {                                            \
+            memset(dst, 0, (size_t)a->count * 2 * sizeof(R));                                \
+        } else if (a->step == HFFT__SPIFT_ADD) {                                             \
+            for (int64_t k = 0; k < 2 * a->count; k++) {                                     \
+                dst[k] += src[k];                                                            \
+                src[k] = 0;                                                                  \
+            }                                                                                \
+        } else {                                                                             \
+            for (int64_t j = a->row0; j < a->row0 + a->rows; j++)                            \
+                for (int64_t k = 0; k < a->L; k++) {                                         \
+                    R acc[2];                                                                \
+                    hfft__spift_at_##sfx(a, src, a->tw, j, k, acc);                          \
+                    dst[2 * (j * a->L + k)] += acc[0];                                       \
+                    dst[2 * (j * a->L + k) + 1] += acc[1];                                   \
+                }                                                                            \
+        }                                                                                    \
+    }
+DEFINE_SPIFT(float, f)
+DEFINE_SPIFT(double, d)
+
 void hfft__emu_execute(const emu_op *op) {
     switch (op->kind) {
     case OP_COPY: copy2d(op->dst, op->dpitch, op->src, op->spitch, op->width, op->height); break;
@@ -117,6 +150,12 @@ void hfft__emu_execute(const emu_op *op) {
             chirp_f(op);
         else
             chirp_d(op);
+        break;
+    case OP_SPIFT:
+        if (op->prec == 4)
+            spift_f(op);
+        else
+            spift_d(op);
         break;
     case OP_RECORD:
         op->ev->done = op->seq;

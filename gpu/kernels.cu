@@ -9,6 +9,7 @@
 
 #include "gpu/butterfly.h"
 #include "gpu/kernels.h"
+#include "gpu/spift.h"
 
 namespace {
 
@@ -157,6 +158,96 @@ dim3 grid_for(int64_t rows, int64_t width) {
     return dim3((unsigned)(gx > 0 ? gx : 1), (unsigned)(gy > 0 ? gy : 1));
 }
 
+/* A streaming image's steps (hfft__spift): grid-stride loops over the points or
+   elements; the keys' image is walked by rows (y) and columns (x), each element
+   read and written once whatever the keys. */
+__device__ inline void add_at(float *p, float x) { atomicAdd(p, x); }
+__device__ inline void add_at(double *p, double x) { atomicAdd(p, x); }
+
+template <typename R>
+__global__ void spift_scatter_kernel(R *dst, const R *src, const int64_t *cell, int64_t count) {
+    for (int64_t p = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; p < count;
+         p += (int64_t)gridDim.x * blockDim.x) {
+        int64_t c = cell[p];
+        add_at(dst + 2 * c, src[2 * p]);
+        add_at(dst + 2 * c + 1, src[2 * p + 1]);
+    }
+}
+
+template <typename R>
+__global__ void spift_zero_kernel(R *dst, int64_t count) {
+    for (int64_t k = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; k < count;
+         k += (int64_t)gridDim.x * blockDim.x) {
+        dst[2 * k] = 0;
+        dst[2 * k + 1] = 0;
+    }
+}
+
+template <typename R>
+__global__ void spift_add_kernel(R *dst, R *src, int64_t count) {
+    for (int64_t k = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; k < count;
+         k += (int64_t)gridDim.x * blockDim.x) {
+        dst[2 * k] += src[2 * k];
+        dst[2 * k + 1] += src[2 * k + 1];
+        src[2 * k] = 0;
+        src[2 * k + 1] = 0;
+    }
+}
+
+__device__ inline void spift_at(const hfft__spift *a, const float *v, const float *tw, int64_t j,
+                                int64_t k, float *acc) {
+    hfft__spift_at_f(a, v, tw, j, k, acc);
+}
+__device__ inline void spift_at(const hfft__spift *a, const double *v, const double *tw,
+                                int64_t j, int64_t k, double *acc) {
+    hfft__spift_at_d(a, v, tw, j, k, acc);
+}
+
+template <typename R>
+__global__ void spift_keys_kernel(R *image, const R *v, hfft__spift a) {
+    const R *tw = static_cast<const R *>(a.tw);
+    for (int64_t j = a.row0 + blockIdx.y; j < a.row0 + a.rows; j += gridDim.y)
+        for (int64_t k = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; k < a.L;
+             k += (int64_t)gridDim.x * blockDim.x) {
+            R acc[2];
+            spift_at(&a, v, tw, j, k, acc);
+            image[2 * (j * a.L + k)] += acc[0];
+            image[2 * (j * a.L + k) + 1] += acc[1];
+        }
+}
+
+unsigned blocks_for(int64_t count) {
+    int64_t b = (count + kThreads - 1) / kThreads;
+    return (unsigned)(b < 1 ? 1 : b > 65536 ? 65536 : b);
+}
+
+template <typename R>
+int spift_launch(cudaStream_t s, void *dst, const void *src, const hfft__spift *a) {
+    R *d = static_cast<R *>(dst);
+    switch (a->step) {
+    case HFFT__SPIFT_SCATTER:
+        if (a->count > 0)
+            spift_scatter_kernel<R><<<blocks_for(a->count), kThreads, 0, s>>>(
+                d, static_cast<const R *>(src), a->cell, a->count);
+        break;
+    case HFFT__SPIFT_ADD:
+        if (a->count > 0)
+            spift_add_kernel<R><<<blocks_for(a->count), kThreads, 0, s>>>(
+                d, static_cast<R *>(const_cast<void *>(src)), a->count);
+        break;
+    case HFFT__SPIFT_ZERO:
+        if (a->count > 0)
+            spift_zero_kernel<R><<<blocks_for(a->count), kThreads, 0, s>>>(d, a->count);
+        break;
+    default:
+        if (a->nk > 0 && a->rows > 0)
+            spift_keys_kernel<R><<<grid_for(a->rows, a->L), kThreads, 0, s>>>(
+                d, static_cast<const R *>(src), *a);
+        break;
+    }
+    return static_cast<int>(cudaGetLastError());
+}
+
 } // namespace
 
 extern "C" int hfft__cuda_radix2(int prec, void *stream, void *a, void *b, int64_t rows,
@@ -261,4 +352,10 @@ extern "C" int hfft__cuda_chirp(int prec, void *stream, void *lines, void *buf, 
                                                     static_cast<double *>(buf),
                                                     static_cast<const double *>(table), *c);
     return static_cast<int>(cudaGetLastError());
+}
+
+extern "C" int hfft__cuda_spift(int prec, void *stream, void *dst, const void *src,
+                                const hfft__spift *a) {
+    cudaStream_t s = static_cast<cudaStream_t>(stream);
+    return prec == 4 ? spift_launch<float>(s, dst, src, a) : spift_launch<double>(s, dst, src, a);
 }

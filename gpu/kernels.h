@@ -39,6 +39,9 @@ int hfft__cuda_transpose(int prec, void *stream, void *dst, int64_t dpitch, int6
 int hfft__cuda_chirp(int prec, void *stream, void *lines, void *buf, const void *table,
                      const hfft__chirps *c);
 
+/* One of a streaming image's steps (hfft__spift in src/core/device.h). */
+int hfft__cuda_spift(int prec, void *stream, void *dst, const void *src, const hfft__spift *a);
+
 #ifdef __cplusplus
 }
 #endif

@@ -456,6 +456,10 @@ static int tr_twiddle(hfft__dev *d, int prec, hfft__stream s, void *data, int64_
     TIMED(s, HFFT_TRACE_COMPUTE, "twiddle", 0,
           T(d)->in->twiddle(T(d)->d, prec, s, data, rows, cols, pitch, n, r0, period, c0, sign));
 }
+static int tr_spift(hfft__dev *d, int prec, hfft__stream s, void *dst, const void *src,
+                    const hfft__spift *a) {
+    TIMED(s, HFFT_TRACE_COMPUTE, "spift", 0, T(d)->in->spift(T(d)->d, prec, s, dst, src, a));
+}
 static int tr_radixr(hfft__dev *d, int prec, hfft__stream s, void *const *blk, int r,
                      int64_t rows, int64_t width, int64_t L, int64_t k0, int sign) {
     TIMED(s, HFFT_TRACE_COMPUTE, "radixr", 0,
@@ -591,6 +595,7 @@ const hfft__dev_ops hfft__trace_ops = {
     .real_pairs = tr_real_pairs,
     .chirp = tr_chirp,
     .twiddle = tr_twiddle,
+    .spift = tr_spift,
     .host_alloc = tr_host_alloc,
     .host_free = tr_host_free,
     .host_register = tr_host_register,

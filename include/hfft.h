@@ -66,6 +66,10 @@ extern "C" {
    plan with TRANSPOSED_IN reads its input in that order.  As FFTW-MPI's flags. */
 #define HFFT_TRANSPOSED_OUT (1u << 16)
 #define HFFT_TRANSPOSED_IN (1u << 17)
+/* Streaming images (hfft_stream_*): how a flush brings the image up to date (pick at
+   most one; default: per flush, whichever the stream's cost model finds faster). */
+#define HFFT_STREAM_DIRECT (1u << 20) /* each pending key's update applied to the image */
+#define HFFT_STREAM_GRID (1u << 21)   /* the pending points' grid transformed, then added */
 
 /*
  * One dimension of the guru interface, as FFTW's fftw_iodim64: n elements,
@@ -249,6 +253,51 @@ typedef struct hfft_info {
                                            started */
 } hfft_info;
 
+/*
+ * Streaming images: an image kept equal to I0 (the array's contents when the
+ * stream was made) plus the unnormalized DFT, in FFTW's sign convention, of
+ * every point added, as points arrive (the Single Point Incremental Fourier
+ * Transform).  Points are first summed by cell and by key: with rank 2 and an
+ * N x N image, N a power of two, a point (u, v) adds a matrix whose rows are
+ * cyclic shifts of one N-vector, and points of the same shift type and shift
+ * index (at most 2N keys) share that vector; elsewhere a key is a point's
+ * indices but the last (a row), whose points share a vector along the last
+ * dimension.  Two ways bring the image up to date at a flush: DIRECT, each
+ * pending key's vector transformed and added along every row (one pass over
+ * the image, the cost growing with the keys), and GRID, the pending points'
+ * grid transformed by hfft's own plan (CPU, GPU, one trip, streaming or
+ * several cards as that plan chooses) and added (the cost of a transform).
+ */
+enum hfft_stream_strategy {
+    HFFT_STREAM_NONE = 0,        /* no flush has applied points yet */
+    HFFT_STREAM_BY_KEYS = 1,     /* the last flush applied each key (HFFT_STREAM_DIRECT) */
+    HFFT_STREAM_BY_GRID = 2      /* the last flush transformed the grid (HFFT_STREAM_GRID) */
+};
+
+/* What a stream did; filled by hfft_stream_info/hfftf_stream_info. */
+typedef struct hfft_stream_stats {
+    int rank;                    /* the image's rank, 1 to 3 */
+    int64_t n[3];                /* its sizes, slowest first */
+    int64_t points_added;        /* points added since the stream was made */
+    int64_t points_applied;      /* of which the image holds (those added before the last
+                                    flush) */
+    int64_t flushes;             /* flushes that applied points */
+    int last_strategy;           /* enum hfft_stream_strategy of the last such flush */
+    int64_t last_keys;           /* keys pending at that flush */
+    int64_t last_points;         /* points it applied (repeated points counted each time) */
+    double last_seconds;         /* its time */
+    double flush_seconds;        /* the time of every flush together */
+    double add_seconds;          /* the time of every add together */
+    int64_t link_bytes[2];       /* bytes host to device [0] and back [1] of the last flush */
+    int shift_keys;              /* 1 where points are summed by shift keys (rank 2, N x N,
+                                    N a power of two), 0 by rows */
+    int image_on_cards;          /* 1 where the image stays on the cards between flushes, 0
+                                    in host memory (the user's array) */
+    int cards;                   /* cards the stream's flushes use (0: the CPU alone) */
+    int card_ids[HFFT_MAX_CARDS]; /* their ordinals */
+    int threads;                 /* CPU threads */
+} hfft_stream_stats;
+
 #define HFFT_DEFINE_API(X, R)                                                                      \
     typedef R X(complex)[2];                                                                       \
     typedef struct X(plan_s) *X(plan);                                                             \
@@ -378,7 +427,35 @@ typedef struct hfft_info {
     HFFT_API void *X(malloc)(size_t bytes);                                                        \
     HFFT_API R *X(alloc_real)(size_t count);                                                       \
     HFFT_API X(complex) *X(alloc_complex)(size_t count);                                           \
-    HFFT_API void X(free)(void *p);
+    HFFT_API void X(free)(void *p);                                                                \
+                                                                                                   \
+    /* ---- Streaming images (see hfft_stream_stats above).  A stream owns no array: the image    \
+       is the caller's, written only inside X(stream_flush), and must stay allocated until       \
+       X(stream_destroy).  Thread safety: one call per stream at a time. ---- */                 \
+    typedef struct X(stream_s) *X(stream);                                                         \
+    /* A stream of an n0 x n1 image; sign FORWARD or BACKWARD (the exponent's sign); flags:      \
+       HFFT_STREAM_DIRECT or HFFT_STREAM_GRID (default: chosen per flush), placement flags as   \
+       a plan's (HFFT_CPU_ONLY keeps the stream off the GPU), HFFT_MEASURE for the grid's plan. \
+       NULL on failure (hfft_last_error). */                                                     \
+    HFFT_API X(stream) X(stream_2d)(int n0, int n1, X(complex) *image, int sign, unsigned flags); \
+    /* Rank 1 to 3, 64-bit sizes, optional settings (NULL: environment and defaults). */         \
+    HFFT_API X(stream) X(stream_dft)(int rank, const int64_t *n, X(complex) *image, int sign,     \
+                                     unsigned flags, const hfft_options *opts);                  \
+    /* Adds `count` points: point p at indices index[p rank + d] (any int64, taken modulo n_d)   \
+       with value value[p], so that the image gains value_p exp(sign 2 pi i sum_d index_d j_d /  \
+       n_d) at every position j once flushed.  Copies what it needs before it returns; never    \
+       touches the image.  0, or a negative status with nothing added (count < 0, or a NULL     \
+       array with count > 0: HFFT_ERR_INVALID_ARGUMENT). */                                      \
+    HFFT_API int X(stream_add)(X(stream) s, int64_t count, const int64_t *index,                   \
+                               const X(complex) *value);                                         \
+    /* Brings the image up to date with every point added before the call; 0 at once where     \
+       none is pending.  On failure the image is as before; the pending points stay pending,    \
+       except where the grid's own transform failed (its grid is then lost: the message says    \
+       how many points were dropped). */                                                       \
+    HFFT_API int X(stream_flush)(X(stream) s);                                                     \
+    HFFT_API int X(stream_info)(X(stream) s, hfft_stream_stats *stats);                            \
+    /* Accepts NULL.  Points not flushed are dropped. */                                         \
+    HFFT_API void X(stream_destroy)(X(stream) s);
 
 #define HFFT_NAME_D_(name) hfft_##name
 #define HFFT_NAME_F_(name) hfftf_##name

@@ -47,6 +47,27 @@ typedef struct hfft__chirps {
     int sign, step, real;
 } hfft__chirps;
 
+/* A streaming image's steps on a card (gpu/spift.c), each on `count` elements or over
+   the image:
+   HFFT__SPIFT_SCATTER dst[cell[p]] += src[p] for p < count (repeated cells summed);
+   HFFT__SPIFT_ADD     dst[k] += src[k], then src[k] = 0, for k < count;
+   HFFT__SPIFT_ZERO    dst[k] = 0 for k < count (src unused);
+   HFFT__SPIFT_KEYS    image rows [row0, row0 + rows) of dst (rows of L points) gain nk
+                       key vectors src (L points each) of keys cell[q]: with `shift` (an L x L image, L a power of
+                       two), column key t < L adds its vector shifted left by t j to row j,
+                       row key L + t adds v[(j + t k) mod L] at (j, k); without, row j gains
+                       the vector times the product over d < rank - 1 of tw[q twn + off_d +
+                       j_d], j_d the row's index along dimension d (lead[d] rows apart),
+                       off_d the sum of the sizes before d. */
+enum { HFFT__SPIFT_SCATTER, HFFT__SPIFT_ADD, HFFT__SPIFT_ZERO, HFFT__SPIFT_KEYS };
+typedef struct hfft__spift {
+    int step, shift, rank;
+    int64_t count, row0, rows, L, nk, twn;
+    int64_t n[3], lead[3];
+    const int64_t *cell; /* SCATTER: the cells; KEYS: the keys (device memory) */
+    const void *tw;      /* KEYS without shift: nk tables of twn phases (device memory) */
+} hfft__spift;
+
 typedef struct hfft__dev_ops {
     const char *name;
     int kind; /* enum hfft_device_kind */
@@ -138,6 +159,9 @@ typedef struct hfft__dev_ops {
     /* One of Bluestein's steps (hfft__chirps). */
     int (*chirp)(hfft__dev *d, int prec, hfft__stream s, void *lines, void *buf,
                  const void *table, const hfft__chirps *c);
+    /* One of a streaming image's steps (hfft__spift). */
+    int (*spift)(hfft__dev *d, int prec, hfft__stream s, void *dst, const void *src,
+                 const hfft__spift *a);
     /* Radix-r DIT combination of r tiles (see gpu/butterfly.h). */
     int (*radixr)(hfft__dev *d, int prec, hfft__stream s, void *const *blk, int r, int64_t rows,
                   int64_t width, int64_t L, int64_t k0, int sign);

@@ -1,0 +1,295 @@
+/*
+ * image.c: a streaming image held on one card (image.h).  The card holds the
+ * image and the grid of pending points (each the image's size), a transform
+ * plan of the grid (rank 1 or 2 in one plan; rank 3 as planes, then lines
+ * along dimension 0), a batch of key vectors with their plan, and room for
+ * the points on their way in.
+ *
+ *   send     points copied in from pinned host memory as they arrive (the
+ *            card's copy of the buffer mirrors the host's) and summed into the
+ *            grid, while the host goes on;
+ *   grid     the grid transformed in place, then added to the image (which
+ *            clears it);
+ *   keys     the vectors copied in, transformed, and added along every image
+ *            row in one pass (the HFFT__SPIFT_KEYS step).
+ *
+ * A flush's last step (the grid's add, or the last keys pass) runs in blocks
+ * of image rows on the compute stream, each block copied out on the copy
+ * stream as soon as it is done, so that the image's update hides under its
+ * copy to host memory, which bounds a flush.
+ */
+#include "gpu/image.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "src/core/problem.h"
+#include "src/core/status.h"
+
+#define TRY HFFT__TRY
+#define OUT_BLOCKS 8 /* row blocks of a flush's last step, each copied out behind */
+
+struct hfft__image {
+    const hfft__dev_ops *o;
+    hfft__dev *d;
+    hfft__image_desc desc;
+    size_t es;
+    int64_t total, L, rows;
+    hfft__stream s, c;   /* compute, and copies out */
+    hfft__event ev[OUT_BLOCKS];
+    void *img, *grid, *work, *vec, *tw, *cells, *vals, *keyv;
+    void *h_keys, *h_vec, *h_tw; /* pinned staging */
+    hfft__fftplan gplan[2], vplan;
+    int64_t twn_max;
+    int64_t link[2];
+};
+
+static int sync(hfft__image *im) { return im->o->sync(im->d, im->s); }
+
+static int h2d(hfft__image *im, void *dev, const void *host, size_t bytes) {
+    im->link[0] += (int64_t)bytes;
+    return im->o->h2d(im->d, im->s, dev, bytes, host, bytes, bytes, 1);
+}
+
+void hfft__image_destroy(hfft__image *im) {
+    if (!im)
+        return;
+    const hfft__dev_ops *o = im->o;
+    if (im->s)
+        o->sync(im->d, im->s);
+    if (im->c)
+        o->sync(im->d, im->c);
+    for (int k = 0; k < 2; k++)
+        if (im->gplan[k])
+            o->fft_destroy(im->d, im->gplan[k]);
+    if (im->vplan)
+        o->fft_destroy(im->d, im->vplan);
+    void *dev[] = {im->img, im->grid, im->work, im->vec, im->tw, im->cells, im->vals, im->keyv};
+    for (size_t k = 0; k < sizeof dev / sizeof dev[0]; k++)
+        if (dev[k])
+            o->free(im->d, dev[k]);
+    void *host[] = {im->h_keys, im->h_vec, im->h_tw};
+    for (size_t k = 0; k < sizeof host / sizeof host[0]; k++)
+        if (host[k])
+            o->host_free(im->d, host[k]);
+    for (int b = 0; b < OUT_BLOCKS; b++)
+        if (im->ev[b])
+            o->event_destroy(im->d, im->ev[b]);
+    if (im->c)
+        o->stream_destroy(im->d, im->c);
+    if (im->s)
+        o->stream_destroy(im->d, im->s);
+    free(im);
+}
+
+int64_t hfft__image_bytes(const hfft__image *im) {
+    return im ? im->o->used(im->d) : 0;
+}
+
+/* The plans, then whether everything fits: 0, 1 (not), or a failure. */
+static int make(hfft__image *im) {
+    const hfft__dev_ops *o = im->o;
+    const hfft__image_desc *q = &im->desc;
+    size_t work = 0, w = 0;
+    hfft__dev *d = im->d;
+    if (q->rank <= 2) {
+        TRY(o->fft_plan(d, q->prec, HFFT__C2C, q->rank, q->n, 1, im->total, 1, q->sign,
+                        &im->gplan[0], &w));
+        work = w > work ? w : work;
+    } else { /* planes of n1 x n2, then n1 n2 lines of n0 */
+        TRY(o->fft_plan(d, q->prec, HFFT__C2C, 2, q->n + 1, 1, q->n[1] * q->n[2], q->n[0],
+                        q->sign, &im->gplan[0], &w));
+        work = w > work ? w : work;
+        TRY(o->fft_plan(d, q->prec, HFFT__C2C, 1, q->n, q->n[1] * q->n[2], 1,
+                        q->n[1] * q->n[2], q->sign, &im->gplan[1], &w));
+        work = w > work ? w : work;
+    }
+    TRY(o->fft_plan(d, q->prec, HFFT__C2C, 1, &im->L, 1, im->L, q->keys, q->sign, &im->vplan, &w));
+    work = w > work ? w : work;
+    im->twn_max = 0;
+    for (int k = 0; k < q->rank - 1 && !q->shift; k++)
+        im->twn_max += q->n[k];
+    size_t img = (size_t)im->total * im->es, vec = (size_t)(q->keys * im->L) * im->es;
+    size_t tw = (size_t)(q->keys * im->twn_max) * im->es;
+    size_t pts = (size_t)q->points * (sizeof(int64_t) + im->es);
+    size_t keys = (size_t)q->keys * sizeof(int64_t);
+    int64_t need = (int64_t)(2 * img + vec + tw + pts + keys + work);
+    if (need > o->budget(d) - o->used(d) - o->reserve(d))
+        return 1;
+    TRY(o->alloc(d, &im->img, img));
+    TRY(o->alloc(d, &im->grid, img));
+    if (work)
+        TRY(o->alloc(d, &im->work, work));
+    TRY(o->alloc(d, &im->vec, vec));
+    if (tw)
+        TRY(o->alloc(d, &im->tw, tw));
+    TRY(o->alloc(d, &im->cells, (size_t)q->points * sizeof(int64_t)));
+    TRY(o->alloc(d, &im->vals, (size_t)q->points * im->es));
+    TRY(o->alloc(d, &im->keyv, keys));
+    TRY(o->host_alloc(d, &im->h_keys, keys));
+    TRY(o->host_alloc(d, &im->h_vec, vec));
+    if (tw)
+        TRY(o->host_alloc(d, &im->h_tw, tw));
+    return 0;
+}
+
+int hfft__image_create(const hfft__dev_ops *o, hfft__dev *d, const hfft__image_desc *desc,
+                       const void *host, hfft__image **out) {
+    *out = NULL;
+    hfft__image *im = calloc(1, sizeof *im);
+    if (!im)
+        return hfft__fail(HFFT_ERR_HOST_MEMORY, "streaming image: out of host memory");
+    im->o = o;
+    im->d = d;
+    im->desc = *desc;
+    im->es = 2u * (size_t)desc->prec;
+    im->total = 1;
+    for (int k = 0; k < desc->rank; k++)
+        im->total *= desc->n[k];
+    im->L = desc->n[desc->rank - 1];
+    im->rows = im->total / im->L;
+    int st = o->activate(d);
+    if (!st)
+        st = o->stream_create(d, &im->s);
+    if (!st)
+        st = o->stream_create(d, &im->c);
+    for (int b = 0; b < OUT_BLOCKS && !st; b++)
+        st = o->event_create(d, &im->ev[b]);
+    if (!st)
+        st = make(im);
+    if (!st) /* the image in, the grid at zero */
+        st = h2d(im, im->img, host, (size_t)im->total * im->es);
+    if (!st) {
+        hfft__spift z = {.step = HFFT__SPIFT_ZERO, .count = im->total};
+        st = o->spift(d, desc->prec, im->s, im->grid, NULL, &z);
+    }
+    if (!st)
+        st = sync(im);
+    if (st) {
+        hfft__image_destroy(im);
+        if (st == 1) {
+            hfft__clear_error();
+            return 1;
+        }
+        return st;
+    }
+    *out = im;
+    return 0;
+}
+
+int hfft__image_send(hfft__image *im, int64_t at, int64_t count, const int64_t *cell,
+                     const void *value) {
+    const hfft__dev_ops *o = im->o;
+    if (count <= 0)
+        return 0;
+    if (at < 0 || at + count > im->desc.points)
+        return hfft__fail(HFFT_ERR_INTERNAL, "streaming image: points [%lld, %lld) of %lld",
+                          (long long)at, (long long)(at + count), (long long)im->desc.points);
+    TRY(o->activate(im->d));
+    int64_t *dc = (int64_t *)im->cells + at;
+    char *dv = (char *)im->vals + (size_t)at * im->es;
+    TRY(h2d(im, dc, cell + at, (size_t)count * sizeof(int64_t)));
+    TRY(h2d(im, dv, (const char *)value + (size_t)at * im->es, (size_t)count * im->es));
+    hfft__spift a = {.step = HFFT__SPIFT_SCATTER, .count = count, .cell = dc};
+    return o->spift(im->d, im->desc.prec, im->s, im->grid, dv, &a);
+}
+
+int hfft__image_wait(hfft__image *im) {
+    TRY(im->o->activate(im->d));
+    return sync(im);
+}
+
+int hfft__image_clear(hfft__image *im) {
+    TRY(im->o->activate(im->d));
+    hfft__spift z = {.step = HFFT__SPIFT_ZERO, .count = im->total};
+    TRY(im->o->spift(im->d, im->desc.prec, im->s, im->grid, NULL, &z));
+    return sync(im);
+}
+
+/* The last step, in blocks of rows, each copied out to `host` behind (NULL: none): the
+   grid's add (keys NULL) or a keys pass (*keys with its rows set per block); then
+   waits. */
+static int finish(hfft__image *im, hfft__spift *keys, void *host) {
+    const hfft__dev_ops *o = im->o;
+    int64_t L = im->L, nb = im->rows < OUT_BLOCKS ? im->rows : OUT_BLOCKS;
+    for (int64_t b = 0; b < nb; b++) {
+        int64_t r0 = im->rows * b / nb, r1 = im->rows * (b + 1) / nb;
+        size_t off = (size_t)(r0 * L) * im->es, bytes = (size_t)((r1 - r0) * L) * im->es;
+        if (keys) {
+            keys->row0 = r0;
+            keys->rows = r1 - r0;
+            TRY(o->spift(im->d, im->desc.prec, im->s, im->img, im->vec, keys));
+        } else {
+            hfft__spift a = {.step = HFFT__SPIFT_ADD, .count = (r1 - r0) * L};
+            TRY(o->spift(im->d, im->desc.prec, im->s, (char *)im->img + off,
+                         (char *)im->grid + off, &a));
+        }
+        if (!host)
+            continue;
+        TRY(o->record(im->d, im->ev[b], im->s));
+        TRY(o->wait(im->d, im->c, im->ev[b]));
+        im->link[1] += (int64_t)bytes;
+        TRY(o->d2h(im->d, im->c, (char *)host + off, bytes, (char *)im->img + off, bytes, bytes,
+                   1));
+    }
+    TRY(o->sync(im->d, im->c));
+    return sync(im);
+}
+
+int hfft__image_grid(hfft__image *im, void *host) {
+    const hfft__dev_ops *o = im->o;
+    TRY(o->activate(im->d));
+    TRY(o->fft_exec(im->d, im->gplan[0], im->s, im->grid, im->work));
+    if (im->gplan[1])
+        TRY(o->fft_exec(im->d, im->gplan[1], im->s, im->grid, im->work));
+    return finish(im, NULL, host);
+}
+
+void hfft__image_staging(hfft__image *im, void **vecs, void **tw) {
+    *vecs = im->h_vec;
+    *tw = im->h_tw;
+}
+
+int hfft__image_keys(hfft__image *im, int64_t nk, const int64_t *keys, void *host) {
+    const hfft__dev_ops *o = im->o;
+    const hfft__image_desc *q = &im->desc;
+    if (nk < 1 || nk > q->keys)
+        return hfft__fail(HFFT_ERR_INTERNAL, "streaming image: %lld keys (at most %lld)",
+                          (long long)nk, (long long)q->keys);
+    TRY(o->activate(im->d));
+    size_t vb = (size_t)(nk * im->L) * im->es;
+    TRY(h2d(im, im->vec, im->h_vec, vb));
+    if (nk < q->keys) { /* the plan transforms q->keys vectors: the rest at zero */
+        hfft__spift z = {.step = HFFT__SPIFT_ZERO, .count = (q->keys - nk) * im->L};
+        TRY(o->spift(im->d, q->prec, im->s, (char *)im->vec + vb, NULL, &z));
+    }
+    memcpy(im->h_keys, keys, (size_t)nk * sizeof(int64_t));
+    TRY(h2d(im, im->keyv, im->h_keys, (size_t)nk * sizeof(int64_t)));
+    if (im->twn_max)
+        TRY(h2d(im, im->tw, im->h_tw, (size_t)(nk * im->twn_max) * im->es));
+    TRY(o->fft_exec(im->d, im->vplan, im->s, im->vec, im->work));
+    hfft__spift a = {.step = HFFT__SPIFT_KEYS, .shift = q->shift, .rank = q->rank,
+                     .rows = im->rows, .L = im->L, .nk = nk, .twn = im->twn_max,
+                     .cell = im->keyv, .tw = im->twn_max ? im->tw : NULL};
+    for (int k = 0; k < 3; k++) {
+        a.n[k] = q->n[k];
+        a.lead[k] = q->lead[k];
+    }
+    if (host)
+        return finish(im, &a, host);
+    TRY(o->spift(im->d, q->prec, im->s, im->img, im->vec, &a));
+    return sync(im); /* the staging is filled again for the next pass */
+}
+
+void hfft__image_take_link(hfft__image *im, int64_t bytes[2]) {
+    bytes[0] = im->link[0];
+    bytes[1] = im->link[1];
+    im->link[0] = im->link[1] = 0;
+}
+
+int hfft__image_peek(hfft__image *im, void *host, size_t bytes) {
+    size_t most = (size_t)im->total * im->es;
+    TRY(im->o->activate(im->d));
+    TRY(im->o->d2h(im->d, im->c, host, bytes, im->img, bytes, bytes < most ? bytes : most, 1));
+    return im->o->sync(im->d, im->c);
+}

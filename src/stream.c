@@ -1,0 +1,977 @@
+/*
+ * stream.c: streaming images (hfft_stream_*, the Single Point Incremental
+ * Fourier Transform), written once and compiled per precision.  The image is
+ * the caller's array; it changes only at a flush, which adds the DFT of the
+ * points pending since the last one.
+ *
+ *   add     each point summed into the pending grid (the image's shape, the
+ *           index taken modulo each size), its cell marked, its key marked;
+ *   direct  (HFFT_STREAM_DIRECT) each pending key's vector made and
+ *           transformed, then one pass over the image rows adds every key's
+ *           vector, cyclically shifted (shift keys) or times a row phase (row
+ *           keys);
+ *   grid    (HFFT_STREAM_GRID) hfft's own plan transforms the pending grid in
+ *           place, and one pass adds it to the image and clears it.
+ *
+ * Shift keys (rank 2, N x N, N a power of two): point (u, v) adds, at row j
+ * and column k, x W^(u j + v k) with W = exp(sign 2 pi i / N).  Write
+ * u = 2^a u', v = 2^b v' (u', v' odd).  Where b <= a, with t = (u >> b)
+ * inv(v') mod N, v t = u mod N, so row j is the vector x W^(v k) shifted
+ * left by t j: every point of column key t shares that vector,
+ * sum x W^(v k), the N-point DFT of the points' values set at v.  Where
+ * a < b, the same with rows and columns exchanged (row key t = (v >> a)
+ * inv(u')).  Points at v = 0 and u != 0 have a < b; (0, 0) is column key 0.
+ * So at most 2N keys, computed from the point, never searched.
+ *
+ * Row keys (any other shape): a point's indices but the last; its row of the
+ * grid, transformed along the last dimension, times exp(sign 2 pi i
+ * sum_d i_d j_d / n_d) over the other dimensions, is what it adds to image
+ * row j.
+ *
+ * The choice per flush: a cost model of both (element counts times rates per
+ * thread), each scaled by what its own last flushes took against it.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cpu/cpu.h"
+#include "gpu/devices.h"
+#include "gpu/image.h"
+#include "src/core/problem.h"
+#include "src/core/settings.h"
+#include "src/core/status.h"
+
+#include "src/core/precision.h"
+
+#define X H /* the public names this file defines */
+#define TRY HFFT__TRY
+
+typedef R C[2];
+
+#define KEY_BATCH_BYTES ((size_t)64 << 20) /* key vectors applied in one pass, at most */
+#define ROWS_PER_JOB 8                    /* image rows of one apply or add job */
+/* The cost model's rates, seconds per element and thread before any flush ran:
+   a pass reading and writing the image, one key added to one element, and a
+   transform (per element and log2 of the size). */
+#define RATE_PASS 1.5e-9
+#define RATE_KEY 0.4e-9
+#define RATE_FFT 1.0e-9
+/* On a card: points buffered at most (pinned on the host, the keys' vectors made from
+   them; mirrored on the card, summed into its grid as they come where the grid is
+   expected): as many as the image's elements within these bounds; key vectors per
+   pass (as many as 64 MiB of them hold, within a bound); a point's cost on the host,
+   which the card's model adds to both ways. */
+#define CARD_FOLD ((int64_t)1 << 22)
+#define CARD_FOLD_MIN ((int64_t)1 << 16)
+#define CARD_KEYS_MAX 256
+#define RATE_POINT 2e-9
+/* Adds on several threads: points per job, and threads at most. */
+#define ADD_JOB 4096
+#define ADD_THREADS 8
+
+struct X(stream_s) {
+    int rank, sign, force, spift;
+    int64_t n[3], total, nlast, rows, nkeyspace;
+    C *image, *grid;
+    uint64_t *mark;   /* grid cells with a pending point, a bit each */
+    int64_t ncell;    /* how many */
+    uint8_t *keymark; /* pending keys */
+    int64_t *keys;    /* their list, nkey of them */
+    int64_t nkey;
+    int64_t *slot;    /* key -> its place in keys */
+    double *tw[3];    /* exp(sign 2 pi i m / n_d), m < n_d (row keys) */
+    int64_t lead[3];  /* a row key's stride along dimension d < rank - 1 */
+    hfft__pool *pool;
+    int threads;
+    hfft__lines *line; /* one line of nlast points, in place, any alignment */
+    X(plan) gridplan;
+    double grid_fft;   /* the grid plan's own prediction, or 0 */
+    double f_direct, f_grid; /* measured over predicted, by the last flushes */
+    int64_t ndirect, ngrid;  /* flushes of each way */
+    int64_t pending;   /* points added since the last flush */
+    /* on a card (NULL card: the image stays in host memory) */
+    const hfft__dev_ops *ops;
+    hfft__dev *dev;
+    hfft__image *card;
+    int64_t *pcell;    /* points not yet on the card: cells, values */
+    C *pval;
+    int64_t npt, cappt;
+    int64_t sent;      /* of which the card has (summed into its grid) */
+    int64_t fold;      /* points buffered at most (but where every flush goes direct) */
+    int folded;        /* pending points in the card's grid already */
+    int64_t ckeys;     /* key vectors per pass on the card */
+    double c_grid, c_key0, c_key1; /* measured: a grid flush, a keys pass and one key */
+    double c_out;      /* and the image's copy to host memory */
+    int broken;        /* a card failed midway: the image on it is not known */
+    int64_t *tlist[ADD_THREADS], tn[ADD_THREADS]; /* each add thread's keys marked first */
+    hfft_stream_stats st;
+};
+
+/* ---- keys ---- */
+
+static int is_pow2(int64_t n) { return n > 0 && (n & (n - 1)) == 0; }
+
+/* The inverse of odd x modulo 2^64: (3 x) xor 2 is right to 5 bits, and each step of
+   Newton's iteration doubles them. */
+static uint64_t inv_odd(uint64_t x) {
+    uint64_t y = (3 * x) ^ 2;
+    for (int i = 0; i < 4; i++)
+        y *= 2 - x * y;
+    return y;
+}
+
+/* Point (u, v) of an N x N image, N a power of two: its key, column keys [0, N),
+   row keys [N, 2N); *coef, where its value goes in the key's vector.  Without
+   branches (random points would mispredict which type half the time): a zero
+   index counts 63 trailing zeros, more than any index below N has. */
+static int64_t shift_key(int64_t N, int64_t u, int64_t v, int64_t *coef) {
+    uint64_t m = (uint64_t)N - 1, top = (uint64_t)1 << 63;
+    int a = __builtin_ctzll((uint64_t)u | top), b = __builtin_ctzll((uint64_t)v | top);
+    int col = b <= a; /* column key; (0, 0) too */
+    uint64_t num = col ? (uint64_t)u : (uint64_t)v, den = col ? (uint64_t)v : (uint64_t)u;
+    int sh = col ? b : a;
+    uint64_t t = ((num >> sh) * inv_odd((den >> sh) | 1)) & m;
+    *coef = col ? v : u;
+    return (int64_t)t + (col ? 0 : N);
+}
+
+static int64_t mulmod(int64_t a, int64_t b, int64_t n) {
+    return (int64_t)((unsigned __int128)a * (unsigned __int128)b % (unsigned __int128)n);
+}
+
+/* ---- the passes over the image, on the pool ---- */
+
+typedef struct apply_ctx {
+    X(stream) s;
+    const C *vec;      /* the batch's key vectors, nlast points each */
+    const int64_t *key; /* their keys */
+    int64_t nk;
+} apply_ctx;
+
+/* Image rows [r0, r1) gain every key of the batch. */
+static void apply_rows(void *arg, int64_t job, int thread) {
+    (void)thread;
+    const apply_ctx *a = arg;
+    X(stream) s = a->s;
+    int64_t L = s->nlast, r0 = job * ROWS_PER_JOB,
+            r1 = r0 + ROWS_PER_JOB < s->rows ? r0 + ROWS_PER_JOB : s->rows;
+    for (int64_t j = r0; j < r1; j++) {
+        C *row = s->image + j * L;
+        for (int64_t q = 0; q < a->nk; q++) {
+            const C *v = a->vec + q * L;
+            int64_t key = a->key[q];
+            if (s->spift && key < L) { /* column key t: row j is v shifted left by t j */
+                int64_t sh = (int64_t)(((uint64_t)key * (uint64_t)j) & (uint64_t)(L - 1));
+                for (int64_t k = 0; k < L - sh; k++) {
+                    row[k][0] += v[k + sh][0];
+                    row[k][1] += v[k + sh][1];
+                }
+                for (int64_t k = L - sh; k < L; k++) {
+                    row[k][0] += v[k + sh - L][0];
+                    row[k][1] += v[k + sh - L][1];
+                }
+            } else if (s->spift) { /* row key t: element k takes v[j + t k] */
+                uint64_t t = (uint64_t)(key - L), m = (uint64_t)L - 1, at = (uint64_t)j;
+                for (int64_t k = 0; k < L; k++, at += t) {
+                    row[k][0] += v[at & m][0];
+                    row[k][1] += v[at & m][1];
+                }
+            } else { /* row key: the vector times the phase of (key, j) */
+                double pr = 1, pi = 0;
+                for (int d = 0; d < s->rank - 1; d++) {
+                    int64_t id = key / s->lead[d] % s->n[d], jd = j / s->lead[d] % s->n[d];
+                    const double *w = s->tw[d] + 2 * mulmod(id, jd, s->n[d]);
+                    double r = pr * w[0] - pi * w[1];
+                    pi = pr * w[1] + pi * w[0];
+                    pr = r;
+                }
+                R cr = (R)pr, ci = (R)pi;
+                for (int64_t k = 0; k < L; k++) {
+                    R x = v[k][0], y = v[k][1];
+                    row[k][0] += x * cr - y * ci;
+                    row[k][1] += x * ci + y * cr;
+                }
+            }
+        }
+    }
+}
+
+/* Image rows [r0, r1) gain the transformed grid's, which are cleared. */
+static void add_rows(void *arg, int64_t job, int thread) {
+    (void)thread;
+    X(stream) s = arg;
+    int64_t L = s->nlast, r0 = job * ROWS_PER_JOB,
+            r1 = r0 + ROWS_PER_JOB < s->rows ? r0 + ROWS_PER_JOB : s->rows;
+    C *img = s->image + r0 * L, *g = s->grid + r0 * L;
+    for (int64_t k = 0; k < (r1 - r0) * L; k++) {
+        img[k][0] += g[k][0];
+        img[k][1] += g[k][1];
+    }
+    memset(g, 0, (size_t)((r1 - r0) * L) * sizeof(C));
+}
+
+typedef struct fft_ctx {
+    X(stream) s;
+    C *vec;
+} fft_ctx;
+
+static void fft_vec(void *arg, int64_t job, int thread) {
+    (void)thread;
+    fft_ctx *f = arg;
+    C *v = f->vec + job * f->s->nlast;
+    hfft__lines_exec(f->s->line, v, v);
+}
+
+static int64_t jobs_of(int64_t rows) { return (rows + ROWS_PER_JOB - 1) / ROWS_PER_JOB; }
+
+/* ---- the two ways ---- */
+
+/* Clears the pending keys (the way that used them cleared their cells and marks). */
+static void forget(X(stream) s) {
+    for (int64_t q = 0; q < s->nkey; q++)
+        s->keymark[s->keys[q]] = 0;
+    s->nkey = 0;
+    s->ncell = 0;
+    s->pending = 0;
+    s->npt = 0;
+    s->sent = 0;
+    s->folded = 0;
+}
+
+/* Cells [a, b) unmarked. */
+static void unmark(X(stream) s, int64_t a, int64_t b) {
+    for (; a < b && (a & 63); a++)
+        s->mark[a >> 6] &= ~((uint64_t)1 << (a & 63));
+    if (b - a >= 64) {
+        memset(s->mark + (a >> 6), 0, (size_t)((b - a) >> 6) * sizeof(uint64_t));
+        a += (b - a) & ~(int64_t)63;
+    }
+    for (; a < b; a++)
+        s->mark[a >> 6] &= ~((uint64_t)1 << (a & 63));
+}
+
+/* The keys [q0, q0 + nk) of the list made into vec (transformed), their grid cells
+   cleared where `clear`. */
+static void make_vectors(X(stream) s, C *vec, int64_t q0, int64_t nk) {
+    int64_t L = s->nlast;
+    memset(vec, 0, (size_t)(nk * L) * sizeof(C));
+    if (!s->spift) { /* a row key's vector is its grid row */
+        for (int64_t q = 0; q < nk; q++)
+            memcpy(vec + q * L, s->grid + s->keys[q0 + q] * L, (size_t)L * sizeof(C));
+    } else { /* the marked cells, each into its key's vector */
+        int64_t words = (s->total + 63) / 64;
+        for (int64_t w = 0; w < words; w++)
+            for (uint64_t bits = s->mark[w]; bits; bits &= bits - 1) {
+                int64_t cell = w * 64 + __builtin_ctzll(bits), coef;
+                int64_t key = shift_key(L, cell / L, cell % L, &coef), q = s->slot[key] - q0;
+                if (q < 0 || q >= nk)
+                    continue;
+                vec[q * L + coef][0] += s->grid[cell][0];
+                vec[q * L + coef][1] += s->grid[cell][1];
+            }
+    }
+    fft_ctx f = {s, vec};
+    hfft__pool_start(s->pool, nk, fft_vec, &f);
+    hfft__pool_wait(s->pool);
+}
+
+static int flush_direct(X(stream) s) {
+    int64_t L = s->nlast, kb = (int64_t)(KEY_BATCH_BYTES / ((size_t)L * sizeof(C)));
+    kb = kb < 1 ? 1 : kb > s->nkey ? s->nkey : kb;
+    C *vec = malloc((size_t)(kb * L) * sizeof(C));
+    if (!vec)
+        return hfft__fail(HFFT_ERR_HOST_MEMORY,
+                          "hfft_stream_flush: out of host memory for %lld key vectors of %lld "
+                          "points",
+                          (long long)kb, (long long)L);
+    for (int64_t q0 = 0; q0 < s->nkey; q0 += kb) {
+        int64_t nk = s->nkey - q0 < kb ? s->nkey - q0 : kb;
+        make_vectors(s, vec, q0, nk);
+        apply_ctx a = {s, vec, s->keys + q0, nk};
+        hfft__pool_start(s->pool, jobs_of(s->rows), apply_rows, &a);
+        hfft__pool_wait(s->pool);
+    }
+    free(vec);
+    /* the pending cells back to zero, unmarked */
+    if (s->spift) {
+        int64_t words = (s->total + 63) / 64;
+        for (int64_t w = 0; w < words; w++) {
+            for (uint64_t bits = s->mark[w]; bits; bits &= bits - 1) {
+                int64_t cell = w * 64 + __builtin_ctzll(bits);
+                s->grid[cell][0] = s->grid[cell][1] = 0;
+            }
+            s->mark[w] = 0;
+        }
+    } else {
+        for (int64_t q = 0; q < s->nkey; q++) {
+            memset(s->grid + s->keys[q] * L, 0, (size_t)L * sizeof(C));
+            unmark(s, s->keys[q] * L, (s->keys[q] + 1) * L);
+        }
+    }
+    return 0;
+}
+
+static int flush_grid(X(stream) s) {
+    int st = X(execute)(s->gridplan);
+    memset(s->mark, 0, (size_t)((s->total + 63) / 64) * sizeof(uint64_t));
+    if (st) {
+        int64_t lost = s->pending;
+        memset(s->grid, 0, (size_t)s->total * sizeof(C));
+        return hfft__fail(st,
+                          "hfft_stream_flush: the grid's transform failed (%s); the image is as "
+                          "before and the %lld points pending are dropped",
+                          hfft_last_error_message(), (long long)lost);
+    }
+    hfft__pool_start(s->pool, jobs_of(s->rows), add_rows, s);
+    hfft__pool_wait(s->pool);
+    hfft_info info;
+    if (!X(plan_info)(s->gridplan, &info)) {
+        s->st.link_bytes[0] = info.link_bytes[0];
+        s->st.link_bytes[1] = info.link_bytes[1];
+    }
+    return 0;
+}
+
+/* ---- on a card ---- */
+
+static void card_unroom(X(stream) s) {
+    if (s->pcell)
+        s->ops->host_free(s->dev, s->pcell);
+    if (s->pval)
+        s->ops->host_free(s->dev, s->pval);
+    s->pcell = NULL;
+    s->pval = NULL;
+    s->cappt = 0;
+}
+
+static int card_broken(const char *call) {
+    return hfft__fail(HFFT_ERR_INVALID_ARGUMENT,
+                      "%s: an earlier failure on the card left the stream's image unknown; "
+                      "destroy the stream",
+                      call);
+}
+
+/* The buffered points not yet sent, to the card's grid. */
+static int card_send(X(stream) s) {
+    int st = hfft__image_send(s->card, s->sent, s->npt - s->sent, s->pcell, s->pval);
+    s->sent = s->npt;
+    return st;
+}
+
+/* The buffer, full, into the card's grid, and emptied. */
+static int card_fold(X(stream) s) {
+    int st = card_send(s);
+    if (!st)
+        st = hfft__image_wait(s->card);
+    s->npt = s->sent = 0;
+    s->folded = 1;
+    return st;
+}
+
+/* The phase tables of key q's row (row keys of rank > 1): exp(sign 2 pi i i_d j_d / n_d)
+   for j_d < n_d, dimension after dimension but the last. */
+static void card_tables(X(stream) s, int64_t key, R *tw) {
+    for (int d = 0; d < s->rank - 1; d++) {
+        int64_t id = key / s->lead[d] % s->n[d];
+        for (int64_t j = 0; j < s->n[d]; j++, tw += 2) {
+            const double *w = s->tw[d] + 2 * mulmod(id, j, s->n[d]);
+            tw[0] = (R)w[0];
+            tw[1] = (R)w[1];
+        }
+    }
+}
+
+static int card_direct(X(stream) s) {
+    void *vecs, *tws;
+    hfft__image_staging(s->card, &vecs, &tws);
+    C *vec = vecs;
+    R *tw = tws;
+    int64_t L = s->nlast, twn = 0;
+    for (int d = 0; d < s->rank - 1 && !s->spift; d++)
+        twn += s->n[d];
+    for (int64_t q0 = 0; q0 < s->nkey; q0 += s->ckeys) {
+        int64_t nk = s->nkey - q0 < s->ckeys ? s->nkey - q0 : s->ckeys;
+        memset(vec, 0, (size_t)(nk * L) * sizeof(C));
+        for (int64_t p = 0; p < s->npt; p++) {
+            int64_t cell = s->pcell[p], coef = cell % L;
+            int64_t key = s->spift ? shift_key(L, cell / L, cell % L, &coef) : cell / L;
+            int64_t q = s->slot[key] - q0;
+            if (q < 0 || q >= nk)
+                continue;
+            vec[q * L + coef][0] += s->pval[p][0];
+            vec[q * L + coef][1] += s->pval[p][1];
+        }
+        for (int64_t q = 0; twn && q < nk; q++)
+            card_tables(s, s->keys[q0 + q], tw + 2 * q * twn);
+        TRY(hfft__image_keys(s->card, nk, s->keys + q0,
+                             q0 + nk == s->nkey ? (void *)s->image : NULL));
+    }
+    return s->sent ? hfft__image_clear(s->card) : 0; /* points sent ahead, not needed */
+}
+
+static int card_grid(X(stream) s) {
+    TRY(card_send(s));
+    return hfft__image_grid(s->card, s->image);
+}
+
+/* The card's rates: a grid flush, and keys passes of one key and of a full batch, each
+   on nothing (the image gains zeros). */
+static int card_measure(X(stream) s) {
+    void *vecs, *tws;
+    hfft__image_staging(s->card, &vecs, &tws);
+    memset(vecs, 0, (size_t)(s->ckeys * s->nlast) * sizeof(C));
+    int64_t twn = 0;
+    for (int d = 0; d < s->rank - 1 && !s->spift; d++)
+        twn += s->n[d];
+    if (twn)
+        memset(tws, 0, (size_t)(s->ckeys * twn) * sizeof(C));
+    int64_t *keys = calloc((size_t)s->ckeys, sizeof(int64_t));
+    if (!keys)
+        return hfft__fail(HFFT_ERR_HOST_MEMORY, "hfft_stream_dft: out of host memory");
+    double t0 = hfft__now();
+    int st = hfft__image_grid(s->card, NULL);
+    double t1 = hfft__now();
+    if (!st)
+        st = hfft__image_keys(s->card, 1, keys, NULL);
+    double t2 = hfft__now();
+    int64_t more = s->ckeys < 64 ? s->ckeys : 64; /* enough keys to leave memory-bound */
+    if (!st)
+        st = hfft__image_keys(s->card, more, keys, NULL);
+    double t3 = hfft__now();
+    free(keys);
+    s->c_grid = t1 - t0;
+    s->c_key1 = more > 1 ? ((t3 - t2) - (t2 - t1)) / (double)(more - 1) : 0;
+    if (s->c_key1 < 0)
+        s->c_key1 = 0;
+    s->c_key0 = (t2 - t1) - s->c_key1;
+    /* the copy out, from a part of the image as large as the points' pinned room */
+    size_t part = (size_t)s->cappt * sizeof(int64_t), all = (size_t)s->total * sizeof(C);
+    part = part < all ? part : all;
+    double best = 0;
+    for (int k = 0; k < 2 && !st; k++) {
+        double t = hfft__now();
+        st = hfft__image_peek(s->card, s->pcell, part);
+        t = hfft__now() - t;
+        best = !k || t < best ? t : best;
+    }
+    s->c_out = best * (double)all / (double)part;
+    int64_t link[2];
+    hfft__image_take_link(s->card, link);
+    return st;
+}
+
+/* The model's seconds for a direct flush and a grid one of what is pending. */
+static void predict(const X(stream) s, double *direct, double *grid) {
+    if (s->card) {
+        /* A flush's last step (the grid's add, or the last keys pass) hides under the
+           image's copy out; the grid's add costs about a pass of one key. */
+        double host = (double)s->npt * RATE_POINT;
+        int64_t passes = (s->nkey + s->ckeys - 1) / s->ckeys;
+        int64_t last = s->nkey - (passes - 1) * s->ckeys;
+        double tail = s->c_key0 + (double)last * s->c_key1;
+        *direct = (double)(passes - 1) * s->c_key0 + (double)(s->nkey - last) * s->c_key1 +
+                  (tail > s->c_out ? tail : s->c_out) + host * (double)passes;
+        *grid = (s->c_grid - s->c_key0 > 0 ? s->c_grid - s->c_key0 : 0) +
+                (s->c_key0 > s->c_out ? s->c_key0 : s->c_out) + host;
+        return;
+    }
+    double per = (double)s->total / s->threads;
+    *direct = per * (RATE_PASS + RATE_KEY * (double)s->nkey) +
+              (double)s->nkey * (double)s->nlast * log2((double)s->nlast + 1) * RATE_FFT /
+                  s->threads;
+    double fft = s->grid_fft > 0 ? s->grid_fft
+                                 : per * RATE_FFT * log2((double)s->total + 1);
+    *grid = s->gridplan ? fft + per * RATE_PASS : INFINITY;
+}
+
+/* A way's correction: its first flush's measured over predicted, then a running
+   mean that halves the weight of each older flush. */
+static void learn(double *f, int64_t *count, double measured, double predicted) {
+    double r = predicted > 0 ? measured / predicted : 1;
+    *f = *count ? 0.5 * *f + 0.5 * r : r;
+    ++*count;
+}
+
+/* Room for `want` buffered points, pinned (the card copies them in as they are),
+   growing by doubling; the points buffered stay. */
+static int card_room(X(stream) s, int64_t want) {
+    int64_t cap = s->cappt ? s->cappt : s->fold;
+    while (cap < want)
+        cap *= 2;
+    void *c = NULL, *v = NULL;
+    int st = s->ops->host_alloc(s->dev, &c, (size_t)cap * sizeof(int64_t));
+    if (!st)
+        st = s->ops->host_alloc(s->dev, &v, (size_t)cap * sizeof(C));
+    if (st) {
+        if (c)
+            s->ops->host_free(s->dev, c);
+        return hfft__fail(st, "hfft_stream_add: no pinned host memory for %lld points (%s)",
+                          (long long)cap, hfft_last_error_message());
+    }
+    if (s->npt) {
+        memcpy(c, s->pcell, (size_t)s->npt * sizeof(int64_t));
+        memcpy(v, s->pval, (size_t)s->npt * sizeof(C));
+    }
+    card_unroom(s);
+    s->pcell = c;
+    s->pval = v;
+    s->cappt = cap;
+    return 0;
+}
+
+/* The image onto the first card the settings name, where it fits with its grid: 0
+   with s->card set, or left NULL (the host path); or a failure. */
+static int card_open(X(stream) s, int kind, hfft__settings *set) {
+    if (kind == HFFT_DEVICE_CUDA && !hfft__cuda_usable())
+        return hfft__fail(HFFT_ERR_NO_DEVICE,
+                          hfft__device_ops(HFFT_DEVICE_CUDA)
+                              ? "HFFT_DEVICE=cuda but no usable CUDA GPU was found"
+                              : "HFFT_DEVICE=cuda but this hfft was built without CUDA");
+    const hfft__dev_ops *ops = hfft__device_ops(kind);
+    hfft__dev *devs[HFFT_MAX_CARDS];
+    int n = 0;
+    TRY(hfft__devices_open(ops, set, devs, &n));
+    for (int k = n - 1; k >= 1; k--) /* one card holds the image */
+        ops->close(devs[k]);
+    int64_t per = (int64_t)(KEY_BATCH_BYTES / ((size_t)s->nlast * sizeof(C)));
+    s->ckeys = per < 1 ? 1 : per > CARD_KEYS_MAX ? CARD_KEYS_MAX : per;
+    if (s->ckeys > s->nkeyspace)
+        s->ckeys = s->nkeyspace;
+    /* as many points as the image has elements, within bounds, before they are summed
+       into the grid for good */
+    s->fold = s->total < CARD_FOLD_MIN ? CARD_FOLD_MIN : s->total > CARD_FOLD ? CARD_FOLD : s->total;
+    hfft__image_desc d = {PREC, s->sign, s->rank, s->spift, {1, 1, 1}, {1, 1, 1}, s->fold,
+                          s->ckeys};
+    for (int k = 0; k < s->rank; k++) {
+        d.n[k] = s->n[k];
+        d.lead[k] = s->lead[k];
+    }
+    int st = hfft__image_create(ops, devs[0], &d, s->image, &s->card);
+    if (st) {
+        ops->close(devs[0]);
+        return st == 1 ? 0 : st;
+    }
+    s->ops = ops;
+    s->dev = devs[0];
+    s->st.image_on_cards = 1;
+    s->st.cards = 1;
+    s->st.card_ids[0] = ops->ordinal(devs[0]);
+    /* the points' room, whole now: its pages are pinned and touched here, not while
+       points arrive */
+    TRY(card_room(s, s->fold));
+    return card_measure(s);
+}
+
+/* Point p's cell, and its key through *key. */
+static int64_t locate(X(stream) s, const int64_t *index, int64_t *key) {
+    int64_t cell = 0, i[3] = {0, 0, 0};
+    for (int d = 0; d < s->rank; d++) {
+        int64_t x = index[d];
+        if ((uint64_t)x >= (uint64_t)s->n[d]) { /* a division only where it is needed */
+            x %= s->n[d];
+            x += x < 0 ? s->n[d] : 0;
+        }
+        i[d] = x;
+        cell = cell * s->n[d] + x;
+    }
+    int64_t coef;
+    *key = s->spift ? shift_key(s->nlast, i[0], i[1], &coef) : cell / s->nlast;
+    return cell;
+}
+
+static void mark_key(X(stream) s, int64_t key) {
+    if (!s->keymark[key]) {
+        s->keymark[key] = 1;
+        s->slot[key] = s->nkey;
+        s->keys[s->nkey++] = key;
+    }
+}
+
+/* Whether the flush will go by the grid as things stand (keys only grow until it). */
+static int ahead(X(stream) s) {
+    double pd, pg;
+    predict(s, &pd, &pg);
+    return pg * s->f_grid < pd * s->f_direct;
+}
+
+typedef struct add_ctx {
+    X(stream) s;
+    const int64_t *index;
+    const C *value;
+    int64_t base, count; /* the points go to the buffer from base on */
+} add_ctx;
+
+static void add_job(void *arg, int64_t job, int thread) {
+    const add_ctx *a = arg;
+    X(stream) s = a->s;
+    int64_t p0 = job * ADD_JOB, p1 = p0 + ADD_JOB < a->count ? p0 + ADD_JOB : a->count;
+    uint8_t *mk = s->keymark;
+    int64_t *list = s->tlist[thread], nl = s->tn[thread];
+    int64_t *cells = s->pcell + a->base;
+    C *vals = s->pval + a->base;
+    for (int64_t p = p0; p < p1; p++) {
+        int64_t key;
+        cells[p] = locate(s, a->index + p * s->rank, &key);
+        vals[p][0] = a->value[p][0];
+        vals[p][1] = a->value[p][1];
+        /* a key is marked once: the thread that marks it first lists it (a plain read
+           first, as almost every key met is marked already) */
+        if (!__atomic_load_n(mk + key, __ATOMIC_RELAXED) &&
+            !__atomic_exchange_n(mk + key, 1, __ATOMIC_RELAXED))
+            list[nl++] = key;
+    }
+    s->tn[thread] = nl;
+}
+
+/* count points into the buffer at npt (room made) on the pool's threads, where there
+   are enough of them; 1 where not (nothing done). */
+static int add_parallel(X(stream) s, int64_t count, const int64_t *index, const C *value) {
+    int t = hfft__pool_size(s->pool);
+    if (t < 2 || count < 2 * ADD_JOB)
+        return 1;
+    for (int k = 0; k < t; k++) {
+        if (!s->tlist[k])
+            s->tlist[k] = malloc((size_t)s->nkeyspace * sizeof(int64_t));
+        if (!s->tlist[k])
+            return 1; /* the serial loop needs none of it */
+    }
+    add_ctx a = {s, index, value, s->npt, count};
+    hfft__pool_start(s->pool, (count + ADD_JOB - 1) / ADD_JOB, add_job, &a);
+    hfft__pool_wait(s->pool);
+    for (int k = 0; k < t; k++) { /* keys marked already: listed here */
+        for (int64_t i = 0; i < s->tn[k]; i++) {
+            s->slot[s->tlist[k][i]] = s->nkey;
+            s->keys[s->nkey++] = s->tlist[k][i];
+        }
+        s->tn[k] = 0;
+    }
+    s->npt += count;
+    return 0;
+}
+
+/* Points onto the card path: buffered, and into the card's grid whenever the buffer
+   is full (unless every flush goes direct, whose vectors are made from the buffer). */
+static int card_add(X(stream) s, int64_t count, const int64_t *index, const C *value) {
+    for (int64_t p0 = 0; p0 < count;) {
+        int64_t room = s->force == 1 ? count - p0 : s->fold - s->npt;
+        int64_t m = count - p0 < room ? count - p0 : room;
+        if (s->npt + m > s->cappt) {
+            int st = card_room(s, s->npt + m);
+            if (st)
+                return st;
+        }
+        if (add_parallel(s, m, index + p0 * s->rank, value + p0))
+            for (int64_t p = p0; p < p0 + m; p++) {
+                int64_t key, cell = locate(s, index + p * s->rank, &key);
+                mark_key(s, key);
+                s->pcell[s->npt] = cell;
+                s->pval[s->npt][0] = value[p][0];
+                s->pval[s->npt][1] = value[p][1];
+                s->npt++;
+            }
+        s->pending += m;
+        s->st.points_added += m;
+        p0 += m;
+        int st = 0;
+        if (s->npt >= s->fold && s->force != 1) {
+            st = card_fold(s);
+        } else if (s->force == 2 || (s->force == 0 && ahead(s))) {
+            st = card_send(s); /* the card sums them while points go on arriving */
+        }
+        if (st) {
+            s->broken = 1;
+            return st;
+        }
+    }
+    return 0;
+}
+
+static int card_flush(X(stream) s, double *secs) {
+    double pd, pg;
+    predict(s, &pd, &pg);
+    int direct = !s->folded && (s->force == 1 || (s->force == 0 && pd * s->f_direct <=
+                                                                        pg * s->f_grid));
+    double t0 = hfft__now();
+    int st = direct ? card_direct(s) : card_grid(s);
+    *secs = hfft__now() - t0;
+    if (st) {
+        s->broken = 1;
+        forget(s);
+        return st;
+    }
+    /* the card's model is its own measurements (card_measure): nothing to learn */
+    hfft__image_take_link(s->card, s->st.link_bytes);
+    return direct ? HFFT_STREAM_BY_KEYS : HFFT_STREAM_BY_GRID;
+}
+
+/* ---- the public functions ---- */
+
+X(stream) X(stream_dft)(int rank, const int64_t *n, X(complex) *image, int sign,
+                        unsigned flags, const hfft_options *opts) {
+    if (rank < 1 || rank > 3 || !n) {
+        hfft__fail(HFFT_ERR_INVALID_ARGUMENT, "hfft_stream_dft: rank %d (1 to 3, with sizes)",
+                   rank);
+        return NULL;
+    }
+    if (!image) {
+        hfft__fail(HFFT_ERR_INVALID_ARGUMENT, "hfft_stream_dft: the image is NULL");
+        return NULL;
+    }
+    if (sign != HFFT_FORWARD && sign != HFFT_BACKWARD) {
+        hfft__fail(HFFT_ERR_INVALID_ARGUMENT, "hfft_stream_dft: sign %d (FORWARD or BACKWARD)",
+                   sign);
+        return NULL;
+    }
+    if ((flags & HFFT_STREAM_DIRECT) && (flags & HFFT_STREAM_GRID)) {
+        hfft__fail(HFFT_ERR_INVALID_ARGUMENT,
+                   "hfft_stream_dft: HFFT_STREAM_DIRECT and HFFT_STREAM_GRID together");
+        return NULL;
+    }
+    int64_t total = 1;
+    for (int d = 0; d < rank; d++)
+        if (n[d] < 1 || hfft__mul_overflows(total, n[d], &total) ||
+            total > INT64_MAX / (int64_t)sizeof(C)) {
+            hfft__fail(HFFT_ERR_INVALID_ARGUMENT,
+                       "hfft_stream_dft: size %lld of dimension %d (positive, the image's "
+                       "bytes within 64 bits)",
+                       (long long)n[d], d);
+            return NULL;
+        }
+    hfft__settings set;
+    if (hfft__settings_resolve(opts, &set))
+        return NULL;
+    X(stream) s = calloc(1, sizeof *s);
+    if (!s) {
+        hfft__fail(HFFT_ERR_HOST_MEMORY, "hfft_stream_dft: out of host memory");
+        return NULL;
+    }
+    s->rank = rank;
+    s->sign = sign;
+    s->force = flags & HFFT_STREAM_DIRECT ? 1 : flags & HFFT_STREAM_GRID ? 2 : 0;
+    for (int d = 0; d < rank; d++)
+        s->n[d] = n[d];
+    s->total = total;
+    s->nlast = n[rank - 1];
+    s->rows = total / s->nlast;
+    s->image = (C *)image;
+    s->spift = rank == 2 && n[0] == n[1] && is_pow2(n[0]) && n[0] > 1;
+    s->nkeyspace = s->spift ? 2 * n[0] : s->rows;
+    s->threads = set.threads > 0 ? set.threads : hfft__cores();
+    s->st.rank = rank;
+    for (int d = 0; d < rank; d++)
+        s->st.n[d] = n[d];
+    s->st.shift_keys = s->spift;
+    s->st.threads = s->threads;
+    int st = 0;
+    s->keymark = calloc((size_t)s->nkeyspace, 1);
+    s->keys = malloc((size_t)s->nkeyspace * sizeof(int64_t));
+    s->slot = malloc((size_t)s->nkeyspace * sizeof(int64_t));
+    if (!s->keymark || !s->keys || !s->slot)
+        st = hfft__fail(HFFT_ERR_HOST_MEMORY, "hfft_stream_dft: out of host memory for %lld keys",
+                        (long long)s->nkeyspace);
+    int64_t lead = 1;
+    for (int d = rank - 2; d >= 0; d--) {
+        s->lead[d] = lead;
+        lead *= n[d];
+    }
+    for (int d = 0; !st && !s->spift && d < rank - 1; d++) {
+        s->tw[d] = malloc((size_t)(2 * n[d]) * sizeof(double));
+        if (!s->tw[d]) {
+            st = hfft__fail(HFFT_ERR_HOST_MEMORY, "hfft_stream_dft: out of host memory");
+            break;
+        }
+        for (int64_t m = 0; m < n[d]; m++) {
+            long double a = 2 * 3.14159265358979323846264338327950288L * m / n[d];
+            s->tw[d][2 * m] = (double)cosl(a);
+            s->tw[d][2 * m + 1] = (double)(sign * sinl(a));
+        }
+    }
+    s->f_direct = s->f_grid = 1;
+    /* on a card where the image and its grid fit one, else in host memory */
+    int kind = flags & HFFT_CPU_ONLY ? HFFT_DEVICE_NONE : set.device;
+    if (kind == HFFT_DEVICE_AUTO)
+        kind = hfft__cuda_usable() ? HFFT_DEVICE_CUDA : HFFT_DEVICE_NONE;
+    if (!st && kind != HFFT_DEVICE_NONE)
+        st = card_open(s, kind, &set);
+    if (!st && !s->card) {
+        s->grid = X(malloc)((size_t)total * sizeof(C));
+        s->mark = calloc((size_t)((total + 63) / 64), sizeof(uint64_t));
+        if (!s->grid || !s->mark)
+            st = hfft__fail(HFFT_ERR_HOST_MEMORY,
+                            "hfft_stream_dft: out of host memory for the pending grid (%s) "
+                            "and its marks",
+                            hfft__bytes_text((double)total * sizeof(C)).s);
+    }
+    if (!st && s->card) /* the adds' threads */
+        st = hfft__pool_create(s->threads < ADD_THREADS ? s->threads : ADD_THREADS, 0, &s->pool);
+    if (s->card)
+        goto made;
+    if (!st)
+        memset(s->grid, 0, (size_t)total * sizeof(C));
+    if (!st)
+        st = hfft__pool_create(s->threads, 0, &s->pool);
+    if (!st) {
+        hfft__lines_desc d = {0};
+        d.prec = PREC;
+        d.rank = 1;
+        d.sign = sign;
+        d.kind = HFFT__C2C;
+        d.n[0] = s->nlast;
+        d.is = d.os = 1;
+        d.howmany = 1;
+        d.idist = d.odist = s->nlast;
+        d.inplace = 1;
+        d.fftw_flags = hfft__fftw_estimate() | hfft__fftw_unaligned();
+        st = hfft__lines_plan(&d, &s->line);
+    }
+    if (!st && s->force != 1) {
+        /* the grid's transform: hfft's own plan, in place on the pending grid */
+        unsigned pf = flags & (HFFT_CPU_ONLY | HFFT_GPU_ONLY | HFFT_HYBRID | HFFT_MEASURE |
+                               HFFT_ESTIMATE | HFFT_SCHEDULE_PLAIN | HFFT_SCHEDULE_RADIX2);
+        s->gridplan = X(plan_dft)(rank, n, (X(complex) *)s->grid, (X(complex) *)s->grid, sign,
+                                  pf, opts);
+        if (!s->gridplan) {
+            st = hfft_last_error();
+        } else {
+            hfft_info info;
+            st = X(plan_info)(s->gridplan, &info);
+            if (!st) {
+                double fft = 0;
+                for (int h = 0; h < info.rounds && h < HFFT_MAX_ROUNDS; h++)
+                    fft += info.predicted_seconds[h];
+                s->grid_fft = fft;
+                s->st.cards = info.cards;
+                memcpy(s->st.card_ids, info.card_ids, sizeof info.card_ids);
+                memset(s->grid, 0, (size_t)total * sizeof(C)); /* MEASURE wrote it */
+            }
+        }
+    }
+made:
+    if (st) {
+        X(stream_destroy)(s);
+        return NULL;
+    }
+    return s;
+}
+
+X(stream) X(stream_2d)(int n0, int n1, X(complex) *image, int sign, unsigned flags) {
+    int64_t n[2] = {n0, n1};
+    return X(stream_dft)(2, n, image, sign, flags, NULL);
+}
+
+int X(stream_add)(X(stream) s, int64_t count, const int64_t *index, const X(complex) *value) {
+    if (!s)
+        return hfft__fail(HFFT_ERR_INVALID_ARGUMENT, "hfft_stream_add: the stream is NULL");
+    if (count < 0 || (count > 0 && (!index || !value)))
+        return hfft__fail(HFFT_ERR_INVALID_ARGUMENT,
+                          "hfft_stream_add: %lld points with index %s and value %s (count >= "
+                          "0, arrays not NULL)",
+                          (long long)count, index ? "given" : "NULL", value ? "given" : "NULL");
+    if (s->broken)
+        return card_broken("hfft_stream_add");
+    double t0 = hfft__now();
+    if (s->card) {
+        int st = card_add(s, count, index, (const C *)value);
+        s->st.add_seconds += hfft__now() - t0;
+        return st;
+    }
+    for (int64_t p = 0; p < count; p++) {
+        int64_t key, cell = locate(s, index + p * s->rank, &key);
+        uint64_t bit = (uint64_t)1 << (cell & 63);
+        if (!(s->mark[cell >> 6] & bit)) {
+            s->mark[cell >> 6] |= bit;
+            s->ncell++;
+        }
+        s->grid[cell][0] += value[p][0];
+        s->grid[cell][1] += value[p][1];
+        mark_key(s, key);
+    }
+    s->pending += count;
+    s->st.points_added += count;
+    s->st.add_seconds += hfft__now() - t0;
+    return 0;
+}
+
+int X(stream_flush)(X(stream) s) {
+    if (!s)
+        return hfft__fail(HFFT_ERR_INVALID_ARGUMENT, "hfft_stream_flush: the stream is NULL");
+    if (s->broken)
+        return card_broken("hfft_stream_flush");
+    if (!s->pending)
+        return 0;
+    int64_t keys = s->nkey, points = s->pending;
+    if (s->card) {
+        double secs;
+        int way = card_flush(s, &secs);
+        if (way < 0)
+            return way;
+        forget(s);
+        s->st.points_applied = s->st.points_added;
+        s->st.flushes++;
+        s->st.last_strategy = way;
+        s->st.last_keys = keys;
+        s->st.last_points = points;
+        s->st.last_seconds = secs;
+        s->st.flush_seconds += secs;
+        return 0;
+    }
+    double pd, pg;
+    predict(s, &pd, &pg);
+    int direct = s->force == 1 || (s->force == 0 && pd * s->f_direct <= pg * s->f_grid);
+    double t0 = hfft__now();
+    s->st.link_bytes[0] = s->st.link_bytes[1] = 0;
+    int st = direct ? flush_direct(s) : flush_grid(s);
+    double secs = hfft__now() - t0;
+    if (st && direct)
+        return st; /* nothing changed: the points stay pending */
+    forget(s);
+    if (st)
+        return st;
+    if (direct)
+        learn(&s->f_direct, &s->ndirect, secs, pd);
+    else
+        learn(&s->f_grid, &s->ngrid, secs, pg);
+    s->st.points_applied = s->st.points_added;
+    s->st.flushes++;
+    s->st.last_strategy = direct ? HFFT_STREAM_BY_KEYS : HFFT_STREAM_BY_GRID;
+    s->st.last_keys = keys;
+    s->st.last_points = points;
+    s->st.last_seconds = secs;
+    s->st.flush_seconds += secs;
+    return 0;
+}
+
+int X(stream_info)(X(stream) s, hfft_stream_stats *stats) {
+    if (!s || !stats)
+        return hfft__fail(HFFT_ERR_INVALID_ARGUMENT, "hfft_stream_info: %s is NULL",
+                          s ? "the stats" : "the stream");
+    *stats = s->st;
+    return 0;
+}
+
+void X(stream_destroy)(X(stream) s) {
+    if (!s)
+        return;
+    if (s->gridplan)
+        X(destroy_plan)(s->gridplan);
+    if (s->line)
+        hfft__lines_destroy(s->line);
+    if (s->pool)
+        hfft__pool_destroy(s->pool);
+    hfft__image_destroy(s->card); /* waits for points in flight from the buffer */
+    if (s->dev) {
+        card_unroom(s);
+        s->ops->close(s->dev);
+    }
+    for (int d = 0; d < 3; d++)
+        free(s->tw[d]);
+    for (int k = 0; k < ADD_THREADS; k++)
+        free(s->tlist[k]);
+    X(free)(s->grid);
+    free(s->mark);
+    free(s->keymark);
+    free(s->keys);
+    free(s->slot);
+    free(s);
+}

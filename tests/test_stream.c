@@ -1,0 +1,501 @@
+/*
+ * test_stream.c: streaming images (hfft_stream_*), both precisions.  After
+ * any pattern of adds and flushes the image must equal I0 (its contents when
+ * the stream was made) plus the transform, FFTW in higher precision, of the
+ * grid of every point added before the last flush (summed here in long
+ * double); each way forced and the cost model's choice; shift keys and row
+ * keys; the CPU and the emulated device (the grid's plan on its cards).  Also
+ * what a stream reports, and every bad argument.
+ */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ref.h"
+#include "util.h"
+
+TestSuite(stream, .init = tu_setup, .fini = tu_env_clear);
+
+/* Relative RMS tolerances of a streamed image (the issue's: 2^22 points). */
+static double stream_tol(int prec) { return prec == 4 ? 1e-5 : 1e-13; }
+
+/* ---- one precision-neutral handle ---- */
+typedef struct ts {
+    int prec;
+    void *s;
+} ts;
+
+static ts ts_make(int prec, int rank, const int64_t *n, void *image, int sign, unsigned flags,
+                  const hfft_options *o) {
+    ts t = {prec, NULL};
+    t.s = prec == 4 ? (void *)hfftf_stream_dft(rank, n, image, sign, flags, o)
+                    : (void *)hfft_stream_dft(rank, n, image, sign, flags, o);
+    return t;
+}
+static int ts_add(ts t, int64_t count, const int64_t *index, const void *value) {
+    return t.prec == 4 ? hfftf_stream_add(t.s, count, index, value)
+                       : hfft_stream_add(t.s, count, index, value);
+}
+static int ts_flush(ts t) {
+    return t.prec == 4 ? hfftf_stream_flush(t.s) : hfft_stream_flush(t.s);
+}
+static int ts_info(ts t, hfft_stream_stats *st) {
+    return t.prec == 4 ? hfftf_stream_info(t.s, st) : hfft_stream_info(t.s, st);
+}
+static void ts_destroy(ts t) {
+    if (t.prec == 4)
+        hfftf_stream_destroy(t.s);
+    else
+        hfft_stream_destroy(t.s);
+}
+
+/* ---- the oracle ---- */
+typedef struct oracle {
+    int prec, rank, sign;
+    int64_t n[3], total;
+    long double *sum;  /* the grid of points flushed, exactly enough */
+    long double *next; /* and of points added since */
+    void *i0;          /* the image as made */
+} oracle;
+
+static oracle oracle_make(int prec, int rank, const int64_t *n, int sign, const void *image) {
+    oracle o = {prec, rank, sign, {1, 1, 1}, tu_total(rank, n), NULL, NULL, NULL};
+    for (int d = 0; d < rank; d++)
+        o.n[d] = n[d];
+    o.sum = calloc((size_t)o.total * 2, sizeof(long double));
+    o.next = calloc((size_t)o.total * 2, sizeof(long double));
+    o.i0 = tu_dup(image, (size_t)o.total * tu_esize(prec));
+    cr_assert(o.sum && o.next);
+    return o;
+}
+
+static void oracle_add(oracle *o, int64_t count, const int64_t *index, const void *value) {
+    for (int64_t p = 0; p < count; p++) {
+        int64_t cell = 0;
+        for (int d = 0; d < o->rank; d++) {
+            int64_t x = index[p * o->rank + d] % o->n[d];
+            cell = cell * o->n[d] + (x < 0 ? x + o->n[d] : x);
+        }
+        long double re = o->prec == 4 ? ((const float *)value)[2 * p]
+                                      : ((const double *)value)[2 * p];
+        long double im = o->prec == 4 ? ((const float *)value)[2 * p + 1]
+                                      : ((const double *)value)[2 * p + 1];
+        o->next[2 * cell] += re;
+        o->next[2 * cell + 1] += im;
+    }
+}
+
+static void oracle_flush(oracle *o) {
+    for (int64_t k = 0; k < 2 * o->total; k++) {
+        o->sum[k] += o->next[k];
+        o->next[k] = 0;
+    }
+}
+
+/* Relative RMS error of image against I0 + the transform of the flushed grid. */
+static double oracle_error(const oracle *o, const void *image) {
+    size_t es = tu_esize(o->prec);
+    void *grid = tu_alloc((size_t)o->total * es);
+    for (int64_t k = 0; k < 2 * o->total; k++)
+        if (o->prec == 4)
+            ((float *)grid)[k] = (float)o->sum[k];
+        else
+            ((double *)grid)[k] = (double)o->sum[k];
+    void *ref = hfft_ref_transform(o->prec, o->rank, o->n, grid, o->sign, 1);
+    cr_assert(ref, "reference out of memory");
+    for (int64_t k = 0; k < 2 * o->total; k++)
+        if (o->prec == 4)
+            ((double *)ref)[k] += ((const float *)o->i0)[k];
+        else
+            ((long double *)ref)[k] += ((const double *)o->i0)[k];
+    double e = hfft_ref_compare(o->prec, ref, image, o->total);
+    hfft_ref_free(o->prec, ref);
+    tu_free(grid);
+    return e;
+}
+
+static void oracle_free(oracle *o) {
+    free(o->sum);
+    free(o->next);
+    tu_free(o->i0);
+}
+
+/* count random points: indices anywhere in int64 (negative and far beyond n too)
+   or, with `near`, within a few sizes of zero; values in [-0.5, 0.5). */
+static void points(int prec, int rank, const int64_t *n, int64_t count, int near, uint64_t seed,
+                   int64_t *index, void *value) {
+    uint64_t x = seed | 1;
+    for (int64_t p = 0; p < count; p++)
+        for (int d = 0; d < rank; d++) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            index[p * rank + d] = near ? (int64_t)(x % (uint64_t)(3 * n[d])) - n[d] : (int64_t)x;
+        }
+    hfft_ref_fill(prec, value, count, seed ^ 0x9e3779b97f4a7c15ull);
+}
+
+/* ---- correctness ---- */
+
+typedef struct shape {
+    int rank;
+    int64_t n[3];
+} shape;
+
+static const shape shapes[] = {
+    {2, {64, 64}},    /* shift keys */
+    {2, {256, 256}},  /* shift keys */
+    {2, {48, 80}},    /* row keys */
+    {2, {64, 32}},    /* powers of two, not square: row keys */
+    {1, {100}},       /* one key */
+    {1, {1}},         /* one point of image */
+    {3, {8, 12, 10}}, /* rows of the last dimension */
+    {2, {1, 7}},
+};
+
+/* Adds in batches with flushes between them (one with nothing pending), checking the
+   image after each flush and that an add never touches it. */
+static void check_stream(int prec, const shape *sh, int sign, unsigned flags,
+                         const hfft_options *o, int want_way) {
+    int64_t total = tu_total(sh->rank, sh->n);
+    size_t bytes = (size_t)total * tu_esize(prec);
+    void *image = tu_alloc(bytes);
+    hfft_ref_fill(prec, image, total, tu_seed());
+    oracle orc = oracle_make(prec, sh->rank, sh->n, sign, image);
+    ts t = ts_make(prec, sh->rank, sh->n, image, sign, flags, o);
+    cr_assert(t.s, "stream of rank %d (%lld, %lld, %lld) f%d: %s", sh->rank,
+              (long long)sh->n[0], (long long)sh->n[1], (long long)sh->n[2], prec * 8,
+              hfft_last_error_message());
+    static const int64_t batch[] = {1, 0, 3, 40, 1000, 7};
+    int64_t added = 0;
+    for (size_t b = 0; b < sizeof batch / sizeof batch[0]; b++) {
+        int64_t count = batch[b];
+        int64_t *index = malloc((size_t)(count ? count : 1) * 3 * sizeof(int64_t));
+        void *value = tu_alloc((size_t)(count ? count : 1) * tu_esize(prec));
+        points(prec, sh->rank, sh->n, count, b % 2, tu_seed(), index, value);
+        if (b == 3 && count >= 2) { /* duplicates, and index 0 */
+            memcpy(index + sh->rank, index, (size_t)sh->rank * sizeof(int64_t));
+            for (int d = 0; d < sh->rank; d++)
+                index[d] = 0;
+        }
+        void *before = tu_dup(image, bytes);
+        cr_assert_eq(ts_add(t, count, index, value), 0, "add: %s", hfft_last_error_message());
+        cr_assert(!memcmp(before, image, bytes), "an add wrote the image");
+        oracle_add(&orc, count, index, value);
+        added += count;
+        /* a second add before the flush, for every other batch */
+        if (b % 2 && count) {
+            cr_assert_eq(ts_add(t, 1, index, value), 0);
+            oracle_add(&orc, 1, index, value);
+            added++;
+        }
+        cr_assert_eq(ts_flush(t), 0, "flush: %s", hfft_last_error_message());
+        oracle_flush(&orc);
+        double e = oracle_error(&orc, image);
+        cr_assert(e <= stream_tol(prec),
+                  "rank %d (%lld, %lld, %lld) f%d sign %d flags %#x, after batch %zu: error "
+                  "%.3g",
+                  sh->rank, (long long)sh->n[0], (long long)sh->n[1], (long long)sh->n[2],
+                  prec * 8, sign, flags, b, e);
+        hfft_stream_stats st;
+        cr_assert_eq(ts_info(t, &st), 0);
+        cr_assert_eq(st.points_added, added);
+        cr_assert_eq(st.points_applied, added);
+        if (want_way && count)
+            cr_assert_eq(st.last_strategy, want_way, "batch %zu: way %d, asked %d", b,
+                         st.last_strategy, want_way);
+        tu_free(before);
+        tu_free(value);
+        free(index);
+    }
+    cr_assert_eq(ts_flush(t), 0); /* nothing pending */
+    cr_assert_eq(ts_flush(t), 0);
+    cr_assert(oracle_error(&orc, image) <= stream_tol(prec));
+    hfft_stream_stats st;
+    cr_assert_eq(ts_info(t, &st), 0);
+    cr_assert_eq(st.shift_keys,
+                 sh->rank == 2 && sh->n[0] == sh->n[1] && !(sh->n[0] & (sh->n[0] - 1)) &&
+                     sh->n[0] > 1);
+    cr_assert_eq(st.rank, sh->rank);
+    ts_destroy(t);
+    oracle_free(&orc);
+    tu_free(image);
+}
+
+static void cpu_options(hfft_options *o) {
+    hfft_options_init(o);
+    o->device = HFFT_DEVICE_NONE;
+    o->threads = 2;
+}
+
+/* check_stream for every shape, both precisions, each way forced and the model's. */
+static void every_shape_and_way(const hfft_options *o) {
+    for (int prec = 4; prec <= 8; prec += 4)
+        for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
+            for (int way = 0; way < 3; way++) {
+                unsigned flags = way == 1 ? HFFT_STREAM_DIRECT : way == 2 ? HFFT_STREAM_GRID : 0;
+                check_stream(prec, &shapes[i], i % 2 ? HFFT_FORWARD : HFFT_BACKWARD, flags, o,
+                             way);
+            }
+}
+
+Test(stream, every_way_on_the_cpu) {
+    hfft_options o;
+    cpu_options(&o);
+    every_shape_and_way(&o);
+}
+
+/* The image on an emulated card between flushes: every shape, every way. */
+Test(stream, every_way_on_an_emulated_card) {
+    for (int prec = 4; prec <= 8; prec += 4)
+        for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
+            for (int way = 0; way < 3; way++) {
+                hfft_options o;
+                hfft_options_init(&o);
+                o.device = HFFT_DEVICE_EMULATED;
+                o.device_memory = 256 << 20;
+                o.threads = 2;
+                unsigned flags = way == 1 ? HFFT_STREAM_DIRECT : way == 2 ? HFFT_STREAM_GRID : 0;
+                check_stream(prec, &shapes[i], i % 2 ? HFFT_FORWARD : HFFT_BACKWARD, flags, &o,
+                             way);
+                int64_t total = tu_total(shapes[i].rank, shapes[i].n);
+                void *image = tu_alloc((size_t)total * tu_esize(prec));
+                memset(image, 0, (size_t)total * tu_esize(prec));
+                ts t = ts_make(prec, shapes[i].rank, shapes[i].n, image, HFFT_FORWARD, flags, &o);
+                cr_assert(t.s);
+                hfft_stream_stats st;
+                cr_assert_eq(ts_info(t, &st), 0);
+                cr_assert_eq(st.image_on_cards, 1, "shape %zu: the image is not on the card", i);
+                cr_assert_eq(st.cards, 1);
+                int64_t idx[3] = {1, 1, 1};
+                double v[2] = {1, 0};
+                float vf[2] = {1, 0};
+                cr_assert_eq(ts_add(t, 1, idx, prec == 4 ? (void *)vf : (void *)v), 0);
+                cr_assert_eq(ts_flush(t), 0);
+                cr_assert_eq(ts_info(t, &st), 0);
+                /* the image out each flush, and what went in */
+                cr_assert_eq(st.link_bytes[1], total * (int64_t)tu_esize(prec));
+                cr_assert_gt(st.link_bytes[0], 0);
+                ts_destroy(t);
+                tu_free(image);
+            }
+}
+
+/* The grid's transform on emulated cards, one and four, in card and streamed. */
+Test(stream, the_grid_on_emulated_cards) {
+    static const struct {
+        const char *cards;
+        int64_t budget;
+    } runs[] = {{"0", 1 << 20}, {"0", 64 << 10}, {"0,1,2,3", 1 << 20}};
+    static const shape big[] = {{2, {256, 256}}, {3, {8, 12, 10}}};
+    for (size_t r = 0; r < sizeof runs / sizeof runs[0]; r++)
+        for (int prec = 4; prec <= 8; prec += 4)
+            for (size_t i = 0; i < sizeof big / sizeof big[0]; i++) {
+                hfft_options o;
+                hfft_options_init(&o);
+                o.device = HFFT_DEVICE_EMULATED;
+                o.device_memory = runs[r].budget;
+                o.devices = runs[r].cards;
+                o.threads = 2;
+                check_stream(prec, &big[i], HFFT_BACKWARD, HFFT_STREAM_GRID | HFFT_GPU_ONLY, &o,
+                             HFFT_STREAM_BY_GRID);
+            }
+}
+
+/* On a CUDA card (skipped without one): the image held there, every shape and way; a
+   budget the image and its grid do not fit keeps it in host memory, the grid's
+   transform streamed through the card. */
+Test(stream, every_way_on_a_cuda_card) {
+    const char *dev = getenv("HFFT_DEVICE");
+    if (dev && (!strcmp(dev, "none") || !strcmp(dev, "cpu")))
+        cr_skip_test("no GPU tests (HFFT_DEVICE=%s)", dev);
+    hfft_options o;
+    hfft_options_init(&o);
+    o.device = HFFT_DEVICE_CUDA;
+    o.devices = "0";
+    int64_t one[1] = {64};
+    float probe[128];
+    hfftf_stream p = hfftf_stream_dft(1, one, (hfftf_complex *)probe, HFFT_FORWARD, 0, &o);
+    if (!p) {
+        cr_assert_eq(hfft_last_error(), HFFT_ERR_NO_DEVICE, "%s", hfft_last_error_message());
+        cr_skip_test("no usable CUDA GPU: %s", hfft_last_error_message());
+    }
+    hfftf_stream_destroy(p);
+    every_shape_and_way(&o);
+    static const shape big = {2, {2048, 2048}};
+    hfft_options small = o;
+    small.device_memory = 32 << 20; /* the f32 image and grid take 64 MiB */
+    check_stream(4, &big, HFFT_BACKWARD, HFFT_STREAM_GRID, &small, HFFT_STREAM_BY_GRID);
+    check_stream(8, &big, HFFT_FORWARD, 0, &o, 0);
+}
+
+/* Many points in one add (the card path's adds run on several threads there): the
+   image, and the keys counted, as on the CPU. */
+Test(stream, many_points_at_once) {
+    static const shape sh[] = {{2, {64, 64}}, {2, {40, 24}}};
+    for (int prec = 4; prec <= 8; prec += 4)
+        for (size_t i = 0; i < sizeof sh / sizeof sh[0]; i++) {
+            int64_t count = 200000, total = tu_total(2, sh[i].n), keys[2];
+            int64_t *index = malloc((size_t)count * 2 * sizeof(int64_t));
+            void *value = tu_alloc((size_t)count * tu_esize(prec));
+            points(prec, 2, sh[i].n, count, 0, tu_seed(), index, value);
+            for (int card = 0; card < 2; card++) {
+                hfft_options o;
+                hfft_options_init(&o);
+                o.device = card ? HFFT_DEVICE_EMULATED : HFFT_DEVICE_NONE;
+                o.device_memory = 64 << 20;
+                o.threads = 4;
+                void *image = tu_alloc((size_t)total * tu_esize(prec));
+                hfft_ref_fill(prec, image, total, tu_seed());
+                oracle orc = oracle_make(prec, 2, sh[i].n, HFFT_FORWARD, image);
+                ts t = ts_make(prec, 2, sh[i].n, image, HFFT_FORWARD, HFFT_STREAM_GRID, &o);
+                cr_assert(t.s);
+                cr_assert_eq(ts_add(t, count, index, value), 0);
+                oracle_add(&orc, count, index, value);
+                cr_assert_eq(ts_flush(t), 0);
+                oracle_flush(&orc);
+                double e = oracle_error(&orc, image);
+                cr_assert(e <= stream_tol(prec), "shape %zu f%d card %d: error %.3g", i, prec * 8,
+                          card, e);
+                hfft_stream_stats st;
+                cr_assert_eq(ts_info(t, &st), 0);
+                cr_assert_eq(st.image_on_cards, card);
+                cr_assert_eq(st.last_points, count);
+                keys[card] = st.last_keys;
+                ts_destroy(t);
+                oracle_free(&orc);
+                tu_free(image);
+            }
+            cr_assert_eq(keys[0], keys[1], "keys: %lld on the CPU, %lld on the card",
+                         (long long)keys[0], (long long)keys[1]);
+            free(index);
+            tu_free(value);
+        }
+}
+
+/* Shift keys: points whose rows are shifts of one vector share one key, computed from
+   the point; the row keys count a point's rows. */
+Test(stream, keys) {
+    hfft_options o;
+    cpu_options(&o);
+    for (int prec = 4; prec <= 8; prec += 4) {
+        int64_t n[2] = {64, 64};
+        void *image = tu_alloc(64 * 64 * tu_esize(prec));
+        memset(image, 0, 64 * 64 * tu_esize(prec));
+        ts t = ts_make(prec, 2, n, image, HFFT_FORWARD, HFFT_STREAM_DIRECT, &o);
+        cr_assert(t.s);
+        /* (3, 1), (6, 2), (9, 3) - 64: column key 3 (9 inv(3) = 3 mod 64); (1, 2): row key
+           2; (0, 0) and (0, 5): column key 0 */
+        int64_t idx[] = {3, 1, 6, 2, 9, 3 - 64, 1, 2, 0, 0, 0, 5};
+        double one[12] = {1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0};
+        float onef[12] = {1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0};
+        cr_assert_eq(ts_add(t, 6, idx, prec == 4 ? (void *)onef : (void *)one), 0);
+        cr_assert_eq(ts_flush(t), 0);
+        hfft_stream_stats st;
+        cr_assert_eq(ts_info(t, &st), 0);
+        cr_assert_eq(st.last_keys, 3, "%lld keys", (long long)st.last_keys);
+        cr_assert_eq(st.last_points, 6);
+        cr_assert_eq(st.last_strategy, HFFT_STREAM_BY_KEYS);
+        ts_destroy(t);
+        int64_t m[2] = {48, 80};
+        t = ts_make(prec, 2, m, image, HFFT_FORWARD, HFFT_STREAM_DIRECT, &o);
+        cr_assert(t.s);
+        int64_t rows[] = {5, 1, 5, 70, 53, 2, 7, 7}; /* rows 5, 5, 5, 7 */
+        cr_assert_eq(ts_add(t, 4, rows, prec == 4 ? (void *)onef : (void *)one), 0);
+        cr_assert_eq(ts_flush(t), 0);
+        cr_assert_eq(ts_info(t, &st), 0);
+        cr_assert_eq(st.last_keys, 2);
+        cr_assert_eq(st.shift_keys, 0);
+        ts_destroy(t);
+        tu_free(image);
+    }
+}
+
+/* The cost model: a few keys go direct, a full grid of keys goes through the grid. */
+Test(stream, the_cost_model_chooses) {
+    hfft_options o;
+    cpu_options(&o);
+    int64_t n[2] = {512, 512};
+    void *image = tu_alloc(512 * 512 * tu_esize(8));
+    memset(image, 0, 512 * 512 * tu_esize(8));
+    ts t = ts_make(8, 2, n, image, HFFT_BACKWARD, 0, &o);
+    cr_assert(t.s);
+    int64_t idx[2] = {7, 3};
+    double v[2] = {1, 0};
+    cr_assert_eq(ts_add(t, 1, idx, v), 0);
+    cr_assert_eq(ts_flush(t), 0);
+    hfft_stream_stats st;
+    cr_assert_eq(ts_info(t, &st), 0);
+    cr_assert_eq(st.last_strategy, HFFT_STREAM_BY_KEYS, "one key went %d", st.last_strategy);
+    int64_t count = 20000;
+    int64_t *many = malloc((size_t)count * 2 * sizeof(int64_t));
+    double *vals = malloc((size_t)count * 2 * sizeof(double));
+    points(8, 2, n, count, 0, tu_seed(), many, vals);
+    cr_assert_eq(ts_add(t, count, many, vals), 0);
+    cr_assert_eq(ts_flush(t), 0);
+    cr_assert_eq(ts_info(t, &st), 0);
+    cr_assert(st.last_keys > 500, "%lld keys", (long long)st.last_keys);
+    cr_assert_eq(st.last_strategy, HFFT_STREAM_BY_GRID, "%lld keys went %d",
+                 (long long)st.last_keys, st.last_strategy);
+    free(many);
+    free(vals);
+    ts_destroy(t);
+    tu_free(image);
+}
+
+/* ---- errors ---- */
+
+Test(stream, bad_arguments) {
+    hfft_options o;
+    cpu_options(&o);
+    for (int prec = 4; prec <= 8; prec += 4) {
+        int64_t n[3] = {8, 8, 8}, bad[3] = {8, 0, 8}, huge[3] = {INT64_MAX / 4, 8, 1};
+        void *image = tu_alloc(512 * tu_esize(prec));
+        hfft_ref_fill(prec, image, 512, tu_seed());
+        void *copy = tu_dup(image, 512 * tu_esize(prec));
+        struct {
+            int rank;
+            const int64_t *n;
+            void *image;
+            int sign;
+            unsigned flags;
+        } cases[] = {{0, n, image, -1, 0},   {4, n, image, -1, 0},
+                     {2, NULL, image, -1, 0}, {2, n, NULL, -1, 0},
+                     {2, n, image, 0, 0},    {2, n, image, -1, HFFT_STREAM_DIRECT | HFFT_STREAM_GRID},
+                     {3, bad, image, 1, 0},  {3, huge, image, 1, 0}};
+        for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+            ts t = ts_make(prec, cases[i].rank, cases[i].n, cases[i].image, cases[i].sign,
+                           cases[i].flags, &o);
+            cr_assert_null(t.s, "case %zu made a stream", i);
+            cr_assert_eq(hfft_last_error(), HFFT_ERR_INVALID_ARGUMENT, "case %zu: %d", i,
+                         hfft_last_error());
+            cr_assert(strlen(hfft_last_error_message()) > 0);
+        }
+        ts t = ts_make(prec, 3, n, image, HFFT_FORWARD, 0, &o);
+        cr_assert(t.s);
+        int64_t idx[3] = {1, 2, 3};
+        double v[2] = {1, 1};
+        float vf[2] = {1, 1};
+        void *val = prec == 4 ? (void *)vf : (void *)v;
+        cr_assert_eq(ts_add(t, -1, idx, val), HFFT_ERR_INVALID_ARGUMENT);
+        cr_assert_eq(ts_add(t, 1, NULL, val), HFFT_ERR_INVALID_ARGUMENT);
+        cr_assert_eq(ts_add(t, 1, idx, NULL), HFFT_ERR_INVALID_ARGUMENT);
+        cr_assert_eq(ts_add(t, 0, NULL, NULL), 0);
+        hfft_stream_stats st;
+        cr_assert_eq(ts_info(t, &st), 0);
+        cr_assert_eq(st.points_added, 0, "a failed add added %lld points",
+                     (long long)st.points_added);
+        cr_assert_eq(ts_flush(t), 0);
+        cr_assert(!memcmp(copy, image, 512 * tu_esize(prec)), "nothing pending, image written");
+        cr_assert_eq(prec == 4 ? hfftf_stream_info(t.s, NULL) : hfft_stream_info(t.s, NULL),
+                     HFFT_ERR_INVALID_ARGUMENT);
+        ts_destroy(t);
+        ts null = {prec, NULL};
+        cr_assert_eq(ts_add(null, 1, idx, val), HFFT_ERR_INVALID_ARGUMENT);
+        cr_assert_eq(ts_flush(null), HFFT_ERR_INVALID_ARGUMENT);
+        cr_assert_eq(ts_info(null, &st), HFFT_ERR_INVALID_ARGUMENT);
+        ts_destroy(null);
+        tu_free(copy);
+        tu_free(image);
+    }
+}
