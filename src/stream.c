@@ -63,7 +63,7 @@ typedef R C[2];
    pass (as many as 64 MiB of them hold, within a bound); a point's cost on the host,
    which the card's model adds to both ways. */
 #define CARD_FOLD ((int64_t)1 << 22)
-#define CARD_FOLD_MIN ((int64_t)1 << 16)
+#define CARD_FOLD_MIN ((int64_t)1 << 12)
 #define CARD_KEYS_MAX 256
 #define RATE_POINT 2e-9
 /* Adds on several threads: points per job, and threads at most. */

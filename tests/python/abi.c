@@ -1,7 +1,7 @@
 /*
  * abi.c: prints, as JSON, what the Python package's ctypes declarations must
  * match in include/hfft.h: the offset and size of every field of hfft_iodim,
- * hfft_options and hfft_info, the structs' sizes, and the constants the
+ * hfft_options, hfft_info and hfft_stream_stats, the structs' sizes, and the constants the
  * package uses.  test_runtime.py compares them, so a change of the header
  * that the package does not follow fails a test instead of corrupting memory.
  */
@@ -64,6 +64,23 @@ int main(void) {
     FIELD(hfft_info, note);
     FIELD(hfft_info, device_name);
     FIELD(hfft_info, done_ratio);
+    FIELD(hfft_stream_stats, rank);
+    FIELD(hfft_stream_stats, n);
+    FIELD(hfft_stream_stats, points_added);
+    FIELD(hfft_stream_stats, points_applied);
+    FIELD(hfft_stream_stats, flushes);
+    FIELD(hfft_stream_stats, last_strategy);
+    FIELD(hfft_stream_stats, last_keys);
+    FIELD(hfft_stream_stats, last_points);
+    FIELD(hfft_stream_stats, last_seconds);
+    FIELD(hfft_stream_stats, flush_seconds);
+    FIELD(hfft_stream_stats, add_seconds);
+    FIELD(hfft_stream_stats, link_bytes);
+    FIELD(hfft_stream_stats, shift_keys);
+    FIELD(hfft_stream_stats, image_on_cards);
+    FIELD(hfft_stream_stats, cards);
+    FIELD(hfft_stream_stats, card_ids);
+    FIELD(hfft_stream_stats, threads);
     CONST(HFFT_FORWARD);
     CONST(HFFT_BACKWARD);
     CONST(HFFT_ESTIMATE);
@@ -81,7 +98,9 @@ int main(void) {
     CONST(HFFT_MAX_RANK);
     CONST(HFFT_MAX_ROUNDS);
     CONST(HFFT_MAX_CARDS);
-    printf("  \"sizeof\": [%zu, %zu, %zu]\n}\n", sizeof(hfft_iodim), sizeof(hfft_options),
-           sizeof(hfft_info));
+    CONST(HFFT_STREAM_DIRECT);
+    CONST(HFFT_STREAM_GRID);
+    printf("  \"sizeof\": [%zu, %zu, %zu, %zu]\n}\n", sizeof(hfft_iodim), sizeof(hfft_options),
+           sizeof(hfft_info), sizeof(hfft_stream_stats));
     return 0;
 }

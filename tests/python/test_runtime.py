@@ -364,7 +364,8 @@ def test_ctypes_declarations_match_the_header():
         pytest.skip("HFFT_ABI_PROGRAM not set (CTest sets it)")
     c = json.loads(subprocess.run([program], check=True, capture_output=True,
                                   text=True).stdout)
-    structs = {"hfft_iodim": _lib.iodim, "hfft_options": _lib.options, "hfft_info": _lib.info}
+    structs = {"hfft_iodim": _lib.iodim, "hfft_options": _lib.options, "hfft_info": _lib.info,
+               "hfft_stream_stats": _lib.stream_stats}
     for key, (offset, size) in ((k, v) for k, v in c.items() if "." in k):
         struct, field = key.split(".")
         f = getattr(structs[struct], "is_" if field == "is" else field)
@@ -376,7 +377,7 @@ def test_ctypes_declarations_match_the_header():
             assert f"{struct}.{'is' if field == 'is_' else field}" in names
     for name in ("FORWARD", "BACKWARD", "ESTIMATE", "PRESERVE_INPUT", "DESTROY_INPUT",
                  "ERR_INVALID_ARGUMENT", "ERR_HOST_MEMORY", "DEVICE_NONE",
-                 "MAX_RANK", "MAX_ROUNDS", "MAX_CARDS"):
+                 "MAX_RANK", "MAX_ROUNDS", "MAX_CARDS", "STREAM_DIRECT", "STREAM_GRID"):
         assert getattr(_lib, name) == c["HFFT_" + name], name
     for name, value in _options._DEVICES.items():
         assert value == c["HFFT_DEVICE_" + {"cpu": "NONE", "gpu": "CUDA"}.get(

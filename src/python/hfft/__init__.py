@@ -16,6 +16,7 @@ from ._lib import HfftError
 from ._memory import empty, is_pinned, zeros
 from ._options import get_options, options, set_options
 from ._plans import cache_info, clear_cache, last_plan_info, set_cache_size
+from ._stream import Stream
 from ._transforms import axes_1d as _axes_1d, axes_nd as _axes_nd
 from ._transforms import c2c as _c2c, c2r as _c2r, r2c as _r2c
 
@@ -29,7 +30,7 @@ __all__ = [
     "empty", "zeros", "is_pinned",
     "set_options", "options", "get_options",
     "clear_cache", "set_cache_size", "cache_info", "last_plan_info",
-    "HfftError", "scipy_backend",
+    "Stream", "HfftError", "scipy_backend",
 ]
 
 _FORWARD, _BACKWARD = _lib.FORWARD, _lib.BACKWARD

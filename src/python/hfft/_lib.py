@@ -21,6 +21,8 @@ MAX_ROUNDS = 8
 MAX_CARDS = 16
 
 KIND_C2C, KIND_R2C, KIND_C2R = 0, 1, 2
+STREAM_DIRECT = 1 << 20
+STREAM_GRID = 1 << 21
 
 
 class HfftError(RuntimeError):
@@ -97,6 +99,28 @@ class info(ctypes.Structure):
         ("note", ctypes.c_char * 256),
         ("device_name", ctypes.c_char * 96),
         ("done_ratio", ctypes.c_double * MAX_ROUNDS),
+    ]
+
+
+class stream_stats(ctypes.Structure):
+    _fields_ = [
+        ("rank", ctypes.c_int),
+        ("n", ctypes.c_int64 * 3),
+        ("points_added", ctypes.c_int64),
+        ("points_applied", ctypes.c_int64),
+        ("flushes", ctypes.c_int64),
+        ("last_strategy", ctypes.c_int),
+        ("last_keys", ctypes.c_int64),
+        ("last_points", ctypes.c_int64),
+        ("last_seconds", ctypes.c_double),
+        ("flush_seconds", ctypes.c_double),
+        ("add_seconds", ctypes.c_double),
+        ("link_bytes", ctypes.c_int64 * 2),
+        ("shift_keys", ctypes.c_int),
+        ("image_on_cards", ctypes.c_int),
+        ("cards", ctypes.c_int),
+        ("card_ids", ctypes.c_int * MAX_CARDS),
+        ("threads", ctypes.c_int),
     ]
 
 
@@ -182,6 +206,11 @@ class _Api:
         }
         self.destroy = d("destroy_plan", None, [_vp])
         self.info = d("plan_info", _i, [_vp, ctypes.POINTER(info)])
+        self.stream = d("stream_dft", _vp, [_i, ctypes.POINTER(_i64), _vp, _i, _u, _opts])
+        self.stream_add = d("stream_add", _i, [_vp, _i64, _vp, _vp])
+        self.stream_flush = d("stream_flush", _i, [_vp])
+        self.stream_info = d("stream_info", _i, [_vp, ctypes.POINTER(stream_stats)])
+        self.stream_destroy = d("stream_destroy", None, [_vp])
 
 
 api = {8: _Api("hfft_"), 4: _Api("hfftf_")}
