@@ -567,8 +567,11 @@ static int emu_spift(hfft__dev *d, int prec, hfft__stream s, void *dst, const vo
         if (!st)
             st = check(d, src, 0, (size_t)a->count * es, 1, "an image add's grid");
     } else if (!st && a->step == HFFT__SPIFT_KEYS && a->nk > 0) {
-        st = check(d, dst, 0, (size_t)((a->row0 + a->rows) * a->L) * es, 1,
+        st = check(d, dst, 0, (size_t)((a->row0 + a->rows - a->drow) * a->L) * es, 1,
                    "a keys kernel's image");
+        if (!st && a->row0 < a->drow)
+            st = hfft__fail(HFFT_ERR_INTERNAL, "emulated card %d: a keys kernel's rows start "
+                            "before its image's", d->ordinal);
         if (!st)
             st = check(d, src, 0, (size_t)(a->nk * a->L) * es, 1, "a keys kernel's vectors");
         if (!st)

@@ -128,8 +128,8 @@ DEFINE_CHIRP(double, d)
                 for (int64_t k = 0; k < a->L; k++) {                                         \
                     R acc[2];                                                                \
                     hfft__spift_at_##sfx(a, src, a->tw, j, k, acc);                          \
-                    dst[2 * (j * a->L + k)] += acc[0];                                       \
-                    dst[2 * (j * a->L + k) + 1] += acc[1];                                   \
+                    dst[2 * ((j - a->drow) * a->L + k)] += acc[0];                           \
+                    dst[2 * ((j - a->drow) * a->L + k) + 1] += acc[1];                       \
                 }                                                                            \
         }                                                                                    \
     }

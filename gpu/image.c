@@ -28,6 +28,8 @@
 
 #define TRY HFFT__TRY
 #define OUT_BLOCKS 8 /* row blocks of a flush's last step, each copied out behind */
+#define PASS_SLOTS 3 /* an image passed through: blocks in, updated, out, in turn */
+#define PASS_BLOCK ((size_t)64 << 20) /* bytes of a block, at most */
 
 struct hfft__image {
     const hfft__dev_ops *o;
@@ -37,6 +39,12 @@ struct hfft__image {
     int64_t total, L, rows;
     hfft__stream s, c;   /* compute, and copies out */
     hfft__event ev[OUT_BLOCKS];
+    /* an image in host memory passed through (hfft__image_pass): row blocks of brows */
+    int pass;
+    int64_t brows;
+    void *slot[PASS_SLOTS];
+    hfft__stream in;
+    hfft__event in_ev[PASS_SLOTS], comp_ev[PASS_SLOTS], out_ev[PASS_SLOTS];
     void *img, *grid, *work, *vec, *tw, *cells, *vals, *keyv;
     void *h_keys, *h_vec, *h_tw; /* pinned staging */
     hfft__fftplan gplan[2], vplan;
@@ -64,7 +72,10 @@ void hfft__image_destroy(hfft__image *im) {
             o->fft_destroy(im->d, im->gplan[k]);
     if (im->vplan)
         o->fft_destroy(im->d, im->vplan);
-    void *dev[] = {im->img, im->grid, im->work, im->vec, im->tw, im->cells, im->vals, im->keyv};
+    if (im->in)
+        o->sync(im->d, im->in);
+    void *dev[] = {im->img,     im->grid,    im->work,    im->vec,     im->tw,     im->cells,
+                   im->vals,    im->keyv,    im->slot[0], im->slot[1], im->slot[2]};
     for (size_t k = 0; k < sizeof dev / sizeof dev[0]; k++)
         if (dev[k])
             o->free(im->d, dev[k]);
@@ -75,6 +86,14 @@ void hfft__image_destroy(hfft__image *im) {
     for (int b = 0; b < OUT_BLOCKS; b++)
         if (im->ev[b])
             o->event_destroy(im->d, im->ev[b]);
+    for (int k = 0; k < PASS_SLOTS; k++) {
+        hfft__event ev[] = {im->in_ev[k], im->comp_ev[k], im->out_ev[k]};
+        for (int e = 0; e < 3; e++)
+            if (ev[e])
+                o->event_destroy(im->d, ev[e]);
+    }
+    if (im->in)
+        o->stream_destroy(im->d, im->in);
     if (im->c)
         o->stream_destroy(im->d, im->c);
     if (im->s)
@@ -133,9 +152,10 @@ static int make(hfft__image *im) {
     return 0;
 }
 
-int hfft__image_create(const hfft__dev_ops *o, hfft__dev *d, const hfft__image_desc *desc,
-                       const void *host, hfft__image **out) {
-    *out = NULL;
+/* A new image's fields from desc, and its compute and copy-out streams: 0 and *out,
+   or a failure (nothing held). */
+static int start(const hfft__dev_ops *o, hfft__dev *d, const hfft__image_desc *desc,
+                 hfft__image **out) {
     hfft__image *im = calloc(1, sizeof *im);
     if (!im)
         return hfft__fail(HFFT_ERR_HOST_MEMORY, "streaming image: out of host memory");
@@ -153,6 +173,33 @@ int hfft__image_create(const hfft__dev_ops *o, hfft__dev *d, const hfft__image_d
         st = o->stream_create(d, &im->s);
     if (!st)
         st = o->stream_create(d, &im->c);
+    if (st) {
+        hfft__image_destroy(im);
+        return st;
+    }
+    *out = im;
+    return 0;
+}
+
+/* The end of a creation: *out on success; else nothing held, and 1 (it does not fit,
+   no error) or the failure. */
+static int made(hfft__image *im, int st, hfft__image **out) {
+    if (st) {
+        hfft__image_destroy(im);
+        if (st == 1)
+            hfft__clear_error();
+        return st;
+    }
+    *out = im;
+    return 0;
+}
+
+int hfft__image_create(const hfft__dev_ops *o, hfft__dev *d, const hfft__image_desc *desc,
+                       const void *host, hfft__image **out) {
+    *out = NULL;
+    hfft__image *im;
+    TRY(start(o, d, desc, &im));
+    int st = 0;
     for (int b = 0; b < OUT_BLOCKS && !st; b++)
         st = o->event_create(d, &im->ev[b]);
     if (!st)
@@ -165,16 +212,7 @@ int hfft__image_create(const hfft__dev_ops *o, hfft__dev *d, const hfft__image_d
     }
     if (!st)
         st = sync(im);
-    if (st) {
-        hfft__image_destroy(im);
-        if (st == 1) {
-            hfft__clear_error();
-            return 1;
-        }
-        return st;
-    }
-    *out = im;
-    return 0;
+    return made(im, st, out);
 }
 
 int hfft__image_send(hfft__image *im, int64_t at, int64_t count, const int64_t *cell,
@@ -250,7 +288,9 @@ void hfft__image_staging(hfft__image *im, void **vecs, void **tw) {
     *tw = im->h_tw;
 }
 
-int hfft__image_keys(hfft__image *im, int64_t nk, const int64_t *keys, void *host) {
+/* The staged vectors of nk keys, their keys and phase tables copied in, the vectors
+   transformed, on the compute stream; *a the keys step over every row. */
+static int vectors(hfft__image *im, int64_t nk, const int64_t *keys, hfft__spift *a) {
     const hfft__dev_ops *o = im->o;
     const hfft__image_desc *q = &im->desc;
     if (nk < 1 || nk > q->keys)
@@ -268,13 +308,21 @@ int hfft__image_keys(hfft__image *im, int64_t nk, const int64_t *keys, void *hos
     if (im->twn_max)
         TRY(h2d(im, im->tw, im->h_tw, (size_t)(nk * im->twn_max) * im->es));
     TRY(o->fft_exec(im->d, im->vplan, im->s, im->vec, im->work));
-    hfft__spift a = {.step = HFFT__SPIFT_KEYS, .shift = q->shift, .rank = q->rank,
-                     .rows = im->rows, .L = im->L, .nk = nk, .twn = im->twn_max,
-                     .cell = im->keyv, .tw = im->twn_max ? im->tw : NULL};
+    *a = (hfft__spift){.step = HFFT__SPIFT_KEYS, .shift = q->shift, .rank = q->rank,
+                       .rows = im->rows, .L = im->L, .nk = nk, .twn = im->twn_max,
+                       .cell = im->keyv, .tw = im->twn_max ? im->tw : NULL};
     for (int k = 0; k < 3; k++) {
-        a.n[k] = q->n[k];
-        a.lead[k] = q->lead[k];
+        a->n[k] = q->n[k];
+        a->lead[k] = q->lead[k];
     }
+    return 0;
+}
+
+int hfft__image_keys(hfft__image *im, int64_t nk, const int64_t *keys, void *host) {
+    const hfft__dev_ops *o = im->o;
+    const hfft__image_desc *q = &im->desc;
+    hfft__spift a;
+    TRY(vectors(im, nk, keys, &a));
     if (host)
         return finish(im, &a, host);
     TRY(o->spift(im->d, q->prec, im->s, im->img, im->vec, &a));
@@ -292,4 +340,98 @@ int hfft__image_peek(hfft__image *im, void *host, size_t bytes) {
     TRY(im->o->activate(im->d));
     TRY(im->o->d2h(im->d, im->c, host, bytes, im->img, bytes, bytes < most ? bytes : most, 1));
     return im->o->sync(im->d, im->c);
+}
+
+/* ---- an image in host memory, passed through the card ---- */
+
+/* The vectors' plan and area, the phase tables, and three row blocks of the image,
+   as large as PASS_BLOCK and half the budget left allow: 0, 1 (not even one row
+   each), or a failure. */
+static int make_pass(hfft__image *im) {
+    const hfft__dev_ops *o = im->o;
+    const hfft__image_desc *q = &im->desc;
+    hfft__dev *d = im->d;
+    size_t work = 0, rowb = (size_t)im->L * im->es;
+    TRY(o->fft_plan(d, q->prec, HFFT__C2C, 1, &im->L, 1, im->L, q->keys, q->sign, &im->vplan,
+                    &work));
+    im->twn_max = 0;
+    for (int k = 0; k < q->rank - 1 && !q->shift; k++)
+        im->twn_max += q->n[k];
+    size_t vec = (size_t)(q->keys * im->L) * im->es, tw = (size_t)(q->keys * im->twn_max) * im->es;
+    size_t keys = (size_t)q->keys * sizeof(int64_t);
+    int64_t left = o->budget(d) - o->used(d) - o->reserve(d) - (int64_t)(vec + tw + keys + work);
+    int64_t brows = (int64_t)(PASS_BLOCK / rowb);
+    if (left > 0 && brows * (int64_t)rowb * PASS_SLOTS > left / 2)
+        brows = left / 2 / PASS_SLOTS / (int64_t)rowb;
+    if (brows > im->rows)
+        brows = im->rows;
+    if (left <= 0 || brows < 1)
+        return 1;
+    im->brows = brows;
+    if (work)
+        TRY(o->alloc(d, &im->work, work));
+    TRY(o->alloc(d, &im->vec, vec));
+    if (tw)
+        TRY(o->alloc(d, &im->tw, tw));
+    TRY(o->alloc(d, &im->keyv, keys));
+    for (int k = 0; k < PASS_SLOTS; k++)
+        TRY(o->alloc(d, &im->slot[k], (size_t)brows * rowb));
+    TRY(o->host_alloc(d, &im->h_keys, keys));
+    TRY(o->host_alloc(d, &im->h_vec, vec));
+    if (tw)
+        TRY(o->host_alloc(d, &im->h_tw, tw));
+    TRY(o->stream_create(d, &im->in));
+    for (int k = 0; k < PASS_SLOTS; k++) {
+        TRY(o->event_create(d, &im->in_ev[k]));
+        TRY(o->event_create(d, &im->comp_ev[k]));
+        TRY(o->event_create(d, &im->out_ev[k]));
+    }
+    return 0;
+}
+
+int hfft__image_pass(const hfft__dev_ops *o, hfft__dev *d, const hfft__image_desc *desc,
+                     hfft__image **out) {
+    *out = NULL;
+    hfft__image *im;
+    TRY(start(o, d, desc, &im));
+    im->pass = 1;
+    return made(im, make_pass(im), out);
+}
+
+int hfft__image_pass_keys(hfft__image *im, int64_t nk, const int64_t *keys, void *host,
+                          int64_t rows) {
+    const hfft__dev_ops *o = im->o;
+    const hfft__image_desc *q = &im->desc;
+    if (!im->pass || rows < 0 || rows > im->rows)
+        return hfft__fail(HFFT_ERR_INTERNAL, "streaming image: a pass over %lld rows",
+                          (long long)rows);
+    size_t rowb = (size_t)im->L * im->es;
+    hfft__spift a;
+    TRY(vectors(im, nk, keys, &a));
+    /* block b through slot b mod 3: in on its stream once the slot's last block is out,
+       its keys once in, out once updated */
+    for (int64_t r0 = 0, b = 0; r0 < rows; r0 += im->brows, b++) {
+        int k = (int)(b % PASS_SLOTS);
+        int64_t n = rows - r0 < im->brows ? rows - r0 : im->brows;
+        char *at = (char *)host + (size_t)r0 * rowb;
+        if (b >= PASS_SLOTS)
+            TRY(o->wait(im->d, im->in, im->out_ev[k]));
+        im->link[0] += (int64_t)((size_t)n * rowb);
+        TRY(o->h2d(im->d, im->in, im->slot[k], (size_t)n * rowb, at, (size_t)n * rowb,
+                   (size_t)n * rowb, 1));
+        TRY(o->record(im->d, im->in_ev[k], im->in));
+        TRY(o->wait(im->d, im->s, im->in_ev[k]));
+        a.row0 = a.drow = r0;
+        a.rows = n;
+        TRY(o->spift(im->d, q->prec, im->s, im->slot[k], im->vec, &a));
+        TRY(o->record(im->d, im->comp_ev[k], im->s));
+        TRY(o->wait(im->d, im->c, im->comp_ev[k]));
+        im->link[1] += (int64_t)((size_t)n * rowb);
+        TRY(o->d2h(im->d, im->c, at, (size_t)n * rowb, im->slot[k], (size_t)n * rowb,
+                   (size_t)n * rowb, 1));
+        TRY(o->record(im->d, im->out_ev[k], im->c));
+    }
+    TRY(o->sync(im->d, im->in));
+    TRY(o->sync(im->d, im->c));
+    return sync(im);
 }

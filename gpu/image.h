@@ -54,6 +54,18 @@ int hfft__image_keys(hfft__image *im, int64_t nk, const int64_t *keys, void *hos
 /* The image's first `bytes` (at most all of it) copied to the host array `host`, not
    counted as a flush's: how fast the image leaves the card. */
 int hfft__image_peek(hfft__image *im, void *host, size_t bytes);
+/* An image that stays in host memory, passed through card d at each of its direct
+   flushes (hfft__image_pass_keys): the card holds the keys' vectors and three blocks
+   of image rows.  0 and *out; 1 where not even blocks of one row fit (nothing held,
+   no error); or a failure.  hfft__image_staging, hfft__image_take_link and
+   hfft__image_destroy apply; the other steps do not. */
+int hfft__image_pass(const hfft__dev_ops *o, hfft__dev *d, const hfft__image_desc *desc,
+                     hfft__image **out);
+/* The first nk staged keys (at most desc->keys) of keys keys[] added to the first
+   `rows` rows of the host image `host` (pinned for the link's rate): the rows pass
+   through the card in blocks, in, updated and out at once; waits. */
+int hfft__image_pass_keys(hfft__image *im, int64_t nk, const int64_t *keys, void *host,
+                          int64_t rows);
 /* Bytes copied host to device [0] and back [1] since the last call. */
 void hfft__image_take_link(hfft__image *im, int64_t bytes[2]);
 

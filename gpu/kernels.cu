@@ -211,8 +211,8 @@ __global__ void spift_keys_kernel(R *image, const R *v, hfft__spift a) {
              k += (int64_t)gridDim.x * blockDim.x) {
             R acc[2];
             spift_at(&a, v, tw, j, k, acc);
-            image[2 * (j * a.L + k)] += acc[0];
-            image[2 * (j * a.L + k) + 1] += acc[1];
+            image[2 * ((j - a.drow) * a.L + k)] += acc[0];
+            image[2 * ((j - a.drow) * a.L + k) + 1] += acc[1];
         }
 }
 

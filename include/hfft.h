@@ -444,14 +444,16 @@ typedef struct hfft_stream_stats {
     /* Adds `count` points: point p at indices index[p rank + d] (any int64, taken modulo n_d)   \
        with value value[p], so that the image gains value_p exp(sign 2 pi i sum_d index_d j_d /  \
        n_d) at every position j once flushed.  Copies what it needs before it returns; never    \
-       touches the image.  0, or a negative status with nothing added (count < 0, or a NULL     \
-       array with count > 0: HFFT_ERR_INVALID_ARGUMENT). */                                      \
+       touches the image.  0, or a negative status with nothing added (count < 0, or a NULL        \
+       array with count > 0: HFFT_ERR_INVALID_ARGUMENT), but where a card fails midway (as         \
+       X(stream_flush) says). */                                                                   \
     HFFT_API int X(stream_add)(X(stream) s, int64_t count, const int64_t *index,                   \
                                const X(complex) *value);                                         \
     /* Brings the image up to date with every point added before the call; 0 at once where     \
        none is pending.  On failure the image is as before; the pending points stay pending,    \
        except where the grid's own transform failed (its grid is then lost: the message says    \
-       how many points were dropped). */                                                       \
+       how many points were dropped), or a card failed midway (the image is then unknown, and      \
+       every later call fails: destroy the stream; docs/streaming.md). */                          \
     HFFT_API int X(stream_flush)(X(stream) s);                                                     \
     HFFT_API int X(stream_info)(X(stream) s, hfft_stream_stats *stats);                            \
     /* Accepts NULL.  Points not flushed are dropped. */                                         \

@@ -39,6 +39,7 @@
 #include "gpu/devices.h"
 #include "gpu/image.h"
 #include "src/core/problem.h"
+#include "src/place.h"
 #include "src/core/settings.h"
 #include "src/core/status.h"
 
@@ -93,7 +94,11 @@ struct X(stream_s) {
     /* on a card (NULL card: the image stays in host memory) */
     const hfft__dev_ops *ops;
     hfft__dev *dev;
-    hfft__image *card;
+    hfft__image *card; /* the image held on the card */
+    hfft__image *pass; /* or in host memory, passed through the card at direct flushes */
+    hfft__place place; /* the image registered for the passes */
+    double c_pass;     /* a pass's seconds, measured */
+    int64_t pkeys;     /* key vectors per pass */
     int64_t *pcell;    /* points not yet on the card: cells, values */
     C *pval;
     int64_t npt, cappt;
@@ -251,9 +256,8 @@ static void unmark(X(stream) s, int64_t a, int64_t b) {
         s->mark[a >> 6] &= ~((uint64_t)1 << (a & 63));
 }
 
-/* The keys [q0, q0 + nk) of the list made into vec (transformed), their grid cells
-   cleared where `clear`. */
-static void make_vectors(X(stream) s, C *vec, int64_t q0, int64_t nk) {
+/* The keys [q0, q0 + nk) of the list made into vec, transformed where `transform`. */
+static void make_vectors(X(stream) s, C *vec, int64_t q0, int64_t nk, int transform) {
     int64_t L = s->nlast;
     memset(vec, 0, (size_t)(nk * L) * sizeof(C));
     if (!s->spift) { /* a row key's vector is its grid row */
@@ -271,12 +275,19 @@ static void make_vectors(X(stream) s, C *vec, int64_t q0, int64_t nk) {
                 vec[q * L + coef][1] += s->grid[cell][1];
             }
     }
+    if (!transform)
+        return;
     fft_ctx f = {s, vec};
     hfft__pool_start(s->pool, nk, fft_vec, &f);
     hfft__pool_wait(s->pool);
 }
 
+static int pass_direct(X(stream) s);
+static void clear_pending(X(stream) s);
+
 static int flush_direct(X(stream) s) {
+    if (s->pass)
+        return pass_direct(s);
     int64_t L = s->nlast, kb = (int64_t)(KEY_BATCH_BYTES / ((size_t)L * sizeof(C)));
     kb = kb < 1 ? 1 : kb > s->nkey ? s->nkey : kb;
     C *vec = malloc((size_t)(kb * L) * sizeof(C));
@@ -287,13 +298,19 @@ static int flush_direct(X(stream) s) {
                           (long long)kb, (long long)L);
     for (int64_t q0 = 0; q0 < s->nkey; q0 += kb) {
         int64_t nk = s->nkey - q0 < kb ? s->nkey - q0 : kb;
-        make_vectors(s, vec, q0, nk);
+        make_vectors(s, vec, q0, nk, 1);
         apply_ctx a = {s, vec, s->keys + q0, nk};
         hfft__pool_start(s->pool, jobs_of(s->rows), apply_rows, &a);
         hfft__pool_wait(s->pool);
     }
     free(vec);
-    /* the pending cells back to zero, unmarked */
+    clear_pending(s);
+    return 0;
+}
+
+/* The pending cells of the host grid back to zero, unmarked. */
+static void clear_pending(X(stream) s) {
+    int64_t L = s->nlast;
     if (s->spift) {
         int64_t words = (s->total + 63) / 64;
         for (int64_t w = 0; w < words; w++) {
@@ -309,7 +326,6 @@ static int flush_direct(X(stream) s) {
             unmark(s, s->keys[q] * L, (s->keys[q] + 1) * L);
         }
     }
-    return 0;
 }
 
 static int flush_grid(X(stream) s) {
@@ -347,8 +363,9 @@ static void card_unroom(X(stream) s) {
 
 static int card_broken(const char *call) {
     return hfft__fail(HFFT_ERR_INVALID_ARGUMENT,
-                      "%s: an earlier failure on the card left the stream's image unknown; "
-                      "destroy the stream",
+                      "%s: an earlier failure on the card left the stream's image unknown (on "
+                      "the card, or partly updated where it passes through); destroy the "
+                      "stream",
                       call);
 }
 
@@ -408,6 +425,26 @@ static int card_direct(X(stream) s) {
                              q0 + nk == s->nkey ? (void *)s->image : NULL));
     }
     return s->sent ? hfft__image_clear(s->card) : 0; /* points sent ahead, not needed */
+}
+
+/* A direct flush of the host image through the card: the vectors made here,
+   transformed there, the image's rows passed through once per batch of keys. */
+static int pass_direct(X(stream) s) {
+    void *vecs, *tws;
+    hfft__image_staging(s->pass, &vecs, &tws);
+    int64_t twn = 0;
+    for (int d = 0; d < s->rank - 1 && !s->spift; d++)
+        twn += s->n[d];
+    for (int64_t q0 = 0; q0 < s->nkey; q0 += s->pkeys) {
+        int64_t nk = s->nkey - q0 < s->pkeys ? s->nkey - q0 : s->pkeys;
+        make_vectors(s, vecs, q0, nk, 0);
+        for (int64_t q = 0; twn && q < nk; q++)
+            card_tables(s, s->keys[q0 + q], (R *)tws + 2 * q * twn);
+        TRY(hfft__image_pass_keys(s->pass, nk, s->keys + q0, s->image, s->rows));
+    }
+    hfft__image_take_link(s->pass, s->st.link_bytes);
+    clear_pending(s);
+    return 0;
 }
 
 static int card_grid(X(stream) s) {
@@ -477,6 +514,13 @@ static void predict(const X(stream) s, double *direct, double *grid) {
         return;
     }
     double per = (double)s->total / s->threads;
+    if (s->pass) {
+        int64_t passes = (s->nkey + s->pkeys - 1) / s->pkeys;
+        *direct = (double)passes * s->c_pass + (double)s->ncell * RATE_POINT;
+        double fft = s->grid_fft > 0 ? s->grid_fft : per * RATE_FFT * log2((double)s->total + 1);
+        *grid = s->gridplan ? fft + per * RATE_PASS : INFINITY;
+        return;
+    }
     *direct = per * (RATE_PASS + RATE_KEY * (double)s->nkey) +
               (double)s->nkey * (double)s->nlast * log2((double)s->nlast + 1) * RATE_FFT /
                   s->threads;
@@ -548,19 +592,58 @@ static int card_open(X(stream) s, int kind, hfft__settings *set) {
         d.lead[k] = s->lead[k];
     }
     int st = hfft__image_create(ops, devs[0], &d, s->image, &s->card);
+    if (st == 1 && s->force != 2) {
+        /* too large for the card: it stays in host memory and passes through the card
+           at direct flushes, with as many key vectors as a quarter of the budget holds */
+        int64_t avail = ops->budget(devs[0]) - ops->used(devs[0]) - ops->reserve(devs[0]);
+        int64_t fit = avail / 4 / (int64_t)((size_t)s->nlast * sizeof(C));
+        d.keys = fit < 1 ? 1 : fit < s->ckeys ? fit : s->ckeys;
+        st = hfft__image_pass(ops, devs[0], &d, &s->pass);
+        s->pkeys = d.keys;
+    }
     if (st) {
         ops->close(devs[0]);
         return st == 1 ? 0 : st;
     }
     s->ops = ops;
     s->dev = devs[0];
-    s->st.image_on_cards = 1;
     s->st.cards = 1;
     s->st.card_ids[0] = ops->ordinal(devs[0]);
+    /* the image registered, for the link's rate (an array from hfft_malloc is already);
+       where the driver refuses, the copies run from pageable memory */
+    s->place.ops = ops;
+    s->place.dev = devs[0];
+    size_t bytes = (size_t)s->total * sizeof(C);
+    if (hfft__place_arrays(&s->place, s->image, bytes, s->image, bytes, HFFT_PINNING_REGISTER,
+                           NULL, 0))
+        hfft__clear_error();
+    if (s->pass)
+        return 0; /* measured once the host grid is there (pass_measure) */
+    s->st.image_on_cards = 1;
     /* the points' room, whole now: its pages are pinned and touched here, not while
        points arrive */
     TRY(card_room(s, s->fold));
     return card_measure(s);
+}
+
+/* A pass's time: the first rows of the (zero) host grid passed through with one
+   zero key vector, then scaled to the image. */
+static int pass_measure(X(stream) s) {
+    void *vecs, *tws;
+    hfft__image_staging(s->pass, &vecs, &tws);
+    memset(vecs, 0, (size_t)s->nlast * sizeof(C));
+    int64_t twn = 0, key = 0;
+    for (int d = 0; d < s->rank - 1 && !s->spift; d++)
+        twn += s->n[d];
+    if (twn)
+        memset(tws, 0, (size_t)twn * sizeof(C));
+    int64_t rows = s->rows / 8 > 0 ? s->rows / 8 : 1;
+    double t = hfft__now();
+    TRY(hfft__image_pass_keys(s->pass, 1, &key, s->grid, rows));
+    s->c_pass = (hfft__now() - t) * (double)s->rows / (double)rows;
+    int64_t link[2];
+    hfft__image_take_link(s->pass, link);
+    return 0;
 }
 
 /* Point p's cell, and its key through *key. */
@@ -809,6 +892,8 @@ X(stream) X(stream_dft)(int rank, const int64_t *n, X(complex) *image, int sign,
         goto made;
     if (!st)
         memset(s->grid, 0, (size_t)total * sizeof(C));
+    if (!st && s->pass)
+        st = pass_measure(s);
     if (!st)
         st = hfft__pool_create(s->threads, 0, &s->pool);
     if (!st) {
@@ -923,8 +1008,10 @@ int X(stream_flush)(X(stream) s) {
     s->st.link_bytes[0] = s->st.link_bytes[1] = 0;
     int st = direct ? flush_direct(s) : flush_grid(s);
     double secs = hfft__now() - t0;
-    if (st && direct)
+    if (st && direct && !s->pass)
         return st; /* nothing changed: the points stay pending */
+    if (st && direct)
+        s->broken = 1; /* rows that passed through the card before it failed have changed */
     forget(s);
     if (st)
         return st;
@@ -960,8 +1047,10 @@ void X(stream_destroy)(X(stream) s) {
     if (s->pool)
         hfft__pool_destroy(s->pool);
     hfft__image_destroy(s->card); /* waits for points in flight from the buffer */
+    hfft__image_destroy(s->pass);
     if (s->dev) {
         card_unroom(s);
+        hfft__place_release(&s->place);
         s->ops->close(s->dev);
     }
     for (int d = 0; d < 3; d++)

@@ -10,6 +10,7 @@
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -281,6 +282,45 @@ Test(stream, every_way_on_an_emulated_card) {
             }
 }
 
+/* An image larger than the card's budget: in host memory, passed through an emulated
+   card at each direct flush (its rows in, updated, out: the image's bytes each way
+   and the vectors in). */
+Test(stream, the_image_passed_through_an_emulated_card) {
+    for (int prec = 4; prec <= 8; prec += 4)
+        for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+            int64_t total = tu_total(shapes[i].rank, shapes[i].n);
+            size_t bytes = (size_t)total * tu_esize(prec);
+            hfft_options o;
+            hfft_options_init(&o);
+            o.device = HFFT_DEVICE_EMULATED;
+            o.device_memory = (int64_t)bytes > 16384 ? (int64_t)bytes : 16384;
+            o.threads = 2;
+            for (int way = 0; way < 2; way++)
+                check_stream(prec, &shapes[i], HFFT_BACKWARD, way ? HFFT_STREAM_DIRECT : 0, &o,
+                             way ? HFFT_STREAM_BY_KEYS : 0);
+            void *image = tu_alloc(bytes);
+            memset(image, 0, bytes);
+            ts t = ts_make(prec, shapes[i].rank, shapes[i].n, image, HFFT_FORWARD,
+                           HFFT_STREAM_DIRECT, &o);
+            cr_assert(t.s);
+            int64_t idx[3] = {1, 2, 3};
+            double v[2] = {1, 0};
+            float vf[2] = {1, 0};
+            cr_assert_eq(ts_add(t, 1, idx, prec == 4 ? (void *)vf : (void *)v), 0);
+            cr_assert_eq(ts_flush(t), 0);
+            hfft_stream_stats st;
+            cr_assert_eq(ts_info(t, &st), 0);
+            cr_assert_eq(st.image_on_cards, 0, "shape %zu f%d: the image went on the card", i,
+                         prec * 8);
+            cr_assert_eq(st.cards, 1);
+            cr_assert_eq(st.link_bytes[1], (int64_t)bytes, "shape %zu f%d: %lld bytes out", i,
+                         prec * 8, (long long)st.link_bytes[1]);
+            cr_assert_gt(st.link_bytes[0], (int64_t)bytes);
+            ts_destroy(t);
+            tu_free(image);
+        }
+}
+
 /* The grid's transform on emulated cards, one and four, in card and streamed. */
 Test(stream, the_grid_on_emulated_cards) {
     static const struct {
@@ -304,7 +344,8 @@ Test(stream, the_grid_on_emulated_cards) {
 
 /* On a CUDA card (skipped without one): the image held there, every shape and way; a
    budget the image and its grid do not fit keeps it in host memory, the grid's
-   transform streamed through the card. */
+   transform streamed through the card, the image passed through it at direct
+   flushes. */
 Test(stream, every_way_on_a_cuda_card) {
     const char *dev = getenv("HFFT_DEVICE");
     if (dev && (!strcmp(dev, "none") || !strcmp(dev, "cpu")))
@@ -326,6 +367,10 @@ Test(stream, every_way_on_a_cuda_card) {
     hfft_options small = o;
     small.device_memory = 32 << 20; /* the f32 image and grid take 64 MiB */
     check_stream(4, &big, HFFT_BACKWARD, HFFT_STREAM_GRID, &small, HFFT_STREAM_BY_GRID);
+    check_stream(4, &big, HFFT_FORWARD, HFFT_STREAM_DIRECT, &small, HFFT_STREAM_BY_KEYS);
+    static const shape rows = {3, {64, 48, 40}};
+    small.device_memory = 1 << 20; /* 960 KiB of f32 image: passed through */
+    check_stream(4, &rows, HFFT_BACKWARD, 0, &small, 0);
     check_stream(8, &big, HFFT_FORWARD, 0, &o, 0);
 }
 
@@ -498,4 +543,64 @@ Test(stream, bad_arguments) {
         tu_free(copy);
         tu_free(image);
     }
+}
+
+/* Every device call failing in turn, on an emulated card holding the image and on one
+   it passes through: a NULL stream or a negative status with a message, never a
+   crash; after a failure midway the stream says so at every call; destroying it
+   frees everything (the sanitizer tree's leak check); a new stream works after. */
+Test(stream, device_faults) {
+    static const char *ops[] = {"alloc", "h2d", "d2h", "fft_plan", "fft_exec", "kernel",
+                                "host_alloc"};
+    static const shape sh = {2, {64, 64}};
+    int64_t total = tu_total(2, sh.n), count = 300;
+    int64_t *index = malloc((size_t)count * 2 * sizeof(int64_t));
+    float *value = tu_alloc((size_t)count * tu_esize(4));
+    points(4, 2, sh.n, count, 0, tu_seed(), index, value);
+    int failed[sizeof ops / sizeof ops[0]] = {0};
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t k = 0; k < sizeof ops / sizeof ops[0]; k++)
+            for (int nth = 1; nth <= 6; nth++) {
+                hfft_options o;
+                hfft_options_init(&o);
+                o.device = HFFT_DEVICE_EMULATED;
+                o.device_memory = pass ? 32 << 10 : 16 << 20;
+                o.threads = 2;
+                void *image = tu_alloc((size_t)total * tu_esize(4));
+                memset(image, 0, (size_t)total * tu_esize(4));
+                char spec[32];
+                snprintf(spec, sizeof spec, "%s:%d", ops[k], nth);
+                tu_fault_arm(spec);
+                ts t = ts_make(4, 2, sh.n, image, HFFT_FORWARD, nth % 2 ? HFFT_STREAM_DIRECT : 0,
+                               &o);
+                int st = t.s ? ts_add(t, count, index, value) : hfft_last_error();
+                if (t.s && !st)
+                    st = ts_flush(t);
+                unsetenv("HFFT_FAULT");
+                if (st) {
+                    failed[k]++;
+                    cr_assert_lt(st, 0, "%s: status %d", spec, st);
+                    cr_assert(strlen(hfft_last_error_message()) > 0, "%s: no message", spec);
+                    /* a flush after it: nothing left to do (a grid's transform failed and
+                       dropped its points), or refused, the card's image being unknown */
+                    int again = t.s ? ts_flush(t) : 0;
+                    cr_assert(again == 0 || (again == HFFT_ERR_INVALID_ARGUMENT &&
+                                             strstr(hfft_last_error_message(),
+                                                    "destroy the stream")),
+                              "%s: a flush after the failure gave %d: %s", spec, again,
+                              hfft_last_error_message());
+                }
+                if (t.s)
+                    ts_destroy(t);
+                tu_free(image);
+            }
+    hfft_options o;
+    hfft_options_init(&o);
+    o.device = HFFT_DEVICE_EMULATED;
+    o.threads = 2;
+    check_stream(4, &sh, HFFT_BACKWARD, 0, &o, 0);
+    for (size_t k = 0; k < sizeof ops / sizeof ops[0]; k++)
+        cr_assert_gt(failed[k], 0, "%s never failed a stream", ops[k]);
+    free(index);
+    tu_free(value);
 }

@@ -52,8 +52,9 @@ typedef struct hfft__chirps {
    HFFT__SPIFT_SCATTER dst[cell[p]] += src[p] for p < count (repeated cells summed);
    HFFT__SPIFT_ADD     dst[k] += src[k], then src[k] = 0, for k < count;
    HFFT__SPIFT_ZERO    dst[k] = 0 for k < count (src unused);
-   HFFT__SPIFT_KEYS    image rows [row0, row0 + rows) of dst (rows of L points) gain nk
-                       key vectors src (L points each) of keys cell[q]: with `shift` (an L x L image, L a power of
+   HFFT__SPIFT_KEYS    image rows [row0, row0 + rows) of dst (rows of L points, dst's
+                       first row being image row drow) gain nk key vectors src (L
+                       points each) of keys cell[q]: with `shift` (an L x L image, L a power of
                        two), column key t < L adds its vector shifted left by t j to row j,
                        row key L + t adds v[(j + t k) mod L] at (j, k); without, row j gains
                        the vector times the product over d < rank - 1 of tw[q twn + off_d +
@@ -62,7 +63,7 @@ typedef struct hfft__chirps {
 enum { HFFT__SPIFT_SCATTER, HFFT__SPIFT_ADD, HFFT__SPIFT_ZERO, HFFT__SPIFT_KEYS };
 typedef struct hfft__spift {
     int step, shift, rank;
-    int64_t count, row0, rows, L, nk, twn;
+    int64_t count, row0, rows, drow, L, nk, twn;
     int64_t n[3], lead[3];
     const int64_t *cell; /* SCATTER: the cells; KEYS: the keys (device memory) */
     const void *tw;      /* KEYS without shift: nk tables of twn phases (device memory) */
