@@ -51,6 +51,7 @@
 typedef R C[2];
 
 #define KEY_BATCH_BYTES ((size_t)64 << 20) /* key vectors applied in one pass, at most */
+#define INV_TABLE_MAX ((int64_t)1 << 20)  /* shift keys: a table of inverses up to this N */
 #define ROWS_PER_JOB 8                    /* image rows of one apply or add job */
 /* The cost model's rates, seconds per element and thread before any flush ran:
    a pass reading and writing the image, one key added to one element, and a
@@ -81,6 +82,7 @@ struct X(stream_s) {
     int64_t *keys;    /* their list, nkey of them */
     int64_t nkey;
     int64_t *slot;    /* key -> its place in keys */
+    uint32_t *inv;    /* shift keys: the inverse of odd x modulo N at x / 2 (N up to 2^20) */
     double *tw[3];    /* exp(sign 2 pi i m / n_d), m < n_d (row keys) */
     int64_t lead[3];  /* a row key's stride along dimension d < rank - 1 */
     hfft__pool *pool;
@@ -130,13 +132,14 @@ static uint64_t inv_odd(uint64_t x) {
    row keys [N, 2N); *coef, where its value goes in the key's vector.  Without
    branches (random points would mispredict which type half the time): a zero
    index counts 63 trailing zeros, more than any index below N has. */
-static int64_t shift_key(int64_t N, int64_t u, int64_t v, int64_t *coef) {
+static int64_t shift_key(int64_t N, const uint32_t *inv, int64_t u, int64_t v, int64_t *coef) {
     uint64_t m = (uint64_t)N - 1, top = (uint64_t)1 << 63;
     int a = __builtin_ctzll((uint64_t)u | top), b = __builtin_ctzll((uint64_t)v | top);
     int col = b <= a; /* column key; (0, 0) too */
     uint64_t num = col ? (uint64_t)u : (uint64_t)v, den = col ? (uint64_t)v : (uint64_t)u;
     int sh = col ? b : a;
-    uint64_t t = ((num >> sh) * inv_odd((den >> sh) | 1)) & m;
+    uint64_t odd = ((den >> sh) | 1) & m;
+    uint64_t t = ((num >> sh) * (inv ? inv[odd >> 1] : inv_odd(odd))) & m;
     *coef = col ? v : u;
     return (int64_t)t + (col ? 0 : N);
 }
@@ -268,7 +271,7 @@ static void make_vectors(X(stream) s, C *vec, int64_t q0, int64_t nk, int transf
         for (int64_t w = 0; w < words; w++)
             for (uint64_t bits = s->mark[w]; bits; bits &= bits - 1) {
                 int64_t cell = w * 64 + __builtin_ctzll(bits), coef;
-                int64_t key = shift_key(L, cell / L, cell % L, &coef), q = s->slot[key] - q0;
+                int64_t key = shift_key(L, s->inv, cell / L, cell % L, &coef), q = s->slot[key] - q0;
                 if (q < 0 || q >= nk)
                     continue;
                 vec[q * L + coef][0] += s->grid[cell][0];
@@ -412,7 +415,7 @@ static int card_direct(X(stream) s) {
         memset(vec, 0, (size_t)(nk * L) * sizeof(C));
         for (int64_t p = 0; p < s->npt; p++) {
             int64_t cell = s->pcell[p], coef = cell % L;
-            int64_t key = s->spift ? shift_key(L, cell / L, cell % L, &coef) : cell / L;
+            int64_t key = s->spift ? shift_key(L, s->inv, cell / L, cell % L, &coef) : cell / L;
             int64_t q = s->slot[key] - q0;
             if (q < 0 || q >= nk)
                 continue;
@@ -659,7 +662,7 @@ static int64_t locate(X(stream) s, const int64_t *index, int64_t *key) {
         cell = cell * s->n[d] + x;
     }
     int64_t coef;
-    *key = s->spift ? shift_key(s->nlast, i[0], i[1], &coef) : cell / s->nlast;
+    *key = s->spift ? shift_key(s->nlast, s->inv, i[0], i[1], &coef) : cell / s->nlast;
     return cell;
 }
 
@@ -853,6 +856,11 @@ X(stream) X(stream_dft)(int rank, const int64_t *n, X(complex) *image, int sign,
     if (!s->keymark || !s->keys || !s->slot)
         st = hfft__fail(HFFT_ERR_HOST_MEMORY, "hfft_stream_dft: out of host memory for %lld keys",
                         (long long)s->nkeyspace);
+    if (!st && s->spift && n[0] <= INV_TABLE_MAX) { /* a load instead of a chain of products */
+        s->inv = malloc((size_t)(n[0] / 2) * sizeof(uint32_t));
+        for (int64_t x = 0; s->inv && x < n[0] / 2; x++)
+            s->inv[x] = (uint32_t)(inv_odd((uint64_t)(2 * x + 1)) & (uint64_t)(n[0] - 1));
+    }
     int64_t lead = 1;
     for (int d = rank - 2; d >= 0; d--) {
         s->lead[d] = lead;
@@ -1060,6 +1068,7 @@ void X(stream_destroy)(X(stream) s) {
     X(free)(s->grid);
     free(s->mark);
     free(s->keymark);
+    free(s->inv);
     free(s->keys);
     free(s->slot);
     free(s);
