@@ -17,6 +17,9 @@
 #   batch   65536-point f32 transforms, 64 GiB in all, in place (hfft-huge)
 #   cpu1d   1D 2^30 f32 on the CPU against FFTW with the same threads; its error
 #           (hfft-huge)
+#   images  streaming images (hfft-stream-bench): the image at the end and every F
+#           points against a cuFFT stream by hand, f32 and f64; N = 65536 at an 8 GiB
+#           budget (the image passed through the card)
 # The 8 GiB runs are verified against FFTW in higher precision; larger ones
 # are not (the reference needs twice the array again in host memory).
 set -uo pipefail
@@ -110,6 +113,26 @@ for set in "$@"; do
         ;;
     cards-big)
         huge cards-big --devices 0,1 --reps 2 2d:163840x163840:f32
+        continue
+        ;;
+    images)
+        # streaming images against a cuFFT stream by hand (hfft-stream-bench): the image
+        # once at the end, then every F points, on the card; then an image larger than
+        # an 8 GiB budget, passed through the card at direct flushes
+        sb=build/bench/hfft-stream-bench
+        {
+            echo "+ hfft-stream-bench --sizes 1024,2048,4096,8192 --every 0 --ways auto,grid,cufft --verify"
+            "$sb" --sizes 1024,2048,4096,8192 --every 0 --ways auto,grid,cufft --verify
+            "$sb" --prec f64 --sizes 1024,4096 --every 0 --ways auto,grid,cufft --verify
+            echo "+ hfft-stream-bench --sizes 4096,16384 --every 1,16,256 --flushes 64 (16 at 16384)"
+            "$sb" --sizes 4096 --every 1,16,256 --flushes 64
+            "$sb" --sizes 4096 --every 4096,65536 --flushes 64 --ways auto,grid,cufft
+            "$sb" --sizes 16384 --every 1,16,256,4096,65536 --flushes 16
+            echo "+ HFFT_DEVICE_MEMORY=8GiB hfft-stream-bench --sizes 65536 --every 16,65536 --flushes 4"
+            HFFT_DEVICE_MEMORY=8GiB "$sb" --sizes 65536 --every 16,65536 --flushes 4 \
+                --ways auto,direct,grid
+        } >>"$out/images.log" 2>&1
+        cat "$out/images.log"
         continue
         ;;
     *)
