@@ -17,6 +17,10 @@
  * of image rows on the compute stream, each block copied out on the copy
  * stream as soon as it is done, so that the image's update hides under its
  * copy to host memory, which bounds a flush.
+ *
+ * An image too large for the card stays in host memory (hfft__image_pass):
+ * the card holds the key vectors and three blocks of rows, and a direct
+ * flush passes the image through, each block in, updated and out at once.
  */
 #include "gpu/image.h"
 
@@ -99,10 +103,6 @@ void hfft__image_destroy(hfft__image *im) {
     if (im->s)
         o->stream_destroy(im->d, im->s);
     free(im);
-}
-
-int64_t hfft__image_bytes(const hfft__image *im) {
-    return im ? im->o->used(im->d) : 0;
 }
 
 /* The plans, then whether everything fits: 0, 1 (not), or a failure. */

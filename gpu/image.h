@@ -27,8 +27,6 @@ typedef struct hfft__image_desc {
 int hfft__image_create(const hfft__dev_ops *o, hfft__dev *d, const hfft__image_desc *desc,
                        const void *host, hfft__image **out);
 void hfft__image_destroy(hfft__image *im);
-/* The bytes of device memory it holds. */
-int64_t hfft__image_bytes(const hfft__image *im);
 
 /* Points [at, at + count) of the pinned host arrays cell and value (the backend's
    host_alloc; at + count at most desc->points) summed into the grid: cell[p]

@@ -13,6 +13,13 @@
  *   grid    (HFFT_STREAM_GRID) hfft's own plan transforms the pending grid in
  *           place, and one pass adds it to the image and clears it.
  *
+ * That is the image in host memory.  Where the image and its grid fit a card,
+ * the card holds both between flushes (gpu/image.c): points are buffered in
+ * pinned memory instead of summed on the host, sent to the card's grid as
+ * they come where the grid way is expected, and a direct flush's vectors are
+ * made from the buffer.  Where they do not fit, a direct flush passes the
+ * host image through the card.
+ *
  * Shift keys (rank 2, N x N, N a power of two): point (u, v) adds, at row j
  * and column k, x W^(u j + v k) with W = exp(sign 2 pi i / N).  Write
  * u = 2^a u', v = 2^b v' (u', v' odd).  Where b <= a, with t = (u >> b)
@@ -39,9 +46,10 @@
 #include "gpu/devices.h"
 #include "gpu/image.h"
 #include "src/core/problem.h"
-#include "src/place.h"
 #include "src/core/settings.h"
 #include "src/core/status.h"
+#include "src/core/twiddle.h"
+#include "src/place.h"
 
 #include "src/core/precision.h"
 
@@ -101,7 +109,7 @@ struct X(stream_s) {
     hfft__place place; /* the image registered for the passes */
     double c_pass;     /* a pass's seconds, measured */
     int64_t pkeys;     /* key vectors per pass */
-    int64_t *pcell;    /* points not yet on the card: cells, values */
+    int64_t *pcell;    /* points buffered since the last flush: cells, values */
     C *pval;
     int64_t npt, cappt;
     int64_t sent;      /* of which the card has (summed into its grid) */
@@ -110,7 +118,7 @@ struct X(stream_s) {
     int64_t ckeys;     /* key vectors per pass on the card */
     double c_grid, c_key0, c_key1; /* measured: a grid flush, a keys pass and one key */
     double c_out;      /* and the image's copy to host memory */
-    int broken;        /* a card failed midway: the image on it is not known */
+    int broken;        /* a card failed midway: the image is not known */
     int64_t *tlist[ADD_THREADS], tn[ADD_THREADS]; /* each add thread's keys marked first */
     hfft_stream_stats st;
 };
@@ -516,20 +524,18 @@ static void predict(const X(stream) s, double *direct, double *grid) {
                 (s->c_key0 > s->c_out ? s->c_key0 : s->c_out) + host;
         return;
     }
+    /* in host memory: the grid's plan, then the threads' add; direct through the card
+       (a measured pass per batch of keys) or on the threads */
     double per = (double)s->total / s->threads;
-    if (s->pass) {
-        int64_t passes = (s->nkey + s->pkeys - 1) / s->pkeys;
-        *direct = (double)passes * s->c_pass + (double)s->ncell * RATE_POINT;
-        double fft = s->grid_fft > 0 ? s->grid_fft : per * RATE_FFT * log2((double)s->total + 1);
-        *grid = s->gridplan ? fft + per * RATE_PASS : INFINITY;
-        return;
-    }
-    *direct = per * (RATE_PASS + RATE_KEY * (double)s->nkey) +
-              (double)s->nkey * (double)s->nlast * log2((double)s->nlast + 1) * RATE_FFT /
-                  s->threads;
-    double fft = s->grid_fft > 0 ? s->grid_fft
-                                 : per * RATE_FFT * log2((double)s->total + 1);
+    double fft = s->grid_fft > 0 ? s->grid_fft : per * RATE_FFT * log2((double)s->total + 1);
     *grid = s->gridplan ? fft + per * RATE_PASS : INFINITY;
+    if (s->pass)
+        *direct = (double)((s->nkey + s->pkeys - 1) / s->pkeys) * s->c_pass +
+                  (double)s->ncell * RATE_POINT;
+    else
+        *direct = per * (RATE_PASS + RATE_KEY * (double)s->nkey) +
+                  (double)s->nkey * (double)s->nlast * log2((double)s->nlast + 1) * RATE_FFT /
+                      s->threads;
 }
 
 /* A way's correction: its first flush's measured over predicted, then a running
@@ -872,11 +878,8 @@ X(stream) X(stream_dft)(int rank, const int64_t *n, X(complex) *image, int sign,
             st = hfft__fail(HFFT_ERR_HOST_MEMORY, "hfft_stream_dft: out of host memory");
             break;
         }
-        for (int64_t m = 0; m < n[d]; m++) {
-            long double a = 2 * 3.14159265358979323846264338327950288L * m / n[d];
-            s->tw[d][2 * m] = (double)cosl(a);
-            s->tw[d][2 * m + 1] = (double)(sign * sinl(a));
-        }
+        for (int64_t m = 0; m < n[d]; m++)
+            hfft__twiddle(m, n[d], sign, &s->tw[d][2 * m], &s->tw[d][2 * m + 1]);
     }
     s->f_direct = s->f_grid = 1;
     /* on a card where the image and its grid fit one, else in host memory */
