@@ -581,12 +581,16 @@ static int card_open(X(stream) s, int kind, hfft__settings *set) {
                           hfft__device_ops(HFFT_DEVICE_CUDA)
                               ? "HFFT_DEVICE=cuda but no usable CUDA GPU was found"
                               : "HFFT_DEVICE=cuda but this hfft was built without CUDA");
+    /* one card holds the image: the first the settings name, else the current one
+       (no context made on the others) */
     const hfft__dev_ops *ops = hfft__device_ops(kind);
+    hfft__settings one = *set;
+    if (one.ncard == 0)
+        one.card[0] = -1;
+    one.ncard = 1;
     hfft__dev *devs[HFFT_MAX_CARDS];
     int n = 0;
-    TRY(hfft__devices_open(ops, set, devs, &n));
-    for (int k = n - 1; k >= 1; k--) /* one card holds the image */
-        ops->close(devs[k]);
+    TRY(hfft__devices_open(ops, &one, devs, &n));
     int64_t per = (int64_t)(KEY_BATCH_BYTES / ((size_t)s->nlast * sizeof(C)));
     s->ckeys = per < 1 ? 1 : per > CARD_KEYS_MAX ? CARD_KEYS_MAX : per;
     if (s->ckeys > s->nkeyspace)
