@@ -42,6 +42,8 @@ typedef struct hfft__lines hfft__lines;
 typedef struct hfft__lines_desc {
     int prec, rank, sign;
     int kind;              /* HFFT__C2C, or HFFT__R2C / HFFT__C2R (n: the real sizes) */
+    int r2r;               /* C2C lines of an r2r problem's pairs of reals: their r2r code
+                              (src/core/problem.h): FFTW's r2r of the real lines they hold */
     int64_t n[3];          /* row-major shape of one transform, rank 1 to 3 */
     int64_t is, os;        /* element stride of the (last) dimension, in each side's elements */
     int64_t ipitch, opitch; /* elements between rows of each side (0: the last n) */

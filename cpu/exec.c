@@ -154,7 +154,7 @@ static int plan_mode(hfft__cpu *c, cpu_round *cr, int measure, void *in, void *o
         if ((size_t)r->L * es <= COLUMN_MAX) {
             cr->mode = MODE_TILE;
             cr->stream = 1; /* a tile's rows are long gone from the cache when it scatters */
-            int st = hfft__cpu_plan_tile(c, &cr->t, r->L, r->s, r->ni, flags);
+            int st = hfft__cpu_plan_tile(c, &cr->t, r->L, r->s, r->ni, flags, r->r2r);
             /* A job's run of tiles: RUN bytes of each row, while every thread
                still gets several jobs. */
             int64_t tiles = (r->ni + cr->t.B - 1) / cr->t.B, per_job = RUN / ((size_t)cr->t.B * es);
@@ -169,6 +169,7 @@ static int plan_mode(hfft__cpu *c, cpu_round *cr, int measure, void *in, void *o
         d.n[0] = r->L;
         d.is = d.os = r->s;
         d.howmany = 1;
+        d.r2r = r->r2r;
         d.fftw_flags = hfft__fftw_estimate() | hfft__fftw_unaligned();
         d.plan_in = in;
         d.plan_out = cr->inplace ? in : out;
@@ -188,10 +189,14 @@ static int plan_mode(hfft__cpu *c, cpu_round *cr, int measure, void *in, void *o
         cr->rows_done = calloc((size_t)r->no, sizeof *cr->rows_done);
         if (!cr->rows_done)
             return hfft__fail(HFFT_ERR_HOST_MEMORY, "CPU executor: out of memory");
-        int st = hfft__cpu_plan_tile(c, &cr->t, rows, cols, cols, flags);
+        /* r2r: the columns take the plane's first kind, the rows its second */
+        int code = r->r2r;
+        int st = hfft__cpu_plan_tile(c, &cr->t, rows, cols, cols, flags,
+                                     code ? hfft__r2r_code(hfft__r2r_kind(code, 0), 0, 0) : 0);
         if (st)
             return st;
         cr->kc = (cols + cr->t.B - 1) / cr->t.B;
+        d.r2r = code ? hfft__r2r_code(hfft__r2r_kind(code, 1), 0, code & HFFT__R2R_ROW) : 0;
         d.n[0] = cols;
         d.idist = d.odist = cols;
         return plan_lines(c, cr, &d, blk, in, out);
@@ -205,6 +210,7 @@ static int plan_mode(hfft__cpu *c, cpu_round *cr, int measure, void *in, void *o
         return plan_real(c, cr, &d, in, out);
     int64_t blk = contig_block(c, r->L * (int64_t)es, r->no);
     cr->blk = blk;
+    d.r2r = r->r2r;
     d.n[0] = r->L;
     d.idist = d.odist = r->dout;
     return plan_lines(c, cr, &d, blk, in, out);

@@ -127,7 +127,7 @@ void hfft__cpu_free_buffers(hfft__cpu *c);
 /* A tile round's plans for columns of L elements, pitch apart, ni of them; L
    rounded up to an odd number of cache lines (tiles.c). */
 int hfft__cpu_plan_tile(hfft__cpu *c, tile *t, int64_t L, int64_t pitch, int64_t ni,
-                        unsigned flags);
+                        unsigned flags, int r2r);
 int64_t hfft__cpu_padded(int64_t L, size_t es);
 /* L elements rounded up to whole cache lines (tiles.c). */
 int64_t hfft__cpu_whole_lines(int64_t L, size_t es);

@@ -20,7 +20,8 @@
             X(execute_dft) X(execute_split_dft) X(execute_dft_r2c) X(execute_split_dft_r2c)   \
                 X(execute_dft_c2r) X(execute_split_dft_c2r) X(destroy_plan) X(malloc) X(free) \
                     X(init_threads) X(plan_with_nthreads) X(planner_nthreads)                 \
-                        X(import_wisdom_from_filename) X(export_wisdom_to_filename)
+                        X(import_wisdom_from_filename) X(export_wisdom_to_filename)         \
+                            X(plan_guru64_r2r) X(execute_r2r)
 
 typedef struct hfft__fftw_table {
 #define HFFT__FFTW_ENTRY_(name)        \
@@ -65,6 +66,8 @@ const char *hfft__fftw_version_text(void);
 #define fftw_planner_nthreads (hfft__fftw.d_planner_nthreads)
 #define fftw_import_wisdom_from_filename (hfft__fftw.d_import_wisdom_from_filename)
 #define fftw_export_wisdom_to_filename (hfft__fftw.d_export_wisdom_to_filename)
+#define fftw_plan_guru64_r2r (hfft__fftw.d_plan_guru64_r2r)
+#define fftw_execute_r2r (hfft__fftw.d_execute_r2r)
 
 #define fftwf_plan_guru64_dft (hfft__fftw.f_plan_guru64_dft)
 #define fftwf_plan_guru64_split_dft (hfft__fftw.f_plan_guru64_split_dft)
@@ -86,6 +89,8 @@ const char *hfft__fftw_version_text(void);
 #define fftwf_planner_nthreads (hfft__fftw.f_planner_nthreads)
 #define fftwf_import_wisdom_from_filename (hfft__fftw.f_import_wisdom_from_filename)
 #define fftwf_export_wisdom_to_filename (hfft__fftw.f_export_wisdom_to_filename)
+#define fftwf_plan_guru64_r2r (hfft__fftw.f_plan_guru64_r2r)
+#define fftwf_execute_r2r (hfft__fftw.f_execute_r2r)
 
 #define fftw_version (hfft__fftw_version_text())
 

@@ -138,9 +138,9 @@ int hfft__cpu_four(hfft__cpu *c, const hfft__cpu_four_desc *d, const void *in) {
     r.fftw_flags = tf | (una ? hfft__fftw_unaligned() : 0u);
     int st = hfft__lines_plan(&r, &f->rows);
     if (!st)
-        st = hfft__cpu_plan_tile(c, &f->ta, d->fa, d->row, d->row, tf);
+        st = hfft__cpu_plan_tile(c, &f->ta, d->fa, d->row, d->row, tf, 0);
     if (!st)
-        st = hfft__cpu_plan_tile(c, &f->tb, d->fb, d->fa * d->row, d->pw, tf);
+        st = hfft__cpu_plan_tile(c, &f->tb, d->fb, d->fa * d->row, d->pw, tf, 0);
     if (!st)
         st = hfft__twiddles_make(d->d0, c->sign, &f->tw);
     if (!st)

@@ -63,6 +63,13 @@ int XI(whole_plan)(const hfft__problem *pb, void *const in[2], void *const out[2
         else
             p = FFTW(plan_guru64_dft)(r, d, hr, h, in[0], out[0], pb->sign, ff);
         break;
+    case HFFT__R2R: {
+        FFTW(r2r_kind) k[HFFT__MAX_DIMS];
+        for (int i = 0; i < r; i++)
+            k[i] = (FFTW(r2r_kind))pb->r2r[i];
+        p = FFTW(plan_guru64_r2r)(r, d, hr, h, ri, ro, k, ff);
+        break;
+    }
     case HFFT__R2C:
         p = pb->split_out ? FFTW(plan_guru64_split_dft_r2c)(r, d, hr, h, ri, ro, io, ff)
                           : FFTW(plan_guru64_dft_r2c)(r, d, hr, h, ri, out[0], ff);
@@ -78,8 +85,10 @@ int XI(whole_plan)(const hfft__problem *pb, void *const in[2], void *const out[2
         return hfft__fail(HFFT_ERR_FFTW,
                           "fftw_plan_guru64_%s%s failed (rank %d, howmany_rank %d%s)",
                           pb->split_in || pb->split_out ? "split_" : "",
-                          pb->kind == HFFT__C2C ? "dft" : pb->kind == HFFT__R2C ? "dft_r2c"
-                                                                                 : "dft_c2r",
+                          pb->kind == HFFT__C2C   ? "dft"
+                          : pb->kind == HFFT__R2C ? "dft_r2c"
+                          : pb->kind == HFFT__R2R ? "r2r"
+                                                  : "dft_c2r",
                           r, hr, flags & HFFT__WHOLE_PRESERVE ? ", input preserved" : "");
     hfft__whole *w = malloc(sizeof *w);
     if (!w) {
@@ -90,7 +99,7 @@ int XI(whole_plan)(const hfft__problem *pb, void *const in[2], void *const out[2
     }
     *w = (hfft__whole){.prec = PREC, .kind = pb->kind, .split_in = pb->split_in,
                        .split_out = pb->split_out, .plan = p};
-    if (PREC == 8 && hfft__whole_takes_chirp(pb) && hfft__chirp_wants(d[0].n, HFFT__CHIRP_FFTW)) {
+    if (PREC == 8 && pb->kind != HFFT__R2R && hfft__whole_takes_chirp(pb) && hfft__chirp_wants(d[0].n, HFFT__CHIRP_FFTW)) {
         hfft__lines_desc ld = {.prec = 8, .rank = 1, .sign = pb->sign, .kind = pb->kind,
                                .n = {d[0].n, 1, 1}, .is = d[0].is, .os = d[0].os,
                                .howmany = hr ? h[0].n : 1, .idist = hr ? h[0].is : 0,
@@ -122,6 +131,9 @@ void XI(whole_exec)(hfft__whole *w, int sign, void *const in[2], void *const out
             FFTW(execute_split_dft)(p, ri, ii, ro, io);
         else
             FFTW(execute_split_dft)(p, ii, ri, io, ro);
+        break;
+    case HFFT__R2R:
+        FFTW(execute_r2r)(p, ri, ro);
         break;
     case HFFT__R2C:
         if (w->split_out)

@@ -21,7 +21,7 @@ extern pthread_mutex_t hfft__fftw_mutex;
 void hfft__fftw_threads_once(void);
 
 struct hfft__lines {
-    int prec, kind;
+    int prec, kind, r2r;
     void *plan;             /* FFTW's plan of the lines (Bluestein's fallback) */
     struct chirp *chirp;    /* double lines of a length with a large prime factor */
     struct planes *planes;  /* double planes with such a dimension */
@@ -280,11 +280,33 @@ static void planes_exec(const hfft__lines *l, char *in, char *out) {
 }
 #endif
 
+/*
+ * The real lines a C2C line of an r2r problem holds (HFFT__R2R_BIT in
+ * src/core/problem.h), as FFTW's r2r dimensions in reals: every stride twice the
+ * complex one; a row's last dimension 2 n reals of stride one, else each line's
+ * real and imaginary parts two lines (a vector dimension of two, one real apart).
+ */
+static int r2r_dims(const hfft__lines_desc *d, const FFTW(iodim64) *dims,
+                    const FFTW(iodim64) *howmany, FFTW(iodim64) *rd, FFTW(iodim64) *rh,
+                    FFTW(r2r_kind) *kinds) {
+    int rank = d->rank, row = (d->r2r & HFFT__R2R_ROW) != 0, nh = 1;
+    for (int k = 0; k < rank; k++) {
+        rd[k] = (FFTW(iodim64)){dims[k].n, 2 * dims[k].is, 2 * dims[k].os};
+        kinds[k] = (FFTW(r2r_kind))hfft__r2r_kind(d->r2r, k);
+    }
+    if (row)
+        rd[rank - 1] = (FFTW(iodim64)){2 * dims[rank - 1].n, 1, 1};
+    rh[0] = (FFTW(iodim64)){howmany->n, 2 * howmany->is, 2 * howmany->os};
+    if (!row)
+        rh[nh++] = (FFTW(iodim64)){2, 1, 1};
+    return nh;
+}
+
 int XI(lines_plan)(const hfft__lines_desc *d, hfft__lines **out) {
     *out = NULL;
     HFFT__TRY(hfft__fftw_bind());
 #ifndef HFFT_SINGLE
-    if (planes_wanted(d)) {
+    if (!d->r2r && planes_wanted(d)) {
         hfft__lines *l = calloc(1, sizeof *l);
         if (!l)
             return hfft__fail(HFFT_ERR_HOST_MEMORY, "a plan of planes: out of memory");
@@ -356,7 +378,12 @@ int XI(lines_plan)(const hfft__lines_desc *d, hfft__lines **out) {
     pthread_mutex_lock(&hfft__fftw_mutex);
     int nthreads = FFTW(planner_nthreads)();
     FFTW(plan_with_nthreads)(d->nthreads > 1 ? d->nthreads : 1);
-    FFTW(plan) p = d->kind == HFFT__R2C
+    FFTW(iodim64) rd[3], rh[2];
+    FFTW(r2r_kind) rk[3];
+    int nh = d->r2r ? r2r_dims(d, dims, &howmany, rd, rh, rk) : 0;
+    FFTW(plan) p = d->r2r ? FFTW(plan_guru64_r2r)(rank, rd, nh, rh, (R *)a, (R *)b, rk,
+                                                  d->fftw_flags)
+                   : d->kind == HFFT__R2C
                        ? FFTW(plan_guru64_dft_r2c)(rank, dims, 1, &howmany, (R *)a, b, d->fftw_flags)
                    : d->kind == HFFT__C2R
                        ? FFTW(plan_guru64_dft_c2r)(rank, dims, 1, &howmany, a, (R *)b, d->fftw_flags)
@@ -371,8 +398,9 @@ int XI(lines_plan)(const hfft__lines_desc *d, hfft__lines **out) {
     }
     if (!p)
         return hfft__fail(HFFT_ERR_FFTW,
-                          "fftw_plan_guru64_dft failed (rank %d, n %lld, batch %lld, stride %lld)",
-                          rank, (long long)d->n[0], (long long)d->howmany, (long long)d->is);
+                          "fftw_plan_guru64_%s failed (rank %d, n %lld, batch %lld, stride %lld)",
+                          d->r2r ? "r2r" : "dft", rank, (long long)d->n[0],
+                          (long long)d->howmany, (long long)d->is);
     hfft__lines *l = malloc(sizeof *l);
     if (!l) {
         pthread_mutex_lock(&hfft__fftw_mutex);
@@ -382,11 +410,12 @@ int XI(lines_plan)(const hfft__lines_desc *d, hfft__lines **out) {
     }
     l->prec = PREC;
     l->kind = d->kind;
+    l->r2r = d->r2r;
     l->plan = p;
     l->chirp = NULL;
     l->planes = NULL;
 #ifndef HFFT_SINGLE
-    if (rank == 1 && hfft__chirp_wants(d->n[0], HFFT__CHIRP_FFTW)) {
+    if (!d->r2r && rank == 1 && hfft__chirp_wants(d->n[0], HFFT__CHIRP_FFTW)) {
         int st = chirp_plan(d, &l->chirp);
         if (st) {
             XI(lines_destroy)(l);
@@ -407,7 +436,9 @@ void XI(lines_exec)(hfft__lines *l, void *in, void *out) {
     if (l->chirp && chirp_exec(l->chirp, in, out))
         return;
 #endif
-    if (l->kind == HFFT__R2C)
+    if (l->r2r)
+        FFTW(execute_r2r)((FFTW(plan))l->plan, in, out);
+    else if (l->kind == HFFT__R2C)
         FFTW(execute_dft_r2c)((FFTW(plan))l->plan, in, out);
     else if (l->kind == HFFT__C2R)
         FFTW(execute_dft_c2r)((FFTW(plan))l->plan, in, out);

@@ -35,7 +35,7 @@ void hfft__cpu_reserve(hfft__cpu *c, size_t bytes) {
 }
 
 int hfft__cpu_plan_tile(hfft__cpu *c, tile *t, int64_t L, int64_t pitch, int64_t ni,
-                        unsigned flags) {
+                        unsigned flags, int r2r) {
     size_t es = c->es;
     t->L = L;
     t->pitch = pitch;
@@ -70,6 +70,7 @@ int hfft__cpu_plan_tile(hfft__cpu *c, tile *t, int64_t L, int64_t pitch, int64_t
     d.idist = d.odist = t->ld;
     d.inplace = 1;
     d.fftw_flags = flags;
+    d.r2r = r2r; /* (the lines' r2r code: a tile holds whole columns) */
     int st = hfft__lines_plan(&d, &t->plan);
     if (st || t->B == 1)
         return st;

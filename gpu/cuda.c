@@ -15,6 +15,7 @@
 
 #include "gpu/cufft_text.h"
 #include "gpu/kernels.h"
+#include "gpu/r2r_plan.h"
 #include "gpu/split.h"
 #include "src/core/device.h"
 #include "src/core/fault.h"
@@ -37,6 +38,7 @@ typedef struct cuda_plan {
     cufftHandle h;
     int prec, kind, sign;
     hfft__split *split; /* lines cut in card (gpu/split.h) instead of h */
+    hfft__r2r *r2r;     /* real-to-real lines (gpu/r2r.c) instead of h */
 } cuda_plan;
 
 extern const hfft__dev_ops hfft__cuda_ops;
@@ -385,6 +387,15 @@ static int cuda_fft_plan(hfft__dev *d, int prec, int kind, int rank, const int64
     cp->prec = prec;
     cp->kind = kind;
     cp->sign = sign;
+    if (kind & HFFT__R2R_BIT) {
+        int st = hfft__r2r_plan(&hfft__cuda_ops, d, prec, kind, rank, n, stride, dist, batch,
+                                &cp->r2r, work_bytes);
+        if (st)
+            free(cp);
+        else
+            *plan = cp;
+        return st;
+    }
     int st = hfft__split_plan(&hfft__cuda_ops, d, prec, kind, rank, n, stride, dist, batch, sign,
                               &cp->split, work_bytes);
     if (st || cp->split) {
@@ -428,6 +439,8 @@ static int cuda_fft_exec(hfft__dev *d, hfft__fftplan plan, hfft__stream s, void 
                          void *work) {
     ON(d);
     cuda_plan *cp = plan;
+    if (cp->r2r)
+        return hfft__r2r_exec(cp->r2r, s, data, work);
     if (cp->split)
         return hfft__split_exec(cp->split, s, data, work);
     if (hfft__fault_hit("fft_exec"))
@@ -454,7 +467,9 @@ static int cuda_fft_exec(hfft__dev *d, hfft__fftplan plan, hfft__stream s, void 
 static void cuda_fft_destroy(hfft__dev *d, hfft__fftplan plan) {
     on(d);
     cuda_plan *cp = plan;
-    if (cp->split)
+    if (cp->r2r)
+        hfft__r2r_destroy(cp->r2r);
+    else if (cp->split)
         hfft__split_destroy(cp->split);
     else
         cufftDestroy(cp->h);
@@ -521,6 +536,12 @@ static int cuda_twiddle(hfft__dev *d, int prec, hfft__stream s, void *data, int6
     return launch_status(
         hfft__cuda_twiddle(prec, s, data, rows, cols, pitch, n, r0, period, c0, sign),
         "hfft twiddle kernel");
+}
+
+static int cuda_r2r(hfft__dev *d, int prec, hfft__stream s, void *lines, void *buf,
+                    const hfft__r2r_step *a) {
+    ON(d);
+    return launch_status(hfft__cuda_r2r(prec, s, lines, buf, a), "hfft r2r kernel");
 }
 
 static int cuda_spift(hfft__dev *d, int prec, hfft__stream s, void *dst, const void *src,
@@ -632,6 +653,7 @@ const hfft__dev_ops hfft__cuda_ops = {
     .chirp = cuda_chirp,
     .twiddle = cuda_twiddle,
     .spift = cuda_spift,
+    .r2r = cuda_r2r,
     .host_alloc = cuda_host_alloc,
     .host_free = cuda_host_free,
     .host_register = cuda_host_register,

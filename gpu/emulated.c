@@ -17,9 +17,12 @@
 #include <strings.h>
 
 #include "gpu/emulated.h"
+#include "gpu/r2r.h"
+#include "gpu/r2r_plan.h"
 #include "gpu/split.h"
 #include "src/core/device.h"
 #include "src/core/fault.h"
+#include "src/core/problem.h"
 #include "src/core/status.h"
 
 #define EMU_DEFAULT_BUDGET (64 << 20)
@@ -420,6 +423,7 @@ static int lines_plan(int prec, int kind, int rank, const int64_t *n, int64_t st
 typedef struct emu_plan {
     hfft__lines *lines;
     hfft__split *split;
+    hfft__r2r *r2r; /* real-to-real lines (gpu/r2r.c), as the CUDA backend runs them */
 } emu_plan;
 
 extern const hfft__dev_ops hfft__emulated_ops;
@@ -435,6 +439,15 @@ static int emu_fft_plan(hfft__dev *d, int prec, int kind, int rank, const int64_
     emu_plan *ep = calloc(1, sizeof *ep);
     if (!ep)
         return hfft__fail(HFFT_ERR_HOST_MEMORY, "emulated FFT plan: out of memory");
+    if (kind & HFFT__R2R_BIT) {
+        st = hfft__r2r_plan(&hfft__emulated_ops, d, prec, kind, rank, n, stride, dist, batch,
+                            &ep->r2r, work_bytes);
+        if (st)
+            free(ep);
+        else
+            *plan = ep;
+        return st;
+    }
     st = hfft__split_plan(&hfft__emulated_ops, d, prec, kind, rank, n, stride, dist, batch, sign,
                           &ep->split, work_bytes);
     if (!st && !ep->split)
@@ -477,6 +490,8 @@ static int lines_plan(int prec, int kind, int rank, const int64_t *n, int64_t st
 
 static int emu_fft_exec(hfft__dev *d, hfft__fftplan plan, hfft__stream s, void *data, void *work) {
     emu_plan *ep = plan;
+    if (ep->r2r)
+        return hfft__r2r_exec(ep->r2r, s, data, work);
     if (ep->split)
         return hfft__split_exec(ep->split, s, data, work);
     int st = fault("fft_exec");
@@ -489,6 +504,7 @@ static int emu_fft_exec(hfft__dev *d, hfft__fftplan plan, hfft__stream s, void *
 static void emu_fft_destroy(hfft__dev *d, hfft__fftplan plan) {
     (void)d;
     emu_plan *ep = plan;
+    hfft__r2r_destroy(ep->r2r);
     hfft__split_destroy(ep->split);
     hfft__lines_destroy(ep->lines);
     free(ep);
@@ -549,6 +565,29 @@ static int emu_transposes(hfft__dev *d, int prec, hfft__stream s, void *dst, con
                  .dpitch = (size_t)t->dpitch, .spitch = (size_t)t->spitch,
                  .width = (size_t)t->rows, .height = (size_t)t->cols, .batch = t->batch,
                  .sdist = t->sdist, .ddist = t->ddist, .n = t->twn};
+    return st ? st : push(d, s, &op);
+}
+
+static int emu_r2r(hfft__dev *d, int prec, hfft__stream s, void *lines, void *buf,
+                   const hfft__r2r_step *a) {
+    int st = fault("kernel");
+    size_t es = 2u * (size_t)prec;
+    if (!st && a->count > 0) {
+        /* the first and the last line's reach */
+        int64_t first = hfft__r2r_line(a, a->b0), last = hfft__r2r_line(a, a->b0 + a->count - 1);
+        int64_t reach = a->row ? (a->n + 1) / 2 : (a->n - 1) * a->stride + 1;
+        st = check(d, (char *)lines + (size_t)first * es, 0, (size_t)reach * es, 1,
+                   "an r2r step's first line");
+        if (!st)
+            st = check(d, (char *)lines + (size_t)last * es, 0, (size_t)reach * es, 1,
+                       "an r2r step's last line");
+        if (!st)
+            st = check(d, buf, 0, (size_t)(a->count * a->m) * es, 1, "an r2r step's buffer");
+        if (!st && (a->across ? a->bs != 1 || a->bt != a->count : a->bs != a->m || a->bt != 1))
+            st = hfft__fail(HFFT_ERR_INTERNAL, "emulated card %d: an r2r step's buffer layout",
+                            d->ordinal);
+    }
+    emu_op op = {.kind = OP_R2R, .prec = prec, .dst = lines, .src = buf, .r2r = *a};
     return st ? st : push(d, s, &op);
 }
 
@@ -669,6 +708,7 @@ const hfft__dev_ops hfft__emulated_ops = {
     .chirp = emu_chirp,
     .twiddle = emu_twiddle,
     .spift = emu_spift,
+    .r2r = emu_r2r,
     .host_alloc = hfft__emu_host_alloc,
     .host_free = hfft__emu_host_free,
     .host_register = hfft__emu_host_register,

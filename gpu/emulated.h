@@ -25,6 +25,7 @@ enum {
     OP_TWIDDLE,
     OP_CHIRP,
     OP_SPIFT,
+    OP_R2R,
     OP_RECORD,
     OP_WAIT,
     OP_HOST
@@ -46,6 +47,7 @@ typedef struct emu_op {
     hfft__chirps chirp;                   /* Bluestein's steps: dst the lines, blk[0] the
                                              buffer, src the table */
     hfft__spift spift;                    /* a streaming image's step: dst, src */
+    hfft__r2r_step r2r;                   /* a real-to-real step: dst the lines, src the buffer */
     void *blk[HFFT__RADIXR_MAX];
     hfft__lines *plan;
     void (*fn)(void *);

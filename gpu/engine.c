@@ -63,7 +63,8 @@ static int plan_round(hfft__gpu *g, rstate *r, int want, size_t cap, size_t *wor
         r->blk = w;
         /* Radix-2 keeps a whole pass in two slots (quarters in halves). */
         /* (not a four-step round: radix-2 applies no twiddles) */
-        int radix_ok = r->r.L % 4 == 0 && (size_t)w * col <= 2 * cap && !r->r.twn;
+        /* (nor r2r lines, whose kinds' steps read across a whole line) */
+        int radix_ok = r->r.L % 4 == 0 && (size_t)w * col <= 2 * cap && !r->r.twn && !r->r.r2r;
         if (want == 2 && radix_ok)
             return hfft__radix2_size(g, r, cap, work, nwork);
         r->kind = &hfft__plain_kind;
@@ -73,6 +74,11 @@ static int plan_round(hfft__gpu *g, rstate *r, int want, size_t cap, size_t *wor
         return hfft__fail(HFFT_ERR_BUDGET,
                           "a column of %lld points (%s) of a line cut four-step does not fit "
                           "a pass of %s",
+                          (long long)r->r.L, hfft__bytes_text((double)col).s,
+                          hfft__bytes_text((double)cap).s);
+    if (r->r.r2r) /* nor r2r lines cut: their kinds' steps read across a whole line */
+        return hfft__fail(HFFT_ERR_BUDGET,
+                          "an r2r line of %lld pairs of reals (%s) does not fit a pass of %s",
                           (long long)r->r.L, hfft__bytes_text((double)col).s,
                           hfft__bytes_text((double)cap).s);
     return hfft__long_size(g, r, cap, work, nwork);

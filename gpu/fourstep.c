@@ -103,8 +103,9 @@ static int eligible(const hfft__gpu *g) {
     if (z < 0)
         return -1;
     const hfft__round *c = &g->rd[z].r, *r = &g->rd[1 - z].r;
+    /* (not r2r lines: their kinds' steps read across a whole line) */
     if (hfft__round_strided(r) || c->kind != HFFT__C2C || c->twn || c->tout || r->twn ||
-        r->tout || (r->kind != HFFT__C2C && r->kind != HFFT__R2C))
+        r->tout || (r->kind != HFFT__C2C && r->kind != HFFT__R2C) || c->r2r || r->r2r)
         return -1;
     if (r->kind == HFFT__R2C && z != 1)
         return -1; /* the real rows are read first */

@@ -9,6 +9,7 @@
 
 #include "gpu/butterfly.h"
 #include "gpu/kernels.h"
+#include "gpu/r2r.h"
 #include "gpu/spift.h"
 
 namespace {
@@ -248,7 +249,50 @@ int spift_launch(cudaStream_t s, void *dst, const void *src, const hfft__spift *
     return static_cast<int>(cudaGetLastError());
 }
 
+/* A real-to-real step (hfft__r2r_step): a grid-stride loop over the chunk's lines
+   (y) and each line's points or outputs (x). */
+__device__ inline void r2r_at(const hfft__r2r_step *a, float *lines, float *buf, int64_t l,
+                              int64_t t) {
+    hfft__r2r_at_f(a, lines, buf, l, t);
+}
+__device__ inline void r2r_at(const hfft__r2r_step *a, double *lines, double *buf, int64_t l,
+                              int64_t t) {
+    hfft__r2r_at_d(a, lines, buf, l, t);
+}
+
+template <typename R>
+__global__ void r2r_kernel(R *lines, R *buf, hfft__r2r_step a) {
+    int64_t per = a.step == HFFT__R2R_PRE ? a.m : a.n;
+    if (a.across) { /* neighbouring lines neighbours in memory: x across them */
+        for (int64_t t = blockIdx.y; t < per; t += gridDim.y)
+            for (int64_t l = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; l < a.count;
+                 l += (int64_t)gridDim.x * blockDim.x)
+                r2r_at(&a, lines, buf, l, t);
+        return;
+    }
+    for (int64_t l = blockIdx.y; l < a.count; l += gridDim.y)
+        for (int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; t < per;
+             t += (int64_t)gridDim.x * blockDim.x)
+            r2r_at(&a, lines, buf, l, t);
+}
+
 } // namespace
+
+extern "C" int hfft__cuda_r2r(int prec, void *stream, void *lines, void *buf,
+                              const hfft__r2r_step *a) {
+    if (a->count <= 0)
+        return 0;
+    int64_t per = a->step == HFFT__R2R_PRE ? a->m : a->n;
+    dim3 g = a->across ? grid_for(per, a->count) : grid_for(a->count, per);
+    cudaStream_t s = static_cast<cudaStream_t>(stream);
+    if (prec == 4)
+        r2r_kernel<float><<<g, kThreads, 0, s>>>(static_cast<float *>(lines),
+                                                 static_cast<float *>(buf), *a);
+    else
+        r2r_kernel<double><<<g, kThreads, 0, s>>>(static_cast<double *>(lines),
+                                                  static_cast<double *>(buf), *a);
+    return static_cast<int>(cudaGetLastError());
+}
 
 extern "C" int hfft__cuda_radix2(int prec, void *stream, void *a, void *b, int64_t rows,
                                  int64_t width, int64_t N, int64_t k0, int sign) {

@@ -39,6 +39,8 @@ int hfft__cuda_transpose(int prec, void *stream, void *dst, int64_t dpitch, int6
 int hfft__cuda_chirp(int prec, void *stream, void *lines, void *buf, const void *table,
                      const hfft__chirps *c);
 
+/* One of a real-to-real kind's steps (hfft__r2r_step in src/core/device.h). */
+int hfft__cuda_r2r(int prec, void *stream, void *lines, void *buf, const hfft__r2r_step *a);
 /* One of a streaming image's steps (hfft__spift in src/core/device.h). */
 int hfft__cuda_spift(int prec, void *stream, void *dst, const void *src, const hfft__spift *a);
 

@@ -43,8 +43,8 @@ int hfft__sched_make_plans(hfft__gpu *g, rstate *r, int n, int64_t L, int64_t ba
     *work = 0;
     for (int i = 0; i < n; i++) {
         size_t w = 0;
-        int st = g->ops->fft_plan(g->d, g->prec, r->r.kind, rank, shape, stride, dist, batch, g->sign,
-                                  &r->plan[i], &w);
+        int st = g->ops->fft_plan(g->d, g->prec, r->r.kind | r->r.r2r, rank, shape, stride, dist,
+                                  batch, g->sign, &r->plan[i], &w);
         r->nplan = i + 1;
         if (st)
             return st;

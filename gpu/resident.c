@@ -64,8 +64,8 @@ int hfft__res_size(hfft__gpu *g) {
         for (int k = 0; k < 2 && !st; k++) {
             if (k && last == wb)
                 break;
-            st = g->ops->fft_plan(g->d, g->prec, HFFT__C2C, 1, &d0, rw, 1, k ? last : wb, g->sign,
-                                  &g->rplan[k], &work);
+            st = g->ops->fft_plan(g->d, g->prec, HFFT__C2C | g->rd[0].r.r2r, 1, &d0, rw, 1,
+                                  k ? last : wb, g->sign, &g->rplan[k], &work);
             if (!st && work > g->work_bytes)
                 st = 1; /* needs more work area than the passes have: no residency */
         }

@@ -456,6 +456,11 @@ static int tr_twiddle(hfft__dev *d, int prec, hfft__stream s, void *data, int64_
     TIMED(s, HFFT_TRACE_COMPUTE, "twiddle", 0,
           T(d)->in->twiddle(T(d)->d, prec, s, data, rows, cols, pitch, n, r0, period, c0, sign));
 }
+static int tr_r2r(hfft__dev *d, int prec, hfft__stream s, void *lines, void *buf,
+                  const hfft__r2r_step *a) {
+    TIMED(s, HFFT_TRACE_COMPUTE, "r2r", 0, T(d)->in->r2r(T(d)->d, prec, s, lines, buf, a));
+}
+
 static int tr_spift(hfft__dev *d, int prec, hfft__stream s, void *dst, const void *src,
                     const hfft__spift *a) {
     TIMED(s, HFFT_TRACE_COMPUTE, "spift", 0, T(d)->in->spift(T(d)->d, prec, s, dst, src, a));
@@ -596,6 +601,7 @@ const hfft__dev_ops hfft__trace_ops = {
     .chirp = tr_chirp,
     .twiddle = tr_twiddle,
     .spift = tr_spift,
+    .r2r = tr_r2r,
     .host_alloc = tr_host_alloc,
     .host_free = tr_host_free,
     .host_register = tr_host_register,

@@ -217,15 +217,16 @@ static int plan_inner(hfft__trip *t, tcard *c, size_t *work) {
             continue;
         int64_t per = r->no / t->d0; /* lines (or outer indices) per dimension-0 index */
         if (hfft__round_strided(r)) {
-            TRY(plan1(t, c, &c->inner[h][0], HFFT__C2C, 1, &r->L, r->s, 1, r->ni, work));
+            TRY(plan1(t, c, &c->inner[h][0], HFFT__C2C | r->r2r, 1, &r->L, r->s, 1, r->ni,
+                      work));
             continue;
         }
         const int64_t *shape = r->rank == 2 ? r->n2 : &r->L;
-        TRY(plan1(t, c, &c->inner[h][0], r->kind, r->rank, shape, 1, r->dout, c->crow * per,
-                  work));
+        TRY(plan1(t, c, &c->inner[h][0], r->kind | r->r2r, r->rank, shape, 1, r->dout,
+                  c->crow * per, work));
         if (last != c->crow)
-            TRY(plan1(t, c, &c->inner[h][1], r->kind, r->rank, shape, 1, r->dout, last * per,
-                      work));
+            TRY(plan1(t, c, &c->inner[h][1], r->kind | r->r2r, r->rank, shape, 1, r->dout,
+                      last * per, work));
     }
     return 0;
 }
@@ -233,8 +234,9 @@ static int plan_inner(hfft__trip *t, tcard *c, size_t *work) {
 /* The slow dimension's plans for card c: WCOLS lines transposed, or one per block
    width of its columns (the first, the rest, the last: at most three). */
 static int plan_columns(hfft__trip *t, tcard *c, size_t *work) {
+    int kind = HFFT__C2C | t->rd[t->z].r2r;
     if (t->transpose)
-        return plan1(t, c, &c->col[0], HFFT__C2C, 1, &t->d0, 1, t->d0, t->wc, work);
+        return plan1(t, c, &c->col[0], kind, 1, &t->d0, 1, t->d0, t->wc, work);
     int64_t pitch = c->cb - c->ca;
     for (int j = 0, k = 0; j < c->nblock; j++) {
         int64_t w = c->bstart[j + 1] - c->bstart[j];
@@ -246,7 +248,7 @@ static int plan_columns(hfft__trip *t, tcard *c, size_t *work) {
         if (k == 3)
             return hfft__fail(HFFT_ERR_INTERNAL, "one trip: more than three block widths");
         c->colw[k] = w;
-        TRY(plan1(t, c, &c->col[k++], HFFT__C2C, 1, &t->d0, pitch, 1, w, work));
+        TRY(plan1(t, c, &c->col[k++], kind, 1, &t->d0, pitch, 1, w, work));
     }
     return 0;
 }
@@ -346,7 +348,8 @@ static int size_one(hfft__trip *t, int chunks, int64_t budget) {
         t->nk = (t->row + t->wk - 1) / t->wk;
     t->colin = t->nafter == t->nrounds - 1 && c->nblock > 1;
     size_t rowb = (size_t)t->row * t->es, obuf = 0;
-    if (!t->nafter && !t->colin && !r0->twn && chunks == TRIP_CHUNKS)
+    /* (not r2r lines: their kinds' steps read across a whole line) */
+    if (!t->nafter && !t->colin && !r0->twn && !r0->r2r && chunks == TRIP_CHUNKS)
         fs_size(t, rowb);
     if (t->fs) { /* the inner rounds on groups' runs of fm rows */
         c->crow = t->fm;

@@ -1,6 +1,7 @@
 /*
  * hfft.h: the whole public interface of hfft, a library for multi-dimensional
- * FFTs (complex, and real-to-complex / complex-to-real) of arrays in host
+ * FFTs (complex, real-to-complex / complex-to-real, and FFTW's real-to-real
+ * kinds: DCTs, DSTs, the Hartley and halfcomplex transforms) of arrays in host
  * memory that are larger than GPU memory.  The array streams through the GPU
  * in passes while FFTW threads on the CPU take a share; a cost model decides
  * the split.  Conventions follow FFTW: row-major, last index fastest,
@@ -42,6 +43,26 @@ extern "C" {
 
 #define HFFT_FORWARD (-1)
 #define HFFT_BACKWARD (+1)
+
+/* Real-to-real kinds, one per dimension, with FFTW's values and definitions (FFTW's
+   manual, "What FFTW Really Computes"), unnormalized: R2HC/HC2R the real DFT in FFTW's
+   halfcomplex order and its inverse, DHT the discrete Hartley transform, REDFTab the
+   DCTs (REDFT00 type I on n >= 2 points, 10 type II, 01 type III, 11 type IV) and
+   RODFTab the DSTs likewise.  A transform and its inverse multiply by 2(n-1) (REDFT00),
+   2(n+1) (RODFT00), 2n (the other DCTs and DSTs) or n (R2HC, DHT). */
+typedef enum hfft_r2r_kind_e {
+    HFFT_R2HC = 0,
+    HFFT_HC2R = 1,
+    HFFT_DHT = 2,
+    HFFT_REDFT00 = 3,
+    HFFT_REDFT01 = 4,
+    HFFT_REDFT10 = 5,
+    HFFT_REDFT11 = 6,
+    HFFT_RODFT00 = 7,
+    HFFT_RODFT01 = 8,
+    HFFT_RODFT10 = 9,
+    HFFT_RODFT11 = 10
+} hfft_r2r_kind;
 
 /* Planning rigour (pick one; ESTIMATE is the default). */
 #define HFFT_ESTIMATE (1u << 0)     /* plan from the cost model and stored calibration */
@@ -198,7 +219,8 @@ typedef struct hfft_trace_op {
 /* What a plan chose and what it holds; filled by hfft_plan_info/hfftf_plan_info.
    Per-round arrays hold the first `rounds` entries. */
 typedef struct hfft_info {
-    int kind;                   /* 0 complex (c2c), 1 real to complex (r2c), 2 complex to real */
+    int kind;                   /* 0 complex (c2c), 1 real to complex (r2c), 2 complex to real,
+                                   3 real to real (r2r_kinds) */
     int rank;                   /* transform rank as given (1 to HFFT_MAX_RANK; 0: a copy) */
     int64_t n[HFFT_MAX_RANK];   /* transform sizes, slowest first (r2c/c2r: the real sizes) */
     int64_t howmany;            /* transforms in the batch (product of the vector sizes) */
@@ -251,6 +273,13 @@ typedef struct hfft_info {
                                            that succeeded: ratio, or more in a hybrid round
                                            where the GPU took back units a late CPU had not
                                            started */
+    int r2r_kinds[HFFT_MAX_RANK]; /* r2r plans: each dimension's hfft_r2r_kind */
+    int r2r_paired;             /* r2r plans on the rounds: 1 where the array runs as complex
+                                   elements of two neighbouring reals (each kind through a
+                                   complex FFT with its steps before and after, on the card
+                                   or FFTW's r2r lines on the CPU); 0 FFTW's r2r plan of the
+                                   whole problem (odd innermost size, or a layout the rounds
+                                   do not take: see note) */
 } hfft_info;
 
 /*
@@ -392,6 +421,33 @@ typedef struct hfft_stream_stats {
                                                 const hfft_iodim *howmany_dims, R *ri, R *ii,      \
                                                 R *out, unsigned flags, const hfft_options *opts); \
                                                                                                    \
+    /* Real-to-real transforms: kind[k] (hfft_r2r_kind) along dimension k, each side real,      \
+       the same shape in and out (FFTW's r2r interface, with its arguments' meaning). */          \
+    HFFT_API X(plan) X(plan_r2r_1d)(int n, R *in, R *out, hfft_r2r_kind kind, unsigned flags);    \
+    HFFT_API X(plan) X(plan_r2r_2d)(int n0, int n1, R *in, R *out, hfft_r2r_kind kind0,           \
+                                    hfft_r2r_kind kind1, unsigned flags);                          \
+    HFFT_API X(plan) X(plan_r2r_3d)(int n0, int n1, int n2, R *in, R *out, hfft_r2r_kind kind0,   \
+                                    hfft_r2r_kind kind1, hfft_r2r_kind kind2, unsigned flags);     \
+    HFFT_API X(plan) X(plan_r2r)(int rank, const int *n, R *in, R *out,                           \
+                                 const hfft_r2r_kind *kind, unsigned flags);                       \
+    /* Any rank, 64-bit sizes and settings. */                                                    \
+    HFFT_API X(plan) X(plan_r2r64)(int rank, const int64_t *n, R *in, R *out,                     \
+                                   const hfft_r2r_kind *kind, unsigned flags,                      \
+                                   const hfft_options *opts);                                      \
+    HFFT_API X(plan) X(plan_many_r2r)(int rank, const int *n, int howmany, R *in,                 \
+                                      const int *inembed, int istride, int idist, R *out,          \
+                                      const int *onembed, int ostride, int odist,                  \
+                                      const hfft_r2r_kind *kind, unsigned flags);                  \
+    HFFT_API X(plan) X(plan_many_r2r64)(int rank, const int64_t *n, int64_t howmany, R *in,       \
+                                        const int64_t *inembed, int64_t istride, int64_t idist,   \
+                                        R *out, const int64_t *onembed, int64_t ostride,           \
+                                        int64_t odist, const hfft_r2r_kind *kind, unsigned flags,  \
+                                        const hfft_options *opts);                                 \
+    HFFT_API X(plan) X(plan_guru_r2r)(int rank, const hfft_iodim *dims, int howmany_rank,         \
+                                      const hfft_iodim *howmany_dims, R *in, R *out,               \
+                                      const hfft_r2r_kind *kind, unsigned flags,                   \
+                                      const hfft_options *opts);                                   \
+                                                                                                   \
     /* ---- Execution: 0 or a negative status.  After a failure an out-of-place input is           \
        untouched (c2r: as the plan's flags say) and the output undefined; an in-place array is     \
        undefined (the message says so).  Thread safety: one execute per plan at a time;            \
@@ -414,6 +470,7 @@ typedef struct hfft_stream_stats {
     HFFT_API int X(execute_split_dft_r2c)(X(plan) p, R *in, R *ro, R *io);                         \
     HFFT_API int X(execute_dft_c2r)(X(plan) p, X(complex) *in, R *out);                            \
     HFFT_API int X(execute_split_dft_c2r)(X(plan) p, R *ri, R *ii, R *out);                        \
+    HFFT_API int X(execute_r2r)(X(plan) p, R *in, R *out);                                         \
     /* Accepts NULL.  Not while the plan executes. */                                              \
     HFFT_API void X(destroy_plan)(X(plan) p);                                                      \
     HFFT_API int X(plan_info)(X(plan) p, hfft_info *info);                                         \

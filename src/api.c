@@ -66,15 +66,24 @@ static int widen(int rank, const int *v, int64_t *w) {
     return 0;
 }
 
+/* FFTW's int sizes (required) and embeddings (NULL stays NULL) as 64-bit ones. */
+static int widen_sizes(int rank, const int *n, const int *inembed, const int *onembed,
+                       int64_t *n64, int64_t *ie, int64_t *oe) {
+    if (!n)
+        return hfft__fail(HFFT_ERR_INVALID_ARGUMENT, "sizes: NULL");
+    int st = widen(rank, n, n64);
+    if (!st && ie)
+        st = widen(rank, inembed, ie);
+    if (!st && oe)
+        st = widen(rank, onembed, oe);
+    return st;
+}
+
 static X(plan) many_int(int kind, int rank, const int *n, int howmany, void *in,
                         const int *inembed, int istride, int idist, void *out, const int *onembed,
                         int ostride, int odist, int sign, unsigned flags) {
     int64_t n64[HFFT_MAX_RANK], ie[HFFT_MAX_RANK], oe[HFFT_MAX_RANK];
-    if (!n) {
-        hfft__fail(HFFT_ERR_INVALID_ARGUMENT, "sizes: NULL");
-        return NULL;
-    }
-    if (widen(rank, n, n64) || widen(rank, inembed, ie) || widen(rank, onembed, oe))
+    if (widen_sizes(rank, n, inembed, onembed, n64, ie, oe))
         return NULL;
     return many(kind, rank, n64, howmany, in, inembed ? ie : NULL, istride, idist, out,
                 onembed ? oe : NULL, ostride, odist, sign, flags, NULL);
@@ -134,6 +143,85 @@ X(plan) X(plan_guru_split_dft)(int rank, const hfft_iodim *dims, int howmany_ran
     }
     return guru(HFFT__C2C, rank, dims, howmany_rank, howmany_dims, ri, ii, ro, io, HFFT_FORWARD,
                 flags, opts);
+}
+
+/* ---- real to real ---- */
+
+static X(plan) guru_r2r(int rank, const hfft_iodim *dims, int hrank, const hfft_iodim *hdims,
+                        R *in, R *out, const hfft_r2r_kind *kind, unsigned flags,
+                        const hfft_options *opts) {
+    hfft__problem pb;
+    void *i2[2] = {in, NULL}, *o2[2] = {out, NULL};
+    int kinds[HFFT_MAX_RANK];
+    if (hfft__problem_make(&pb, HFFT__R2R, PREC, rank, dims, hrank, hdims, i2, o2, HFFT_FORWARD))
+        return NULL;
+    for (int k = 0; kind && k < rank; k++)
+        kinds[k] = (int)kind[k];
+    if (hfft__problem_r2r(&pb, kind ? kinds : NULL))
+        return NULL;
+    return wrap(hfft__plan_create(&pb, flags, opts));
+}
+
+X(plan) X(plan_guru_r2r)(int rank, const hfft_iodim *dims, int howmany_rank,
+                         const hfft_iodim *howmany_dims, R *in, R *out, const hfft_r2r_kind *kind,
+                         unsigned flags, const hfft_options *opts) {
+    return guru_r2r(rank, dims, howmany_rank, howmany_dims, in, out, kind, flags, opts);
+}
+
+X(plan) X(plan_r2r64)(int rank, const int64_t *n, R *in, R *out, const hfft_r2r_kind *kind,
+                      unsigned flags, const hfft_options *opts) {
+    hfft_iodim dims[HFFT_MAX_RANK];
+    if (hfft__dims_dense(HFFT__R2R, rank, n, in == out, dims))
+        return NULL;
+    return guru_r2r(rank, dims, 0, NULL, in, out, kind, flags, opts);
+}
+
+X(plan) X(plan_r2r)(int rank, const int *n, R *in, R *out, const hfft_r2r_kind *kind,
+                    unsigned flags) {
+    int64_t n64[HFFT_MAX_RANK];
+    if (widen_sizes(rank, n, NULL, NULL, n64, NULL, NULL))
+        return NULL;
+    return X(plan_r2r64)(rank, n64, in, out, kind, flags, NULL);
+}
+
+X(plan) X(plan_r2r_1d)(int n, R *in, R *out, hfft_r2r_kind kind, unsigned flags) {
+    int64_t s[1] = {n};
+    return X(plan_r2r64)(1, s, in, out, &kind, flags, NULL);
+}
+
+X(plan) X(plan_r2r_2d)(int n0, int n1, R *in, R *out, hfft_r2r_kind kind0, hfft_r2r_kind kind1,
+                       unsigned flags) {
+    int64_t s[2] = {n0, n1};
+    hfft_r2r_kind k[2] = {kind0, kind1};
+    return X(plan_r2r64)(2, s, in, out, k, flags, NULL);
+}
+
+X(plan) X(plan_r2r_3d)(int n0, int n1, int n2, R *in, R *out, hfft_r2r_kind kind0,
+                       hfft_r2r_kind kind1, hfft_r2r_kind kind2, unsigned flags) {
+    int64_t s[3] = {n0, n1, n2};
+    hfft_r2r_kind k[3] = {kind0, kind1, kind2};
+    return X(plan_r2r64)(3, s, in, out, k, flags, NULL);
+}
+
+X(plan) X(plan_many_r2r64)(int rank, const int64_t *n, int64_t howmany, R *in,
+                           const int64_t *inembed, int64_t istride, int64_t idist, R *out,
+                           const int64_t *onembed, int64_t ostride, int64_t odist,
+                           const hfft_r2r_kind *kind, unsigned flags, const hfft_options *opts) {
+    hfft_iodim dims[HFFT_MAX_RANK], hdim;
+    if (hfft__dims_many(HFFT__R2R, rank, n, howmany, inembed, istride, idist, onembed, ostride,
+                        odist, dims, &hdim))
+        return NULL;
+    return guru_r2r(rank, dims, 1, &hdim, in, out, kind, flags, opts);
+}
+
+X(plan) X(plan_many_r2r)(int rank, const int *n, int howmany, R *in, const int *inembed,
+                         int istride, int idist, R *out, const int *onembed, int ostride,
+                         int odist, const hfft_r2r_kind *kind, unsigned flags) {
+    int64_t n64[HFFT_MAX_RANK], ie[HFFT_MAX_RANK], oe[HFFT_MAX_RANK];
+    if (widen_sizes(rank, n, inembed, onembed, n64, ie, oe))
+        return NULL;
+    return X(plan_many_r2r64)(rank, n64, howmany, in, inembed ? ie : NULL, istride, idist, out,
+                              onembed ? oe : NULL, ostride, odist, kind, flags, NULL);
 }
 
 /* ---- real to complex, complex to real ---- */
@@ -262,9 +350,10 @@ static int execute_new(X(plan) p, const char *name, int kind, void *ri, void *ii
     if (!p)
         return hfft__fail(HFFT_ERR_INVALID_ARGUMENT, "%s: NULL plan", name);
     hfft__plan *q = unwrap(p);
-    const hfft__problem *pb = &q->pb;
+    /* (an r2r plan on the rounds runs the C2C problem of its pairs of reals) */
+    const hfft__problem *pb = q->r2r ? &q->r2r_pb : &q->pb;
     static const char *const kinds[] = {"complex (c2c)", "real to complex (r2c)",
-                                        "complex to real (c2r)"};
+                                        "complex to real (c2r)", "real to real (r2r)"};
     if (pb->kind != kind || (pb->split_in || pb->split_out) != (ii || io))
         return hfft__fail(HFFT_ERR_INVALID_ARGUMENT, "%s: the plan is %s%s", name,
                           pb->split_in || pb->split_out ? "split " : "", kinds[pb->kind]);
@@ -346,6 +435,10 @@ int X(execute_split_dft_c2r)(X(plan) p, R *ri, R *ii, R *out) {
     if (!ii)
         return hfft__fail(HFFT_ERR_INVALID_ARGUMENT, "execute_split_dft_c2r: NULL array");
     return execute_new(p, "execute_split_dft_c2r", HFFT__C2R, ri, ii, out, NULL);
+}
+
+int X(execute_r2r)(X(plan) p, R *in, R *out) {
+    return execute_new(p, "execute_r2r", HFFT__R2R, in, NULL, out, NULL);
 }
 
 void X(destroy_plan)(X(plan) p) { hfft__plan_destroy(unwrap(p)); }

@@ -206,7 +206,9 @@ static int whole_as_accurate(const hfft__plan *p) {
 #define WHOLE_MAX ((size_t)1 << 30) /* (bench/tune.c's WHOLE_TRIAL_MAX follows it) */
 static int try_whole(hfft__plan *p) {
     size_t bytes = (size_t)p->total * p->esize;
-    if (bytes > WHOLE_MAX || !whole_as_accurate(p))
+    /* (an r2r plan's problem here is the C2C one of its pairs: FFTW's plan of it would
+       be another transform) */
+    if (bytes > WHOLE_MAX || !whole_as_accurate(p) || p->r2r)
         return 0;
     int inplace = p->in == p->out;
     /* each side's reach (a real side may reach past the complex elements: padded rows) */
@@ -377,6 +379,8 @@ int hfft__build(hfft__plan *p, const hfft__choice *c, int split) {
     p->nrounds = hfft__dense_rounds(&p->dense, p->pb.kind, split, p->split_line, p->rounds);
     if (p->nrounds < 0)
         return p->nrounds;
+    if (p->r2r)
+        hfft__r2r_codes(p->rounds, p->nrounds, p->dense.ndim, p->r2r_kinds, p->r2r_row);
     for (int h = 0; h < p->nrounds; h++) {
         int64_t u = hfft__round_units(&p->rounds[h]);
         int64_t cut = p->dev ? (int64_t)(c->ratio[h] * (double)u + 0.5) : 0;

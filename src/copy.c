@@ -24,7 +24,7 @@ int hfft__copy_wanted(const hfft__problem *pb) {
         if (d->n > 1 && (d->is < 0 || d->os < 0))
             return HFFT__COPY_NEGATIVE;
     }
-    if (hfft__problem_chirp_dims(pb))
+    if (pb->kind != HFFT__R2R && hfft__problem_chirp_dims(pb))
         return HFFT__COPY_BLUESTEIN;
     return 0;
 }
@@ -51,7 +51,7 @@ size_t hfft__copy_problem(const hfft__problem *pb, void *copy, hfft__problem *d)
     d->split_in = d->split_out = 0;
     d->unpadded = 0;
     int64_t cs = 1, rs = 1; /* complex elements, reals */
-    int real = pb->kind != HFFT__C2C;
+    int real = pb->kind == HFFT__R2C || pb->kind == HFFT__C2R; /* (r2r: reals, not halved) */
     for (int k = pb->rank - 1; k >= 0; k--) {
         int last = k == pb->rank - 1;
         int64_t n = pb->dims[k].n, cn = real && last ? n / 2 + 1 : n;
@@ -122,7 +122,7 @@ static void move(const hfft__problem *pb, const hfft__problem *d, int out, void 
         ds[2 * HFFT__MAX_DIMS];
     int nd = side_dims(pb, out, n, us);
     side_dims(d, out, dn, ds);
-    int width = pb->kind == (out ? HFFT__C2R : HFFT__R2C) ? 1 : 2;
+    int width = pb->kind == HFFT__R2R || pb->kind == (out ? HFFT__C2R : HFFT__R2C) ? 1 : 2;
     char *a[2] = {arrays[0], width == 2 ? arrays[1] : NULL};
     move_side(nd, n, us, ds, width, (size_t)pb->prec, a, d->in[0], to_copy);
 }

@@ -84,6 +84,9 @@ static int pick_device(hfft__plan *p, unsigned flags, int *kind_out) {
 
 /* Why a problem is not one dense complex array, for hfft_info.note. */
 static const char *not_dense(const hfft__problem *pb) {
+    if (pb->kind == HFFT__R2R)
+        return "an r2r layout other than one dense real array of even innermost size (4 or "
+               "more where transformed), or a size of one that scales";
     if (pb->unpadded)
         return "an in-place real layout other than FFTW's padded one";
     if (pb->split_in || pb->split_out)
@@ -96,7 +99,7 @@ static const char *not_dense(const hfft__problem *pb) {
 /* Layouts the rounds do not take: FFTW's plan of the whole problem, on the CPU. */
 static int plan_general(hfft__plan *p, unsigned flags, int many_rounds) {
     const char *asked = flags & HFFT_GPU_ONLY ? "HFFT_GPU_ONLY" : "HFFT_HYBRID";
-    char why[160];
+    char why[224];
     if (many_rounds)
         snprintf(why, sizeof why,
                  "the GPU engine runs at most " MAX_ROUNDS_TEXT " rounds (one per transformed "
@@ -109,7 +112,7 @@ static int plan_general(hfft__plan *p, unsigned flags, int many_rounds) {
                           asked, why, asked);
     if (p->info.device != HFFT_DEVICE_NONE)
         snprintf(p->info.note, sizeof p->info.note,
-                 "on the CPU (FFTW's plan of the whole problem): %s", why);
+                 "on the CPU (FFTW's plan of the whole problem): %.200s", why);
     p->info.device = HFFT_DEVICE_NONE;
     snprintf(p->info.device_name, sizeof p->info.device_name, "none");
     p->info.rounds = 1;
@@ -130,11 +133,13 @@ static int pick_split(hfft__plan *p, unsigned flags, int kind) {
     int room = __builtin_popcount(dn->tmask & ((1u << (dn->ndim - 1)) - 1u)) + 2 <=
                HFFT__MAX_ROUNDS;
     if (flags & (HFFT_TRANSPOSED_OUT | HFFT_TRANSPOSED_IN)) {
-        if (p->pb.kind != HFFT__C2C || p->pb.rank != 1)
+        if (p->pb.kind != HFFT__C2C || p->pb.rank != 1 || p->r2r)
             return hfft__fail(HFFT_ERR_INVALID_ARGUMENT,
                               "HFFT_TRANSPOSED_OUT and _IN apply to 1D complex transforms");
         p->split_line = flags & HFFT_TRANSPOSED_OUT ? HFFT__ORDER_TRANSPOSED_OUT
                                                     : HFFT__ORDER_TRANSPOSED_IN;
+    } else if (p->r2r) {
+        /* r2r lines run whole: a kind's steps before and after its FFT read across it */
     } else if (kind != HFFT_DEVICE_NONE && p->pb.kind == HFFT__C2C && room &&
                (dn->tmask >> (dn->ndim - 1) & 1u) && hfft__split_n1(last) > 1 &&
                (double)last * (double)p->esize * 8.0 > (double)p->info.device_budget) {
@@ -200,8 +205,10 @@ static hfft__plan *plan_new(const hfft__problem *pb, unsigned flags) {
     p->total = pb->total;
     p->info.kind = pb->kind;
     p->info.rank = pb->rank;
-    for (int i = 0; i < pb->rank; i++)
+    for (int i = 0; i < pb->rank; i++) {
         p->info.n[i] = pb->n[i];
+        p->info.r2r_kinds[i] = pb->kind == HFFT__R2R ? pb->r2r[i] : 0;
+    }
     p->info.howmany = pb->howmany;
     p->info.precision = pb->prec;
     snprintf(p->info.device_name, sizeof p->info.device_name, "none");
@@ -285,6 +292,17 @@ static int plan_rounds(hfft__plan *p, unsigned flags, int kind, hfft__choice *c)
 /* Which way the plan goes: a dense problem's rounds, a layout through a dense copy,
    or FFTW's plan of the whole problem. */
 static int plan_problem(hfft__plan *p, const hfft_options *opts, unsigned flags, int kind) {
+    hfft__problem view;
+    if (p->pb.kind == HFFT__R2R &&
+        hfft__problem_r2r_view(&p->pb, &view, p->r2r_kinds, &p->r2r_row)) {
+        /* the rounds of its pairs of reals (src/core/problem.h) */
+        p->r2r = 1;
+        p->r2r_pb = p->pb;
+        p->pb = view;
+        p->esize = view.esize;
+        p->total = view.total;
+        p->info.r2r_paired = 1;
+    }
     const hfft__problem *pb = &p->pb;
     int dense = hfft__problem_dense(pb, &p->dense);
     /* Dense, but with more transformed dimensions than rounds: FFTW's plan of it. */

@@ -27,7 +27,12 @@
 #include "src/place.h"
 
 typedef struct hfft__plan {
-    hfft__problem pb;   /* as the caller asked, checked */
+    hfft__problem pb;   /* as the caller asked, checked (an r2r problem on the rounds: the
+                           C2C problem of its pairs of reals, r2r_pb the caller's) */
+    int r2r;            /* an r2r problem run as that C2C problem */
+    int r2r_kinds[HFFT__MAX_DIMS]; /* the FFTW kind of each dense dimension (transformed) */
+    int r2r_row;        /* the innermost dense dimension is transformed (rows of reals) */
+    hfft__problem r2r_pb;
     hfft__dense dense;  /* its dense form (rounds plans only) */
     int prec;
     size_t esize;       /* bytes per complex element */

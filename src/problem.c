@@ -19,6 +19,8 @@
 /* ---- building guru dimensions from the basic and advanced interfaces ---- */
 
 int hfft__dims_dense(int kind, int rank, const int64_t *n, int inplace, hfft_iodim *dims) {
+    if (kind == HFFT__R2R)
+        kind = HFFT__C2C; /* the same shape on both sides, of reals */
     if (rank < 1 || rank > HFFT__MAX_DIMS)
         return hfft__fail(HFFT_ERR_INVALID_ARGUMENT, "rank %d: must be 1 to %d", rank,
                           HFFT__MAX_DIMS);
@@ -49,6 +51,8 @@ int hfft__dims_dense(int kind, int rank, const int64_t *n, int inplace, hfft_iod
 int hfft__dims_many(int kind, int rank, const int64_t *n, int64_t howmany, const int64_t *inembed,
                     int64_t istride, int64_t idist, const int64_t *onembed, int64_t ostride,
                     int64_t odist, hfft_iodim *dims, hfft_iodim *hdim) {
+    if (kind == HFFT__R2R)
+        kind = HFFT__C2C;
     if (rank < 1 || rank > HFFT__MAX_DIMS)
         return hfft__fail(HFFT_ERR_INVALID_ARGUMENT, "rank %d: must be 1 to %d", rank,
                           HFFT__MAX_DIMS);
@@ -261,7 +265,7 @@ static int check_form(int kind, int rank, const hfft_iodim *dims, int hrank,
                           HFFT__MAX_DIMS);
     if ((rank && !dims) || (hrank && !hdims))
         return hfft__fail(HFFT_ERR_INVALID_ARGUMENT, "dimensions: NULL");
-    if (kind != HFFT__C2C && rank < 1)
+    if ((kind == HFFT__R2C || kind == HFFT__C2R) && rank < 1)
         return hfft__fail(HFFT_ERR_INVALID_ARGUMENT, "a real transform needs rank 1 or more");
     if (kind == HFFT__C2C && sign != HFFT_FORWARD && sign != HFFT_BACKWARD)
         return hfft__fail(HFFT_ERR_INVALID_ARGUMENT, "sign %d: use HFFT_FORWARD or HFFT_BACKWARD",
@@ -280,7 +284,7 @@ static int take_dims(hfft__problem *pb, const hfft_iodim *dims, const hfft_iodim
                               k, (long long)dims[k].n);
         pb->dims[k] = (hfft__dim){dims[k].n, dims[k].is, dims[k].os};
         pb->n[k] = dims[k].n;
-        int64_t c = k == pb->rank - 1 && pb->kind != HFFT__C2C ? dims[k].n / 2 + 1 : dims[k].n;
+        int64_t c = k == pb->rank - 1 && hfft__halved(pb->kind) ? dims[k].n / 2 + 1 : dims[k].n;
         if (hfft__mul_overflows(pb->total, c, &pb->total))
             return hfft__fail(HFFT_ERR_INVALID_ARGUMENT, "element count overflows 64 bits");
     }
@@ -308,7 +312,7 @@ static int side_dims(const hfft__problem *pb, hfft__dim side[2][HFFT__MAX_DIMS *
     int nd = 0;
     for (int k = 0; k < pb->rank + pb->hrank; k++, nd++) {
         side[0][nd] = side[1][nd] = k < pb->rank ? pb->dims[k] : pb->hdims[k - pb->rank];
-        if (k == pb->rank - 1 && pb->kind != HFFT__C2C)
+        if (k == pb->rank - 1 && hfft__halved(pb->kind))
             side[pb->kind == HFFT__R2C ? 1 : 0][nd].n = pb->dims[k].n / 2 + 1;
     }
     return nd;
@@ -320,6 +324,7 @@ static int check_spans(hfft__problem *pb, const hfft__dim *in_side, const hfft__
                        int nd, void *const in[2], void *const out[2]) {
     size_t isz = pb->split_in || pb->kind == HFFT__R2C ? (size_t)pb->prec : pb->esize;
     size_t osz = pb->split_out || pb->kind == HFFT__C2R ? (size_t)pb->prec : pb->esize;
+    /* (r2r: esize is a real's) */
     int64_t lo[2], hi[2], bytes;
     if (span(in_side, nd, 0, &lo[0], &hi[0]) || span(out_side, nd, 1, &lo[1], &hi[1]) ||
         hfft__mul_overflows(hi[0] - lo[0] + 1, (int64_t)isz, &bytes) ||
@@ -373,8 +378,10 @@ int hfft__problem_make(hfft__problem *pb, int kind, int prec, int rank, const hf
     HFFT__TRY(check_form(kind, rank, dims, hrank, hdims, sign));
     pb->kind = kind;
     pb->prec = prec;
-    pb->esize = 2u * (size_t)prec;
-    pb->sign = kind == HFFT__R2C ? HFFT_FORWARD : kind == HFFT__C2R ? HFFT_BACKWARD : sign;
+    pb->esize = (kind == HFFT__R2R ? 1u : 2u) * (size_t)prec;
+    pb->sign = kind == HFFT__R2C || kind == HFFT__R2R ? HFFT_FORWARD
+               : kind == HFFT__C2R                   ? HFFT_BACKWARD
+                                                     : sign;
     pb->rank = rank;
     pb->hrank = hrank;
     HFFT__TRY(take_dims(pb, dims, hdims));
@@ -399,14 +406,14 @@ int hfft__problem_make(hfft__problem *pb, int kind, int prec, int rank, const hf
     int nd = side_dims(pb, side);
     HFFT__TRY(check_spans(pb, side[0], side[1], nd, in, out));
     HFFT__TRY(check_output_once(pb, side[1], nd, out));
-    if (pb->inplace && kind != HFFT__C2C)
+    if (pb->inplace && hfft__halved(kind))
         pb->unpadded = !padded_inplace_real(pb);
     return 0;
 }
 
 int hfft__problem_dense(const hfft__problem *pb, hfft__dense *dn) {
     memset(dn, 0, sizeof *dn);
-    if (pb->split_in || pb->split_out || pb->unpadded || pb->howmany == 0 || pb->rank == 0)
+    if (pb->kind == HFFT__R2R || pb->split_in || pb->split_out || pb->unpadded || pb->howmany == 0 || pb->rank == 0)
         return 0;
     /* Dimensions with their complex-side strides (both sides alike for c2c), largest first. */
     struct {
@@ -527,13 +534,15 @@ static int complex_rounds(const hfft__dense *dn, int end, int split_planes, hfft
         if (!split_planes && k >= 1 && k == dn->ndim - 2 && end == dn->ndim &&
             (dn->tmask >> (k + 1) & 1u)) {
             int64_t plane = dn->d[k] * dn->d[k + 1];
-            r[nr++] = round_of(2, plane, dn->d[k], dn->d[k + 1], 1, 1, outer, plane);
+            r[nr] = round_of(2, plane, dn->d[k], dn->d[k + 1], 1, 1, outer, plane);
+            r[nr++].dim = k;
             break;
         }
         if (inner == 1)
-            r[nr++] = round_of(1, dn->d[k], 0, 0, 1, 1, outer, dn->d[k]);
+            r[nr] = round_of(1, dn->d[k], 0, 0, 1, 1, outer, dn->d[k]);
         else
-            r[nr++] = round_of(1, dn->d[k], 0, 0, inner, inner, outer, dn->d[k] * inner);
+            r[nr] = round_of(1, dn->d[k], 0, 0, inner, inner, outer, dn->d[k] * inner);
+        r[nr++].dim = k;
     }
     return nr;
 }
@@ -613,4 +622,109 @@ int hfft__dense_rounds(const hfft__dense *dn, int kind, int split_planes, int sp
         r[nr++] = real;
     }
     return nr;
+}
+
+/* ---- real-to-real problems ---- */
+
+int hfft__problem_r2r(hfft__problem *pb, const int *kinds) {
+    if (pb->rank && !kinds)
+        return hfft__fail(HFFT_ERR_INVALID_ARGUMENT, "r2r kinds: NULL");
+    for (int k = 0; k < pb->rank; k++) {
+        if (kinds[k] < HFFT_R2HC || kinds[k] > HFFT_RODFT11)
+            return hfft__fail(HFFT_ERR_INVALID_ARGUMENT,
+                              "kind[%d] = %d: not an hfft_r2r_kind (0 to %d)", k, kinds[k],
+                              HFFT_RODFT11);
+        if (kinds[k] == HFFT_REDFT00 && pb->dims[k].n < 2)
+            return hfft__fail(HFFT_ERR_INVALID_ARGUMENT,
+                              "kind[%d] REDFT00 (DCT-I) on n = %lld: it needs n >= 2", k,
+                              (long long)pb->dims[k].n);
+        pb->r2r[k] = kinds[k];
+    }
+    return 0;
+}
+
+/* Kinds that leave a single point as it is (the others scale it: REDFT10 by 2). */
+static int r2r_one_is_copy(int kind) {
+    return kind == HFFT_R2HC || kind == HFFT_HC2R || kind == HFFT_DHT || kind == HFFT_REDFT01 ||
+           kind == HFFT_RODFT01;
+}
+
+int hfft__problem_r2r_view(const hfft__problem *pb, hfft__problem *view, int *kinds, int *row) {
+    if (pb->kind != HFFT__R2R || pb->split_in || pb->split_out || pb->howmany == 0 ||
+        pb->rank == 0)
+        return 0;
+    int any = 0;
+    for (int k = 0; k < pb->rank; k++) {
+        if (pb->dims[k].n == 1 && !r2r_one_is_copy(pb->r2r[k]))
+            return 0; /* a scale, which the dense form (it drops sizes of one) would lose */
+        any |= pb->dims[k].n > 1;
+    }
+    if (!any)
+        return 0;
+    hfft__problem real = *pb;
+    real.kind = HFFT__C2C; /* strides in reals: the dense form of the real array */
+    hfft__dense dn;
+    if (!hfft__problem_dense(&real, &dn))
+        return 0;
+    int m = dn.ndim;
+    int64_t last = dn.d[m - 1];
+    *row = dn.tmask >> (m - 1) & 1u;
+    if (last % 2 || (*row && last < 4))
+        return 0;
+    /* each dense dimension's problem dimension: the transformed one of its size and
+       stride (strides of dimensions above size one differ in a dense array) */
+    hfft_iodim td[HFFT__MAX_DIMS], hd[HFFT__MAX_DIMS];
+    int nt = 0, nh = 0;
+    int64_t stride = 1;
+    for (int i = m - 1; i >= 0; i--) {
+        int64_t n = i == m - 1 ? last / 2 : dn.d[i], cs = i == m - 1 ? 1 : stride / 2;
+        stride *= dn.d[i];
+        if (!(dn.tmask >> i & 1u)) {
+            hd[nh++] = (hfft_iodim){n, cs, cs};
+            continue;
+        }
+        int kind = -1;
+        int64_t rs = i == m - 1 ? 1 : cs * 2;
+        for (int k = 0; k < pb->rank && kind < 0; k++)
+            if (pb->dims[k].n == dn.d[i] && pb->dims[k].is == rs)
+                kind = pb->r2r[k];
+        if (kind < 0)
+            return 0;
+        kinds[i] = kind;
+        td[nt++] = (hfft_iodim){n, cs, cs};
+    }
+    /* slowest first, as the guru interface takes them */
+    for (int a = 0, b = nt - 1; a < b; a++, b--) {
+        hfft_iodim t = td[a];
+        td[a] = td[b];
+        td[b] = t;
+    }
+    for (int a = 0, b = nh - 1; a < b; a++, b--) {
+        hfft_iodim t = hd[a];
+        hd[a] = hd[b];
+        hd[b] = t;
+    }
+    void *in[2] = {pb->in[0], NULL}, *out[2] = {pb->out[0], NULL};
+    if (hfft__problem_make(view, HFFT__C2C, pb->prec, nt, td, nh, hd, in, out, HFFT_FORWARD)) {
+        hfft__clear_error();
+        return 0;
+    }
+    hfft__dense vd;
+    /* the view's dense form is the real one's, the innermost size halved (a batch of
+       one pair dropped) */
+    if (!hfft__problem_dense(view, &vd) || vd.ndim < m - 1 || vd.ndim > m)
+        return 0;
+    for (int i = 0; i < vd.ndim; i++)
+        if (vd.d[i] != (i == m - 1 ? last / 2 : dn.d[i]) || ((vd.tmask ^ dn.tmask) >> i & 1u))
+            return 0;
+    return 1;
+}
+
+void hfft__r2r_codes(hfft__round *r, int nr, int ndim, const int *kinds, int row) {
+    for (int h = 0; h < nr; h++) {
+        int d = r[h].dim, second = r[h].rank == 2;
+        int innermost = (second ? d + 1 : d) == ndim - 1;
+        r[h].r2r = second ? hfft__r2r_code(kinds[d], kinds[d + 1], row && innermost)
+                          : hfft__r2r_code(kinds[d], 0, row && innermost);
+    }
 }

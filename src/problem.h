@@ -41,6 +41,19 @@ enum { HFFT__ORDER_NATURAL = 1, HFFT__ORDER_TRANSPOSED_OUT, HFFT__ORDER_TRANSPOS
    order); their number, or a negative status. */
 int hfft__dense_rounds(const hfft__dense *dn, int kind, int split_planes, int split_line,
                        hfft__round *r);
+/* A real-to-real problem (made with kind HFFT__R2R): each transform dimension's
+   FFTW kind, checked (REDFT00 needs n >= 2).  0 or HFFT_ERR_INVALID_ARGUMENT. */
+int hfft__problem_r2r(hfft__problem *pb, const int *kinds);
+/* The r2r problem as the C2C problem of its complex elements, two neighbouring reals
+   each (HFFT__R2R_BIT in src/core/problem.h), where its arrays are one dense real
+   array whose innermost dimension is even (at least 4 where it is transformed) and
+   no transformed size of one scales: 1, *view that problem, kinds[i] the kind of its
+   dense dimension i (transformed ones) and *row whether the innermost is transformed;
+   else 0 (FFTW's plan of the whole problem takes it). */
+int hfft__problem_r2r_view(const hfft__problem *pb, hfft__problem *view, int *kinds, int *row);
+/* Each round's r2r code from the kinds of the dense dimensions (ndim of them). */
+void hfft__r2r_codes(hfft__round *r, int nr, int ndim, const int *kinds, int row);
+
 /* n1 of a four-step split n = n0 n1: the largest divisor of n at most sqrt(n). */
 int64_t hfft__split_n1(int64_t n);
 

@@ -69,6 +69,21 @@ typedef struct hfft__spift {
     const void *tw;      /* KEYS without shift: nk tables of twn phases (device memory) */
 } hfft__spift;
 
+/* A real-to-real kind's steps around its complex FFT (gpu/r2r.h) on lines
+   [b0, b0 + count) of a batch: line b starts at (b / inner) odist + (b % inner) idist
+   complex elements, its points `stride` apart (a pair each: the kind applied to the
+   complex line), or, with `row`, holds n reals at stride one; buf holds `count` lines
+   of m complex points, point t of line l at l bs + t bt (lines whole, bs = m and
+   bt = 1, or side by side, bs = 1 and bt = count, where neighbouring lines are
+   neighbours in memory: `across`, the kernel's threads then run across lines):
+   HFFT__R2R_PRE   buf = the kind's sequence of each line;
+   HFFT__R2R_POST  each line = the kind's output from buf's transform. */
+enum { HFFT__R2R_PRE, HFFT__R2R_POST };
+typedef struct hfft__r2r_step {
+    int step, kind, row, across;
+    int64_t n, m, stride, inner, idist, odist, b0, count, bs, bt;
+} hfft__r2r_step;
+
 typedef struct hfft__dev_ops {
     const char *name;
     int kind; /* enum hfft_device_kind */
@@ -127,7 +142,9 @@ typedef struct hfft__dev_ops {
     int (*peer)(hfft__dev *d, hfft__stream s, hfft__dev *to, void *dst, size_t dpitch,
                 const void *src, size_t spitch, size_t width, size_t height);
     /* Batched in-place transforms of kind HFFT__C2C (rank 1 or 2 of shape n, element
-       stride `stride`, `dist` elements between transforms, `batch` transforms), or
+       stride `stride`, `dist` elements between transforms, `batch` transforms; with an
+       r2r code or'ed in, HFFT__R2R_BIT in src/core/problem.h, each line's or plane's
+       real-to-real kinds through gpu/r2r.c), or
        HFFT__R2C / HFFT__C2R (n the real shape, stride 1, FFTW's padded in-place layout:
        complex rows of n/2 + 1 elements, `dist` complex elements apart, the real rows
        overlaying them).  Reports its work bytes. */
@@ -160,6 +177,9 @@ typedef struct hfft__dev_ops {
     /* One of Bluestein's steps (hfft__chirps). */
     int (*chirp)(hfft__dev *d, int prec, hfft__stream s, void *lines, void *buf,
                  const void *table, const hfft__chirps *c);
+    /* One of a real-to-real kind's steps (hfft__r2r_step) between `lines` and `buf`. */
+    int (*r2r)(hfft__dev *d, int prec, hfft__stream s, void *lines, void *buf,
+               const hfft__r2r_step *a);
     /* One of a streaming image's steps (hfft__spift). */
     int (*spift)(hfft__dev *d, int prec, hfft__stream s, void *dst, const void *src,
                  const hfft__spift *a);

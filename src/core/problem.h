@@ -19,7 +19,32 @@
 #define HFFT__MAX_DIMS HFFT_MAX_RANK
 #define HFFT__MAX_ROUNDS HFFT_MAX_ROUNDS
 
-enum hfft__kind { HFFT__C2C = 0, HFFT__R2C = 1, HFFT__C2R = 2 };
+enum hfft__kind { HFFT__C2C = 0, HFFT__R2C = 1, HFFT__C2R = 2, HFFT__R2R = 3 };
+
+/*
+ * Real-to-real transforms (FFTW's kinds, enum hfft_r2r_kind, one per dimension).
+ * Where the real array is dense with an even innermost dimension, the engines
+ * see it as complex elements, each two neighbouring reals, and run C2C rounds
+ * whose lines carry an r2r code: each line's transform is its dimension's kind
+ * applied to the line's real and imaginary parts as two real lines (the kind
+ * is real-linear, so this is the kind applied to the complex line), or, along
+ * the innermost dimension, to the line's 2L reals as one real line (a "row").
+ * Only the transforms of whole lines change (gpu/r2r.c on a card, FFTW's r2r
+ * lines on the CPU); every copy, transpose and exchange is a C2C round's.
+ * The code: HFFT__R2R_BIT; bits 0-3 the kind of the line (rank 1) or of a
+ * plane's first dimension, bits 4-7 of a plane's second; HFFT__R2R_ROW: the
+ * line's (a plane's second) dimension is a row.  A device FFT plan takes the
+ * code or'ed into its kind.
+ */
+#define HFFT__R2R_BIT 0x100
+#define HFFT__R2R_ROW 0x200
+static inline int hfft__r2r_code(int k0, int k1, int row) {
+    return HFFT__R2R_BIT | (k0 & 15) | (k1 & 15) << 4 | (row ? HFFT__R2R_ROW : 0);
+}
+/* Kinds whose last dimension is halved on the complex side (r2c, c2r). */
+static inline int hfft__halved(int kind) { return kind == HFFT__R2C || kind == HFFT__C2R; }
+/* The FFTW kind of dimension `dim` (0 or 1) of a line or plane. */
+static inline int hfft__r2r_kind(int code, int dim) { return code >> (4 * dim) & 15; }
 
 typedef struct hfft__dim {
     int64_t n, is, os; /* size; strides in elements of each side's array */
@@ -27,6 +52,7 @@ typedef struct hfft__dim {
 
 typedef struct hfft__problem {
     int kind;                       /* enum hfft__kind */
+    int r2r[HFFT__MAX_DIMS];        /* HFFT__R2R: each transform dimension's FFTW kind */
     int prec;                       /* bytes per real: 4 or 8 */
     int sign;                       /* HFFT_FORWARD or HFFT_BACKWARD (r2c -1, c2r +1) */
     int rank, hrank;                /* transform and vector ranks */
@@ -40,10 +66,10 @@ typedef struct hfft__problem {
                                        complex ones (FFTW's padded layout): not dense */
     /* Derived by the planner: */
     int64_t total;                  /* complex elements of the whole batch (r2c/c2r: of the
-                                       complex side) */
+                                       complex side; r2r: reals) */
     int64_t howmany;                /* transforms (0: none, the plan does nothing) */
     int64_t n[HFFT__MAX_DIMS];      /* the transform sizes (dims[k].n) */
-    size_t esize;                   /* bytes per complex element */
+    size_t esize;                   /* bytes per complex element (r2r: per real) */
     int64_t lo[2], hi[2];           /* bytes each side reaches, from its array's base:
                                        [lo, hi) ([0] input, [1] output; per array when split) */
 } hfft__problem;
@@ -89,6 +115,8 @@ typedef struct hfft__round {
     int64_t no;      /* outer count */
     int64_t dout;    /* elements between outer indices */
     int kind;        /* HFFT__C2C, or a real round: HFFT__R2C (reads reals), HFFT__C2R */
+    int r2r;         /* C2C rounds of a real-to-real problem: the lines' r2r code (0: none) */
+    int dim;         /* the dense dimension of the line (a plane's first) */
     int64_t nreal;   /* real rounds: reals in a row */
     int64_t rpitch;  /* real rounds: reals between rows on the real side */
     int64_t twn;     /* four-step: twiddles W_twn^(k j) after the transforms; 0: none */

@@ -183,6 +183,75 @@ GURU_PLANNERS(dft_c2r, (C *in, R *out), (in, out))
 GURU_PLANNERS(split_dft_r2c, (R *in, R *ro, R *io), (in, ro, io))
 GURU_PLANNERS(split_dft_c2r, (R *ri, R *ii, R *out), (ri, ii, out))
 
+/* ---- real to real: FFTW's kinds are hfft's (the same values) ---- */
+
+_Static_assert(FFTW_R2HC == (int)HFFT_R2HC && FFTW_HC2R == (int)HFFT_HC2R &&
+                   FFTW_DHT == (int)HFFT_DHT && FFTW_REDFT00 == (int)HFFT_REDFT00 &&
+                   FFTW_REDFT01 == (int)HFFT_REDFT01 && FFTW_REDFT10 == (int)HFFT_REDFT10 &&
+                   FFTW_REDFT11 == (int)HFFT_REDFT11 && FFTW_RODFT00 == (int)HFFT_RODFT00 &&
+                   FFTW_RODFT01 == (int)HFFT_RODFT01 && FFTW_RODFT10 == (int)HFFT_RODFT10 &&
+                   FFTW_RODFT11 == (int)HFFT_RODFT11,
+               "FFTW's r2r kinds are hfft's");
+
+static const hfft_r2r_kind *kinds_of(int rank, const X(r2r_kind) *k, hfft_r2r_kind *w) {
+    if (!k)
+        return NULL;
+    for (int i = 0; i < rank && i < HFFT_MAX_RANK; i++)
+        w[i] = (hfft_r2r_kind)k[i];
+    return w;
+}
+
+X(plan) X(plan_many_r2r)(int rank, const int *n, int howmany, R *in, const int *inembed,
+                         int istride, int idist, R *out, const int *onembed, int ostride,
+                         int odist, const X(r2r_kind) *kind, unsigned flags) {
+    int64_t wn[HFFT_MAX_RANK], wi[HFFT_MAX_RANK], wo[HFFT_MAX_RANK];
+    hfft_r2r_kind wk[HFFT_MAX_RANK];
+    hfft_options o;
+    return wrap(H(plan_many_r2r64)(rank, widen(rank, n, wn), howmany, in, widen(rank, inembed, wi),
+                                   istride, idist, out, widen(rank, onembed, wo), ostride, odist,
+                                   kinds_of(rank, kind, wk), flags_of(flags), options(&o)));
+}
+
+X(plan) X(plan_r2r)(int rank, const int *n, R *in, R *out, const X(r2r_kind) *kind,
+                    unsigned flags) {
+    int64_t wn[HFFT_MAX_RANK];
+    hfft_r2r_kind wk[HFFT_MAX_RANK];
+    hfft_options o;
+    return wrap(H(plan_r2r64)(rank, widen(rank, n, wn), in, out, kinds_of(rank, kind, wk),
+                              flags_of(flags), options(&o)));
+}
+
+X(plan) X(plan_r2r_1d)(int n, R *in, R *out, X(r2r_kind) kind, unsigned flags) {
+    return X(plan_r2r)(1, &n, in, out, &kind, flags);
+}
+
+X(plan) X(plan_r2r_2d)(int n0, int n1, R *in, R *out, X(r2r_kind) kind0, X(r2r_kind) kind1,
+                       unsigned flags) {
+    int n[2] = {n0, n1};
+    X(r2r_kind) k[2] = {kind0, kind1};
+    return X(plan_r2r)(2, n, in, out, k, flags);
+}
+
+X(plan) X(plan_r2r_3d)(int n0, int n1, int n2, R *in, R *out, X(r2r_kind) kind0,
+                       X(r2r_kind) kind1, X(r2r_kind) kind2, unsigned flags) {
+    int n[3] = {n0, n1, n2};
+    X(r2r_kind) k[3] = {kind0, kind1, kind2};
+    return X(plan_r2r)(3, n, in, out, k, flags);
+}
+
+#define GURU_R2R(guru, T, conv)                                                                    \
+    X(plan) X(guru##_r2r)(int rank, const T *dims, int howmany_rank, const T *howmany_dims,       \
+                          R *in, R *out, const X(r2r_kind) *kind, unsigned flags) {                \
+        hfft_iodim d[HFFT_MAX_RANK], h[HFFT_MAX_RANK];                                             \
+        hfft_r2r_kind wk[HFFT_MAX_RANK];                                                           \
+        hfft_options o;                                                                            \
+        return wrap(H(plan_guru_r2r)(rank, conv(rank, dims, d), howmany_rank,                      \
+                                     conv(howmany_rank, howmany_dims, h), in, out,                 \
+                                     kinds_of(rank, kind, wk), flags_of(flags), options(&o)));     \
+    }
+GURU_R2R(plan_guru, X(iodim), dims32)
+GURU_R2R(plan_guru64, X(iodim64), dims64)
+
 /* ---- execution ---- */
 
 void X(execute)(const X(plan) p) { must(H(execute)(unwrap(p)), NAME(execute)); }
@@ -209,6 +278,10 @@ void X(execute_dft_c2r)(const X(plan) p, C *in, R *out) {
 
 void X(execute_split_dft_c2r)(const X(plan) p, R *ri, R *ii, R *out) {
     must(H(execute_split_dft_c2r)(unwrap(p), ri, ii, out), NAME(execute_split_dft_c2r));
+}
+
+void X(execute_r2r)(const X(plan) p, R *in, R *out) {
+    must(H(execute_r2r)(unwrap(p), in, out), NAME(execute_r2r));
 }
 
 void X(destroy_plan)(X(plan) p) { H(destroy_plan)(unwrap(p)); }
@@ -300,7 +373,7 @@ static const char *name_of(const char *const *names, int n, int v) {
 }
 
 static int describe(const X(plan) p, char *buf, size_t size) {
-    static const char *const kinds[] = {"c2c", "r2c", "c2r"};
+    static const char *const kinds[] = {"c2c", "r2c", "c2r", "r2r"};
     static const char *const placements[] = {"cpu", "gpu", "hybrid"};
     static const char *const schedules[] = {"none", "plain", "radix2", "one-trip", "four-step"};
     hfft_info i;
@@ -317,7 +390,7 @@ static int describe(const X(plan) p, char *buf, size_t size) {
     return snprintf(buf, size,
                     "(hfft-%s %s %s howmany=%lld %s device=%s placement=%s schedule=%s%s "
                     "rounds=%d threads=%d%s%s%s)",
-                    HFFT_VERSION_STRING, name_of(kinds, 3, i.kind), i.rank ? n : "rank0",
+                    HFFT_VERSION_STRING, name_of(kinds, 4, i.kind), i.rank ? n : "rank0",
                     (long long)i.howmany, i.precision == 4 ? "single" : "double", i.device_name,
                     name_of(placements, 3, i.placement), name_of(schedules, 5, i.schedule), split,
                     i.rounds, i.threads, i.cpu_plan ? " cpu-plan=fftw-whole" : "",

@@ -108,13 +108,11 @@ build_bench() {
     done
     rm -f "$out/libbench2.a"
     ar rcs "$out/libbench2.a" "${objs[@]}" || return 1
-    # bench.c's r2r planner names FFTW's r2r API, which the drop-in leaves out: r2r.h declares it.
-    "$cc" "${flags[@]}" -include r2r.h -c "$fftw/tests/bench.c" -o "$out/bench.o" &&
+    "$cc" "${flags[@]}" -c "$fftw/tests/bench.c" -o "$out/bench.o" &&
         "$cc" "${flags[@]}" -c "$fftw/tests/fftw-bench.c" -o "$out/fftw-bench.o" &&
         "$cc" "${flags[@]}" -c "$here/hook.c" -o "$out/hook.o" &&
-        "$cc" "${flags[@]}" -c "$here/r2r.c" -o "$out/r2r.o" &&
         "$cc" $cflags -o "$out/bench" "$out/bench.o" "$out/fftw-bench.o" "$out/hook.o" \
-            "$out/r2r.o" "$out/libbench2.a" "${libdirs[@]/#/-L}" -l$lib -lhfft -lm \
+            "$out/libbench2.a" "${libdirs[@]/#/-L}" -l$lib -lhfft -lm \
             -Wl,-rpath,"$(IFS=:; echo "${libdirs[*]}")"
 }
 for prec in d f; do
@@ -138,10 +136,9 @@ rm -f "$problems.tmp"
 perl -w -e '$seed = shift @ARGV; srand($seed); $check = shift @ARGV; do $check; die $@ if $@;' \
     "$seed" "$fftw/tests/check.pl" -r -c="$count" "$work/record" >/dev/null ||
     { echo "FAILED: check.pl's generator" >&2; exit 1; }
-# r2r problems ([io]k...) are FFTW's real-to-real transforms, which the drop-in leaves out.
-grep -v '^[io]k' "$problems.tmp" >"$problems"
-nr2r=$(grep -c '^[io]k' "$problems.tmp")
-rm -f "$problems.tmp"
+# r2r problems ([io]k...) included: FFTW's real-to-real transforms
+mv "$problems.tmp" "$problems"
+nr2r=$(grep -c '^[io]k' "$problems")
 # Prime sizes, which check.pl's generator (factors up to 13) never makes; the
 # measure configurations' own list beside.
 [ "$mprimes" = - ] && mprimes=$primes
@@ -150,8 +147,7 @@ for p in $mprimes; do printf '%s\n' "$p" >>"$problems.measure"; done
 for p in $primes; do printf '%s\n' "$p" >>"$problems"; done
 echo "problems: $(wc -l <"$problems.measure") (measure) and $(wc -l <"$problems") (estimate)" \
      "from $count random geometries of check.pl -r (seed $seed) and the prime sizes" \
-     "'$mprimes' (measure) and '$primes' (estimate); $nr2r r2r problems left out (no r2r" \
-     "in the drop-in)"
+     "'$mprimes' (measure) and '$primes' (estimate); $nr2r of them r2r"
 
 # ---- one problem, verified; one result line: what, problem, max error, where or why ----
 run_one() {

@@ -64,6 +64,8 @@ int main(void) {
     FIELD(hfft_info, note);
     FIELD(hfft_info, device_name);
     FIELD(hfft_info, done_ratio);
+    FIELD(hfft_info, r2r_kinds);
+    FIELD(hfft_info, r2r_paired);
     FIELD(hfft_stream_stats, rank);
     FIELD(hfft_stream_stats, n);
     FIELD(hfft_stream_stats, points_added);

@@ -1,11 +1,12 @@
 /*
  * fftw3.h of hfft's FFTW drop-in: FFTW 3's names, types and constants for its
- * DFT interfaces (basic, advanced, guru and guru64; complex, real-to-complex,
- * complex-to-real, split arrays; new-array execute; memory, wisdom, threads),
+ * interfaces (basic, advanced, guru and guru64; complex, real-to-complex,
+ * complex-to-real, split arrays, real-to-real kinds; new-array execute;
+ * memory, wisdom, threads),
  * implemented by libhfftw3 (double) and libhfftw3f (single) over hfft's own
  * API.  A program written for FFTW builds unchanged with this folder on its
  * include path and -lhfftw3 (or -lhfftw3f) in place of -lfftw3.  What differs
- * from FFTW (no r2r transforms, no long-double or quad precision, what wisdom
+ * from FFTW (no long-double or quad precision, what wisdom
  * and threads mean here) is listed in src/fftw3/README.md.
  */
 #ifndef FFTW3_H
@@ -48,6 +49,21 @@ struct fftw_iodim64_do_not_use_me {
     ptrdiff_t os;
 };
 
+/* The real-to-real kinds, FFTW's values (hfft_r2r_kind's). */
+enum fftw_r2r_kind_do_not_use_me {
+    FFTW_R2HC = 0,
+    FFTW_HC2R = 1,
+    FFTW_DHT = 2,
+    FFTW_REDFT00 = 3,
+    FFTW_REDFT01 = 4,
+    FFTW_REDFT10 = 5,
+    FFTW_REDFT11 = 6,
+    FFTW_RODFT00 = 7,
+    FFTW_RODFT01 = 8,
+    FFTW_RODFT10 = 9,
+    FFTW_RODFT11 = 10
+};
+
 typedef void(FFTW_CDECL *fftw_write_char_func_do_not_use_me)(char c, void *);
 typedef int(FFTW_CDECL *fftw_read_char_func_do_not_use_me)(void *);
 
@@ -58,6 +74,7 @@ typedef int(FFTW_CDECL *fftw_read_char_func_do_not_use_me)(void *);
     typedef struct fftw_iodim64_do_not_use_me X(iodim64);                                          \
     typedef fftw_write_char_func_do_not_use_me X(write_char_func);                                 \
     typedef fftw_read_char_func_do_not_use_me X(read_char_func);                                   \
+    typedef enum fftw_r2r_kind_do_not_use_me X(r2r_kind);                                          \
                                                                                                    \
     FFTW_EXTERN void X(execute)(const X(plan) p);                                                  \
                                                                                                    \
@@ -134,6 +151,25 @@ typedef int(FFTW_CDECL *fftw_read_char_func_do_not_use_me)(void *);
     FFTW_EXTERN void X(execute_dft_c2r)(const X(plan) p, C *in, R *out);                           \
     FFTW_EXTERN void X(execute_split_dft_r2c)(const X(plan) p, R *in, R *ro, R *io);               \
     FFTW_EXTERN void X(execute_split_dft_c2r)(const X(plan) p, R *ri, R *ii, R *out);              \
+                                                                                                   \
+    FFTW_EXTERN X(plan) X(plan_r2r)(int rank, const int *n, R *in, R *out,                        \
+                                    const X(r2r_kind) *kind, unsigned flags);                      \
+    FFTW_EXTERN X(plan) X(plan_r2r_1d)(int n, R *in, R *out, X(r2r_kind) kind, unsigned flags);   \
+    FFTW_EXTERN X(plan) X(plan_r2r_2d)(int n0, int n1, R *in, R *out, X(r2r_kind) kind0,          \
+                                       X(r2r_kind) kind1, unsigned flags);                         \
+    FFTW_EXTERN X(plan) X(plan_r2r_3d)(int n0, int n1, int n2, R *in, R *out, X(r2r_kind) kind0,  \
+                                       X(r2r_kind) kind1, X(r2r_kind) kind2, unsigned flags);      \
+    FFTW_EXTERN X(plan) X(plan_many_r2r)(int rank, const int *n, int howmany, R *in,              \
+                                         const int *inembed, int istride, int idist, R *out,       \
+                                         const int *onembed, int ostride, int odist,               \
+                                         const X(r2r_kind) *kind, unsigned flags);                 \
+    FFTW_EXTERN X(plan) X(plan_guru_r2r)(int rank, const X(iodim) *dims, int howmany_rank,        \
+                                         const X(iodim) *howmany_dims, R *in, R *out,              \
+                                         const X(r2r_kind) *kind, unsigned flags);                 \
+    FFTW_EXTERN X(plan) X(plan_guru64_r2r)(int rank, const X(iodim64) *dims, int howmany_rank,    \
+                                           const X(iodim64) *howmany_dims, R *in, R *out,          \
+                                           const X(r2r_kind) *kind, unsigned flags);               \
+    FFTW_EXTERN void X(execute_r2r)(const X(plan) p, R *in, R *out);                               \
                                                                                                    \
     FFTW_EXTERN void X(destroy_plan)(X(plan) p);                                                   \
     FFTW_EXTERN void X(forget_wisdom)(void);                                                       \

@@ -3,7 +3,9 @@ while FFTW threads on the CPU take a share (the C library libhfft).
 
 The transforms take numpy.fft's arguments (axes, s, norm, out) and scipy.fft's
 overwrite_x, compute in single precision for float32/complex64 input and in
-double otherwise, and keep plans in a cache.  hfft.empty/zeros give arrays on
+double otherwise, and keep plans in a cache.  dct, dst and their inverses and
+n-dimensional forms take scipy.fft's arguments (types 1 to 4, norm,
+orthogonalize, workers) over FFTW's real-to-real kinds.  hfft.empty/zeros give arrays on
 pinned memory; set_options/options choose the device, budget, threads and
 wisdom; scipy.fft.set_backend(hfft.scipy_backend) sends scipy.fft's calls
 here.  See src/python/README.md for what is copied when.
@@ -16,6 +18,7 @@ from ._lib import HfftError
 from ._memory import empty, is_pinned, zeros
 from ._options import get_options, options, set_options
 from ._plans import cache_info, clear_cache, last_plan_info, set_cache_size
+from ._realtr import dct, dctn, dst, dstn, idct, idctn, idst, idstn
 from ._stream import Stream
 from ._transforms import axes_1d as _axes_1d, axes_nd as _axes_nd
 from ._transforms import c2c as _c2c, c2r as _c2r, r2c as _r2c
@@ -26,6 +29,7 @@ library_path = _lib.path
 __all__ = [
     "fft", "ifft", "fft2", "ifft2", "fftn", "ifftn",
     "rfft", "irfft", "rfft2", "irfft2", "rfftn", "irfftn",
+    "dct", "idct", "dctn", "idctn", "dst", "idst", "dstn", "idstn",
     "fftfreq", "rfftfreq", "fftshift", "ifftshift",
     "empty", "zeros", "is_pinned",
     "set_options", "options", "get_options",

@@ -20,7 +20,11 @@ MAX_RANK = 16
 MAX_ROUNDS = 8
 MAX_CARDS = 16
 
-KIND_C2C, KIND_R2C, KIND_C2R = 0, 1, 2
+KIND_C2C, KIND_R2C, KIND_C2R, KIND_R2R = 0, 1, 2, 3
+# hfft_r2r_kind (FFTW's values)
+R2HC, HC2R, DHT = 0, 1, 2
+REDFT00, REDFT01, REDFT10, REDFT11 = 3, 4, 5, 6
+RODFT00, RODFT01, RODFT10, RODFT11 = 7, 8, 9, 10
 STREAM_DIRECT = 1 << 20
 STREAM_GRID = 1 << 21
 
@@ -99,6 +103,8 @@ class info(ctypes.Structure):
         ("note", ctypes.c_char * 256),
         ("device_name", ctypes.c_char * 96),
         ("done_ratio", ctypes.c_double * MAX_ROUNDS),
+        ("r2r_kinds", ctypes.c_int * MAX_RANK),
+        ("r2r_paired", ctypes.c_int),
     ]
 
 
@@ -132,7 +138,7 @@ def info_dict(inf):
         v = getattr(inf, name)
         if isinstance(v, bytes):
             v = v.decode("utf-8", "replace")
-        elif name == "n":
+        elif name in ("n", "r2r_kinds"):
             v = list(v[: inf.rank])
         elif name == "card_ids":
             v = list(v[: max(inf.cards, 0)])
@@ -198,11 +204,14 @@ class _Api:
             KIND_C2C: d("plan_guru_dft", _vp, [_i, _dims, _i, _dims, _vp, _vp, _i, _u, _opts]),
             KIND_R2C: d("plan_guru_dft_r2c", _vp, [_i, _dims, _i, _dims, _vp, _vp, _u, _opts]),
             KIND_C2R: d("plan_guru_dft_c2r", _vp, [_i, _dims, _i, _dims, _vp, _vp, _u, _opts]),
+            KIND_R2R: d("plan_guru_r2r", _vp,
+                        [_i, _dims, _i, _dims, _vp, _vp, ctypes.POINTER(_i), _u, _opts]),
         }
         self.execute = {
             KIND_C2C: d("execute_dft", _i, [_vp, _vp, _vp]),
             KIND_R2C: d("execute_dft_r2c", _i, [_vp, _vp, _vp]),
             KIND_C2R: d("execute_dft_c2r", _i, [_vp, _vp, _vp]),
+            KIND_R2R: d("execute_r2r", _i, [_vp, _vp, _vp]),
         }
         self.destroy = d("destroy_plan", None, [_vp])
         self.info = d("plan_info", _i, [_vp, ctypes.POINTER(info)])

@@ -174,3 +174,16 @@ def current():
             _structs.clear()
         _structs[eff] = opts
     return key, ctypes.byref(opts)
+
+
+def workers(value):
+    """scipy.fft's workers= as a context: None leaves hfft's threads, N sets them
+    for the call (negative: counted back from every CPU, -1 all of them)."""
+    if value is None:
+        return contextlib.nullcontext()
+    w = operator.index(value)
+    if w < 0:
+        w += (os.cpu_count() or 1) + 1
+    if w <= 0:
+        raise ValueError(f"workers value out of range; got {value}")
+    return options(threads=w)

@@ -109,6 +109,8 @@ def _make(kind, prec, sign, dims, hdims, src, dst, flags, opts):
     args = (len(dims), _iodims(dims), len(hdims), _iodims(hdims), src, dst)
     if kind == _lib.KIND_C2C:
         handle = a.plan[kind](*args, sign, flags, opts)
+    elif kind == _lib.KIND_R2R:  # sign: the kinds, one per dimension
+        handle = a.plan[kind](*args, (ctypes.c_int * max(len(sign), 1))(*sign), flags, opts)
     else:
         handle = a.plan[kind](*args, flags, opts)
     if not handle:
@@ -120,7 +122,8 @@ def run(kind, prec, sign, dims, hdims, src, dst, pinned, flags):
     """Transforms the array at address src into the one at dst (equal: in
     place) with a plan from the cache, or a new one.  dims, hdims: tuples of
     (n, input stride, output stride) in elements, as hfft_iodim; pinned:
-    whether both arrays are on hfft.empty's memory."""
+    whether both arrays are on hfft.empty's memory; sign: the direction, or for
+    KIND_R2R a tuple of each dimension's hfft_r2r_kind."""
     okey, opts = _options.current()
     key = (kind, prec, sign, dims, hdims, src == dst, src & 63, dst & 63, pinned, flags, okey)
     a = _lib.api[prec]

@@ -222,7 +222,25 @@ def _finish(res, factor, out):
     return res
 
 
-# ---- the three kinds ----
+def _place(a, view, copy, shape, dtype, out, scratch):
+    """Where a transform of the same shape and dtype on both sides reads and
+    writes: (res, src).  A copy (padded, of another dtype or layout, or asked
+    for), made where the result goes and transformed there in place; else out=,
+    the input itself where it may be overwritten, or a new array."""
+    direct = None if out is None else _out(out, shape, dtype)
+    if copy or not _usable(view, dtype) or (direct is not None and not _same(view, direct)
+                                           and np.may_share_memory(view, direct)):
+        res = direct if direct is not None else _alloc(shape, dtype, a)
+        _fill(res, view)
+        return res, res
+    if direct is not None:
+        return direct, view
+    if out is None and scratch:
+        return view, view
+    return _alloc(shape, dtype, a), view
+
+
+# ---- the kinds ----
 
 def _untransformed(a, out):
     """A transform over no axes: numpy.fft and scipy.fft return the input itself,
@@ -246,19 +264,7 @@ def c2c(x, axes, sizes, norm, out, overwrite_x, sign):
         shape[ax] = n
     view, pad = _fit(a, axes, sizes)
     scratch = _scratch(view, overwrite_x)
-    direct = None if out is None else _out(out, shape, cdt)
-    if pad or not _usable(view, cdt) or (direct is not None and not _same(view, direct)
-                                         and np.may_share_memory(view, direct)):
-        # a copy, made where the result goes and transformed there in place
-        res = direct if direct is not None else _alloc(shape, cdt, a)
-        _fill(res, view)
-        src = res
-    elif direct is not None:
-        res, src = direct, view
-    elif out is None and scratch:
-        res = src = view
-    else:
-        res, src = _alloc(shape, cdt, a), view
+    res, src = _place(a, view, pad, shape, cdt, out, scratch)
     if res.size:
         in_place = src.ctypes.data == res.ctypes.data
         flags = _lib.ESTIMATE | (_lib.DESTROY_INPUT if scratch and not in_place else 0)
@@ -320,3 +326,30 @@ def c2r(x, axes, sizes, norm, out, overwrite_x):
         keep = _lib.DESTROY_INPUT if scratch else _lib.PRESERVE_INPUT
         _run(_lib.KIND_C2R, prec, _lib.BACKWARD, src, res, axes, sizes, _lib.ESTIMATE | keep)
     return _finish(res, factor, out)
+
+
+def r2r(x, axes, sizes, kinds, out, overwrite_x, pre=None, post=None):
+    """FFTW's real-to-real kinds (one per axis) over axes, of x cropped or padded to
+    sizes; pre(a) and post(a) scale the array before and after the transform (in
+    place, on hfft's own copy or result)."""
+    a = np.asarray(x)
+    if a.dtype.kind == "c":
+        raise TypeError(f"x must be a real sequence, not {a.dtype}")
+    prec = _precision(a.dtype)
+    rdt = _REAL[prec]
+    shape = list(a.shape)
+    for ax, n in zip(axes, sizes):
+        shape[ax] = n
+    view, pad = _fit(a, axes, sizes)
+    scratch = _scratch(view, overwrite_x)
+    # (a step before the transform needs a copy of its own to scale)
+    res, src = _place(a, view, pad or pre is not None, shape, rdt, out, scratch)
+    if pre is not None:
+        pre(res)
+    if res.size:
+        in_place = src.ctypes.data == res.ctypes.data
+        flags = _lib.ESTIMATE | (_lib.DESTROY_INPUT if scratch and not in_place else 0)
+        _run(_lib.KIND_R2R, prec, tuple(kinds), src, res, axes, sizes, flags)
+    if post is not None:
+        post(res)
+    return _finish(res, 1.0, out)

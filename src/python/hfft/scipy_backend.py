@@ -6,18 +6,17 @@ that code written against scipy.fft runs on hfft without edits:
         y = scipy.fft.fft2(x)
 
 It takes fft, ifft, fft2, ifft2, fftn, ifftn and their real counterparts
-(rfft ... irfftn) in single and double precision.  Everything else (dct, dst,
-hfft/ihfft, long double, a `plan` argument) is declined with NotImplemented,
-and scipy runs its own.  s= and axes= are read as scipy reads them (a number
+(rfft ... irfftn), and dct, idct, dst, idst, dctn, idctn, dstn, idstn (types
+1 to 4, norm, orthogonalize), in single and double precision.  Everything
+else (hfft/ihfft, long double, a `plan` argument) is declined with
+NotImplemented, and scipy runs its own.  s= and axes= are read as scipy reads them (a number
 is one item; more sizes than axes is scipy's ValueError), where hfft's own
 functions read them as numpy does.  workers=N sets hfft's CPU threads for the
 call; workers=None leaves hfft's setting (all cores by default) and does not
 read scipy.fft.set_workers.
 """
-import contextlib
 import numbers
 import operator
-import os
 
 import numpy as np
 
@@ -29,15 +28,7 @@ from ._transforms import UnsupportedType
 __ua_domain__ = "numpy.scipy.fft"
 
 
-def _threads(workers):
-    if workers is None:
-        return contextlib.nullcontext()
-    w = operator.index(workers)
-    if w < 0:
-        w += (os.cpu_count() or 1) + 1  # scipy: -1 is every CPU
-    if w <= 0:
-        raise ValueError(f"workers value out of range; got {workers}")
-    return _options.options(threads=w)
+_threads = _options.workers
 
 
 def _one_axis(fn):
@@ -81,6 +72,29 @@ for _name in ("fft2", "ifft2", "rfft2", "irfft2"):
     _METHODS[_name] = _axes(getattr(_hfft, _name), (-2, -1))
 for _name in ("fftn", "ifftn", "rfftn", "irfftn"):
     _METHODS[_name] = _axes(getattr(_hfft, _name), None)
+
+
+def _cosine_one(fn):
+    def method(x, type=2, n=None, axis=-1, norm=None, overwrite_x=False, workers=None,
+               orthogonalize=None):
+        return fn(x, type, n, axis, norm, overwrite_x, workers, orthogonalize)
+    return method
+
+
+def _cosine_many(fn):
+    def method(x, type=2, s=None, axes=None, norm=None, overwrite_x=False, workers=None,
+               orthogonalize=None):
+        s, axes = _ints(s, "shape"), _ints(axes, "axes")
+        if s is not None and axes is None and len(s) > np.ndim(x):
+            raise ValueError("shape requires more axes than are present")
+        return fn(x, type, s, axes, norm, overwrite_x, workers, orthogonalize)
+    return method
+
+
+for _name in ("dct", "idct", "dst", "idst"):
+    _METHODS[_name] = _cosine_one(getattr(_hfft, _name))
+for _name in ("dctn", "idctn", "dstn", "idstn"):
+    _METHODS[_name] = _cosine_many(getattr(_hfft, _name))
 
 
 def __ua_function__(method, args, kwargs):

@@ -1,0 +1,256 @@
+/*
+ * r2r.h: the real-to-real kinds on a card, each a complex FFT of m points with
+ * a step before it (buf = the kind's sequence from a line) and one after it
+ * (the line = the kind's output from buf), written once for the CUDA kernels
+ * (__host__ __device__ under nvcc) and for the emulated device (plain C).
+ *
+ * Every kind is real-linear with real coefficients, so the same steps apply
+ * it to a complex line (its real and imaginary parts as two real lines, the
+ * pairs of src/core/problem.h) or to a real line read with imaginary parts
+ * zero (a row: the line's reals, of which only the real parts are written).
+ * With X the FFT of buf (sign hfft__r2r_sign), W = exp(-i pi / 2n):
+ *   R2HC    buf = x;  y_k = (X_k + X_-k) / 2 (2k <= n), (X_-k - X_k) / 2i
+ *   DHT     buf = x;  y_k = ((1 + i) X_k + (1 - i) X_-k) / 2
+ *   HC2R    buf_0 = x_0, buf_t = x_t + i x_n-t (2t < n), x_n-t - i x_t, x_n/2;
+ *           y = X (the inverse FFT)
+ *   REDFT10 buf = Makhoul's order (x_0, x_2, ..., then the odd ones reversed);
+ *           y_k = W^k X_k + W^-k X_-k
+ *   RODFT10 the same on (-1)^j x_j, y reversed
+ *   REDFT01 buf_0 = x_0, buf_t = W^-t (x_t - i x_n-t); y in Makhoul's order
+ *           undone (the inverse FFT: REDFT10's inverse times 2n)
+ *   RODFT01 the same on x reversed, y_k times (-1)^k
+ *   REDFT11 m = 2n, buf_t = W^t x_t (t < n, zero after);
+ *           y_k = V^(2k+1) X_k + V^-(2k+1) X_2n-1-k, V = exp(-i pi / 4n)
+ *   RODFT11 the same on x reversed, y_k times (-1)^k
+ *   REDFT00 m = 2(n - 1), buf the even extension; y_k = X_k
+ *   RODFT00 m = 2(n + 1), buf the odd extension (0, x, 0, -x reversed);
+ *           y_k = i X_k+1
+ * Twiddles come from exact integer phases (src/core/twiddle.h); the steps
+ * compute in double in both precisions.
+ */
+#ifndef HFFT_GPU_R2R_H
+#define HFFT_GPU_R2R_H
+
+#include <stdint.h>
+
+#include "hfft.h"
+#include "src/core/device.h"
+#include "src/core/twiddle.h"
+
+/* Points of the complex FFT that a kind of n reals takes. */
+HFFT__HD int64_t hfft__r2r_points(int kind, int64_t n) {
+    return kind == HFFT_REDFT00   ? 2 * (n - 1)
+           : kind == HFFT_RODFT00 ? 2 * (n + 1)
+           : kind == HFFT_REDFT11 || kind == HFFT_RODFT11 ? 2 * n
+                                                           : n;
+}
+
+/* That FFT's sign: the inverse for the kinds that undo another. */
+HFFT__HD int hfft__r2r_sign(int kind) {
+    return kind == HFFT_HC2R || kind == HFFT_REDFT01 || kind == HFFT_RODFT01 ? HFFT_BACKWARD
+                                                                             : HFFT_FORWARD;
+}
+
+/* Where line b of a step starts, in complex elements. */
+HFFT__HD int64_t hfft__r2r_line(const hfft__r2r_step *a, int64_t b) {
+    return b / a->inner * a->odist + b % a->inner * a->idist;
+}
+
+/* Point j of a line's FFT in the buffer (hfft__r2r_post's X, points a->bt apart). */
+#define XR_(j) ((double)X[2 * (j) * a->bt])
+#define XI_(j) ((double)X[2 * (j) * a->bt + 1])
+
+#define HFFT__DEFINE_R2R(R, sfx)                                                               \
+    /* Element j of a line (starting at `line`): a row's real, or a pair. */                  \
+    HFFT__HD void hfft__r2r_get_##sfx(const hfft__r2r_step *a, const R *line, int64_t j,       \
+                                      double *re, double *im) {                                \
+        if (a->row) {                                                                          \
+            *re = (double)line[j];                                                             \
+            *im = 0.0;                                                                         \
+        } else {                                                                               \
+            *re = (double)line[2 * j * a->stride];                                             \
+            *im = (double)line[2 * j * a->stride + 1];                                         \
+        }                                                                                      \
+    }                                                                                          \
+    /* buf point t of a line. */                                                               \
+    HFFT__HD void hfft__r2r_pre_##sfx(const hfft__r2r_step *a, const R *line, int64_t t,       \
+                                      R *w) {                                                  \
+        int64_t n = a->n, m = a->m;                                                            \
+        double re = 0.0, im = 0.0, br, bi, wr, wi;                                             \
+        int neg = 0, rot = 0;                                                                  \
+        switch (a->kind) {                                                                     \
+        case HFFT_HC2R:                                                                        \
+            if (t == 0 || 2 * t == n) {                                                        \
+                hfft__r2r_get_##sfx(a, line, t, &re, &im);                                     \
+            } else if (2 * t < n) { /* x_t + i x_n-t */                                        \
+                hfft__r2r_get_##sfx(a, line, t, &re, &im);                                     \
+                hfft__r2r_get_##sfx(a, line, n - t, &br, &bi);                                 \
+                re -= bi;                                                                      \
+                im += br;                                                                      \
+            } else { /* x_n-t - i x_t */                                                       \
+                hfft__r2r_get_##sfx(a, line, n - t, &re, &im);                                 \
+                hfft__r2r_get_##sfx(a, line, t, &br, &bi);                                     \
+                re += bi;                                                                      \
+                im -= br;                                                                      \
+            }                                                                                  \
+            break;                                                                             \
+        case HFFT_REDFT10:                                                                     \
+        case HFFT_RODFT10:                                                                     \
+            if (t < (n + 1) / 2) {                                                             \
+                hfft__r2r_get_##sfx(a, line, 2 * t, &re, &im);                                 \
+            } else {                                                                           \
+                hfft__r2r_get_##sfx(a, line, 2 * n - 1 - 2 * t, &re, &im);                     \
+                neg = a->kind == HFFT_RODFT10;                                                 \
+            }                                                                                  \
+            break;                                                                             \
+        case HFFT_REDFT01:                                                                     \
+        case HFFT_RODFT01: {                                                                   \
+            int rev = a->kind == HFFT_RODFT01;                                                 \
+            if (t == 0) {                                                                      \
+                hfft__r2r_get_##sfx(a, line, rev ? n - 1 : 0, &re, &im);                       \
+                break;                                                                         \
+            }                                                                                  \
+            hfft__r2r_get_##sfx(a, line, rev ? n - 1 - t : t, &re, &im);                       \
+            hfft__r2r_get_##sfx(a, line, rev ? t - 1 : n - t, &br, &bi);                       \
+            re += bi; /* minus i times the second */                                           \
+            im -= br;                                                                          \
+            hfft__twiddle(t, 4 * n, HFFT_BACKWARD, &wr, &wi);                                  \
+            rot = 1;                                                                           \
+            break;                                                                             \
+        }                                                                                      \
+        case HFFT_REDFT11:                                                                     \
+        case HFFT_RODFT11:                                                                     \
+            if (t < n) {                                                                       \
+                hfft__r2r_get_##sfx(a, line, a->kind == HFFT_RODFT11 ? n - 1 - t : t, &re,     \
+                                    &im);                                                      \
+                hfft__twiddle(t, 4 * n, HFFT_FORWARD, &wr, &wi);                               \
+                rot = 1;                                                                       \
+            }                                                                                  \
+            break;                                                                             \
+        case HFFT_REDFT00:                                                                     \
+            hfft__r2r_get_##sfx(a, line, t < n ? t : m - t, &re, &im);                         \
+            break;                                                                             \
+        case HFFT_RODFT00:                                                                     \
+            if (t >= 1 && t <= n) {                                                            \
+                hfft__r2r_get_##sfx(a, line, t - 1, &re, &im);                                 \
+            } else if (t >= n + 2) {                                                           \
+                hfft__r2r_get_##sfx(a, line, m - t - 1, &re, &im);                             \
+                neg = 1;                                                                       \
+            }                                                                                  \
+            break;                                                                             \
+        default: /* R2HC, DHT */                                                               \
+            hfft__r2r_get_##sfx(a, line, t, &re, &im);                                         \
+            break;                                                                             \
+        }                                                                                      \
+        if (rot) {                                                                             \
+            double r = wr * re - wi * im;                                                      \
+            im = wr * im + wi * re;                                                            \
+            re = r;                                                                            \
+        }                                                                                      \
+        w[0] = (R)(neg ? -re : re);                                                            \
+        w[1] = (R)(neg ? -im : im);                                                            \
+    }                                                                                          \
+    /* Output k of a line from its FFT X (buf's m points, bt apart). */                        \
+    HFFT__HD void hfft__r2r_post_##sfx(const hfft__r2r_step *a, const R *X, int64_t k,         \
+                                       double *yr, double *yi) {                               \
+        int64_t n = a->n;                                                                      \
+        double ar, ai, br, bi, wr, wi, vr, vi;                                                 \
+        int kind = a->kind, flip = 0;                                                          \
+        switch (kind) {                                                                        \
+        case HFFT_R2HC:                                                                        \
+            if (2 * k <= n) {                                                                  \
+                int64_t q = (n - k) % n;                                                       \
+                *yr = 0.5 * (XR_(k) + XR_(q));                             \
+                *yi = 0.5 * (XI_(k) + XI_(q));                     \
+            } else { /* (X_-k - X_k) / 2i, k' = n - k */                                       \
+                ar = XR_((n - k)) - XR_(k);                                \
+                ai = XI_((n - k)) - XI_(k);                        \
+                *yr = 0.5 * ai;                                                                \
+                *yi = -0.5 * ar;                                                               \
+            }                                                                                  \
+            return;                                                                            \
+        case HFFT_DHT: {                                                                       \
+            int64_t q = (n - k) % n;                                                           \
+            ar = XR_(k);                                                             \
+            ai = XI_(k);                                                         \
+            br = XR_(q);                                                             \
+            bi = XI_(q);                                                         \
+            *yr = 0.5 * ((ar - ai) + (br + bi));                                               \
+            *yi = 0.5 * ((ar + ai) + (bi - br));                                               \
+            return;                                                                            \
+        }                                                                                      \
+        case HFFT_REDFT10:                                                                     \
+        case HFFT_RODFT10: {                                                                   \
+            int64_t kk = kind == HFFT_RODFT10 ? n - 1 - k : k, q = (n - kk) % n;               \
+            hfft__twiddle(kk, 4 * n, HFFT_FORWARD, &wr, &wi);                                  \
+            ar = XR_(kk);                                                            \
+            ai = XI_(kk);                                                        \
+            br = XR_(q);                                                             \
+            bi = XI_(q);                                                         \
+            /* W^k a + conj(W^k) b */                                                          \
+            *yr = (wr * ar - wi * ai) + (wr * br + wi * bi);                                   \
+            *yi = (wr * ai + wi * ar) + (wr * bi - wi * br);                                   \
+            return;                                                                            \
+        }                                                                                      \
+        case HFFT_REDFT01:                                                                     \
+        case HFFT_RODFT01: {                                                                   \
+            int64_t j = k % 2 == 0 ? k / 2 : n - 1 - (k - 1) / 2;                              \
+            flip = kind == HFFT_RODFT01 && k % 2;                                              \
+            *yr = XR_(j);                                                            \
+            *yi = XI_(j);                                                        \
+            break;                                                                             \
+        }                                                                                      \
+        case HFFT_REDFT11:                                                                     \
+        case HFFT_RODFT11: {                                                                   \
+            int64_t q = 2 * n - 1 - k;                                                         \
+            hfft__twiddle(2 * k + 1, 8 * n, HFFT_FORWARD, &wr, &wi);                           \
+            ar = XR_(k);                                                             \
+            ai = XI_(k);                                                         \
+            br = XR_(q);                                                             \
+            bi = XI_(q);                                                         \
+            vr = (wr * ar - wi * ai) + (wr * br + wi * bi);                                    \
+            vi = (wr * ai + wi * ar) + (wr * bi - wi * br);                                    \
+            flip = kind == HFFT_RODFT11 && k % 2;                                              \
+            *yr = vr;                                                                          \
+            *yi = vi;                                                                          \
+            break;                                                                             \
+        }                                                                                      \
+        case HFFT_RODFT00: /* i X_k+1 */                                                       \
+            *yr = -XI_((k + 1));                                                 \
+            *yi = XR_((k + 1));                                                      \
+            return;                                                                            \
+        default: /* HC2R, REDFT00 */                                                           \
+            *yr = XR_(k);                                                            \
+            *yi = XI_(k);                                                        \
+            return;                                                                            \
+        }                                                                                      \
+        if (flip) {                                                                            \
+            *yr = -*yr;                                                                        \
+            *yi = -*yi;                                                                        \
+        }                                                                                      \
+    }                                                                                          \
+    /* One element of a step: point t of line b0 + l (PRE, t < m), or output t (POST,          \
+       t < n). */                                                                              \
+    HFFT__HD void hfft__r2r_at_##sfx(const hfft__r2r_step *a, R *lines, R *buf, int64_t l,     \
+                                     int64_t t) {                                              \
+        R *line = lines + 2 * hfft__r2r_line(a, a->b0 + l);                                    \
+        R *b = buf + 2 * l * a->bs;                                                            \
+        if (a->step == HFFT__R2R_PRE) {                                                        \
+            hfft__r2r_pre_##sfx(a, line, t, b + 2 * t * a->bt);                                \
+            return;                                                                            \
+        }                                                                                      \
+        double yr, yi;                                                                         \
+        hfft__r2r_post_##sfx(a, b, t, &yr, &yi);                                               \
+        if (a->row) {                                                                          \
+            line[t] = (R)yr;                                                                   \
+        } else {                                                                               \
+            line[2 * t * a->stride] = (R)yr;                                                   \
+            line[2 * t * a->stride + 1] = (R)yi;                                               \
+        }                                                                                      \
+    }
+HFFT__DEFINE_R2R(float, f)
+HFFT__DEFINE_R2R(double, d)
+#undef XR_
+#undef XI_
+
+#endif
