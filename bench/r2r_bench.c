@@ -14,7 +14,8 @@
  *   PROBLEM  RANKd:N0[xN1[xN2]]:f32|f64:KIND, KIND one of FFTW's r2r kinds by the
  *            digits of its name (e10 REDFT10, e01, e11, e00, o10, o01, o11, o00)
  *            or r2hc, hc2r, dht; the same kind along every dimension
- * Prints the best of N executes of each (after one that is not timed).
+ * Prints the best of N executes of each (after one that is not timed), and the
+ * bytes the r2r plan's execute copied each way.
  */
 #include <fftw3.h>
 #include <stdint.h>
@@ -185,12 +186,12 @@ int main(int argc, char **argv) {
                 fprintf(stderr, "%s: %s\n", argv[i], hfft_last_error_message());
                 return 1;
             }
-            hfft_info info;
+            double tr = best(p.prec, r, reps);
+            hfft_info info; /* after an execute: the bytes it moved */
             if (p.prec == 4)
                 hfftf_plan_info(r, &info);
             else
                 hfft_plan_info(r, &info);
-            double tr = best(p.prec, r, reps);
             if (p.prec == 4)
                 hfftf_destroy_plan(r);
             else
@@ -202,10 +203,12 @@ int main(int argc, char **argv) {
             else if (c)
                 hfft_destroy_plan(c);
             printf("%s (%.2f GiB) %s: r2r %.4f s (plan %.2f s; schedule %d, rounds %d, paired %d,"
-                   " %d threads), c2c of the same bytes %.4f s: r2r/c2c %.3f\n",
+                   " %d threads; link %.2f + %.2f GiB), c2c of the same bytes %.4f s: r2r/c2c "
+                   "%.3f\n",
                    argv[i], (double)bytes / (1 << 30), cpu ? "CPU only" : "GPU only", tr, tp,
-                   info.schedule, info.rounds, info.r2r_paired, info.threads, tc,
-                   tc > 0 ? tr / tc : 0.0);
+                   info.schedule, info.rounds, info.r2r_paired, info.threads,
+                   (double)info.link_bytes[0] / (1 << 30), (double)info.link_bytes[1] / (1 << 30),
+                   tc, tc > 0 ? tr / tc : 0.0);
             if (fftw) {
                 int th = threads > 0 ? threads : info.threads;
                 double tf = fftw_best(&p, a, th, reps);
