@@ -583,9 +583,6 @@ static int emu_r2r(hfft__dev *d, int prec, hfft__stream s, void *lines, void *bu
                        "an r2r step's last line");
         if (!st)
             st = check(d, buf, 0, (size_t)(a->count * a->m) * es, 1, "an r2r step's buffer");
-        if (!st && (a->across ? a->bs != 1 || a->bt != a->count : a->bs != a->m || a->bt != 1))
-            st = hfft__fail(HFFT_ERR_INTERNAL, "emulated card %d: an r2r step's buffer layout",
-                            d->ordinal);
     }
     emu_op op = {.kind = OP_R2R, .prec = prec, .dst = lines, .src = buf, .r2r = *a};
     return st ? st : push(d, s, &op);

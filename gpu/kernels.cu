@@ -260,16 +260,77 @@ __device__ inline void r2r_at(const hfft__r2r_step *a, double *lines, double *bu
     hfft__r2r_at_d(a, lines, buf, l, t);
 }
 
+__device__ inline void r2r_pre(const hfft__r2r_step *a, const float *line, int64_t t, float *w) {
+    hfft__r2r_pre_f(a, line, t, w);
+}
+__device__ inline void r2r_pre(const hfft__r2r_step *a, const double *line, int64_t t,
+                               double *w) {
+    hfft__r2r_pre_d(a, line, t, w);
+}
+__device__ inline void r2r_post(const hfft__r2r_step *a, const float *X, int64_t k, double *yr,
+                                double *yi) {
+    hfft__r2r_post_f(a, X, k, yr, yi);
+}
+__device__ inline void r2r_post(const hfft__r2r_step *a, const double *X, int64_t k, double *yr,
+                                double *yi) {
+    hfft__r2r_post_d(a, X, k, yr, yi);
+}
+
+/* The same where neighbouring lines are neighbours in memory (a.across): tiles of
+   kTile lines by kTile points through shared memory (the transpose's tile), the
+   lines read (PRE) or written (POST) across lines and the buffer along them, so
+   that every access is coalesced; blocks of kTile x kRows threads. */
+
+template <typename R>
+__global__ void r2r_tiled_kernel(R *lines, R *buf, hfft__r2r_step a) {
+    __shared__ R sr[kTile][kTile + 1], si[kTile][kTile + 1]; /* [point][line] */
+    int64_t per = a.step == HFFT__R2R_PRE ? a.m : a.n;
+    int tx = threadIdx.x, ty = threadIdx.y;
+    for (int64_t l0 = (int64_t)blockIdx.y * kTile; l0 < a.count; l0 += (int64_t)gridDim.y * kTile)
+        for (int64_t t0 = (int64_t)blockIdx.x * kTile; t0 < per;
+             t0 += (int64_t)gridDim.x * kTile) {
+            if (a.step == HFFT__R2R_PRE) {
+                int64_t l = l0 + tx; /* across the lines */
+                for (int i = ty; i < kTile; i += kRows)
+                    if (l < a.count && t0 + i < per) {
+                        R w[2];
+                        r2r_pre(&a, lines + 2 * hfft__r2r_line(&a, a.b0 + l), t0 + i, w);
+                        sr[i][tx] = w[0];
+                        si[i][tx] = w[1];
+                    }
+                __syncthreads();
+                int64_t t = t0 + tx; /* along each line's points in the buffer */
+                for (int i = ty; i < kTile; i += kRows)
+                    if (l0 + i < a.count && t < per) {
+                        R *b = buf + 2 * ((l0 + i) * a.m + t);
+                        b[0] = sr[tx][i];
+                        b[1] = si[tx][i];
+                    }
+            } else {
+                int64_t k = t0 + tx; /* along each line's points in the buffer */
+                for (int i = ty; i < kTile; i += kRows)
+                    if (l0 + i < a.count && k < per) {
+                        double yr, yi;
+                        r2r_post(&a, buf + 2 * (l0 + i) * a.m, k, &yr, &yi);
+                        sr[tx][i] = (R)yr;
+                        si[tx][i] = (R)yi;
+                    }
+                __syncthreads();
+                int64_t l = l0 + tx; /* across the lines */
+                for (int i = ty; i < kTile; i += kRows)
+                    if (l < a.count && t0 + i < per) {
+                        R *y = lines + 2 * (hfft__r2r_line(&a, a.b0 + l) + (t0 + i) * a.stride);
+                        y[0] = sr[i][tx];
+                        y[1] = si[i][tx];
+                    }
+            }
+            __syncthreads();
+        }
+}
+
 template <typename R>
 __global__ void r2r_kernel(R *lines, R *buf, hfft__r2r_step a) {
     int64_t per = a.step == HFFT__R2R_PRE ? a.m : a.n;
-    if (a.across) { /* neighbouring lines neighbours in memory: x across them */
-        for (int64_t t = blockIdx.y; t < per; t += gridDim.y)
-            for (int64_t l = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; l < a.count;
-                 l += (int64_t)gridDim.x * blockDim.x)
-                r2r_at(&a, lines, buf, l, t);
-        return;
-    }
     for (int64_t l = blockIdx.y; l < a.count; l += gridDim.y)
         for (int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; t < per;
              t += (int64_t)gridDim.x * blockDim.x)
@@ -283,8 +344,20 @@ extern "C" int hfft__cuda_r2r(int prec, void *stream, void *lines, void *buf,
     if (a->count <= 0)
         return 0;
     int64_t per = a->step == HFFT__R2R_PRE ? a->m : a->n;
-    dim3 g = a->across ? grid_for(per, a->count) : grid_for(a->count, per);
     cudaStream_t s = static_cast<cudaStream_t>(stream);
+    if (a->across) {
+        int64_t tx = (per + kTile - 1) / kTile, ty = (a->count + kTile - 1) / kTile;
+        dim3 g((unsigned)(tx < 65535 ? tx : 65535), (unsigned)(ty < 65535 ? ty : 65535));
+        dim3 b(kTile, kRows);
+        if (prec == 4)
+            r2r_tiled_kernel<float><<<g, b, 0, s>>>(static_cast<float *>(lines),
+                                                    static_cast<float *>(buf), *a);
+        else
+            r2r_tiled_kernel<double><<<g, b, 0, s>>>(static_cast<double *>(lines),
+                                                     static_cast<double *>(buf), *a);
+        return static_cast<int>(cudaGetLastError());
+    }
+    dim3 g = grid_for(a->count, per);
     if (prec == 4)
         r2r_kernel<float><<<g, kThreads, 0, s>>>(static_cast<float *>(lines),
                                                  static_cast<float *>(buf), *a);

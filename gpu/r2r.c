@@ -7,9 +7,11 @@
  * the backend's own table, so that its double lines are cut or run Bluestein
  * as any others), and the kind's step after, back into the lines.  The data
  * never leaves its place; the buffer holds at most R2R_CHUNK bytes of lines
- * (one line where a line is larger).  Where neighbouring lines are neighbours
- * in memory (columns), the buffer holds them side by side too and the steps'
- * threads run across lines, so that every access of both is coalesced.
+ * (one line where a line is larger), each line whole, so that the FFT runs on
+ * contiguous lines.  Where neighbouring lines are neighbours in memory
+ * (columns), the CUDA kernel goes through tiles of 32 lines and 32 points in
+ * shared memory: it reads and writes the lines across lines and the buffer
+ * along them, every access coalesced.
  */
 #include "gpu/r2r.h"
 
@@ -23,7 +25,7 @@
 #define R2R_CHUNK ((size_t)64 << 20)
 
 typedef struct step {
-    hfft__r2r_step a;       /* b0, count and (side by side) bt set per chunk */
+    hfft__r2r_step a;       /* b0 and count set per chunk */
     int64_t batch, chunk;   /* lines, and lines per chunk */
     hfft__fftplan fft[2];   /* chunk lines, and the last chunk's */
 } step;
@@ -55,21 +57,20 @@ static int add_step(hfft__r2r *p, int kind, int row, int64_t n, int64_t stride, 
     size_t es = 2u * (size_t)p->prec, line = (size_t)m * es;
     int across = !row && stride > 1 && idist == 1 && inner > 1;
     s->a = (hfft__r2r_step){.kind = kind, .row = row, .across = across, .n = nr, .m = m,
-                            .stride = stride, .inner = inner, .idist = idist, .odist = odist,
-                            .bs = across ? 1 : m, .bt = 1};
+                            .stride = stride, .inner = inner, .idist = idist, .odist = odist};
     s->batch = batch;
     s->chunk = line >= R2R_CHUNK ? 1 : (int64_t)(R2R_CHUNK / line);
     if (s->chunk > batch)
         s->chunk = batch;
     size_t w = 0, w1 = 0;
     int sign = hfft__r2r_sign(kind);
-    /* each chunk's lines: whole ones m apart, or side by side (points count apart) */
+    /* each chunk's lines whole in the buffer, m apart */
     int64_t last = batch % s->chunk;
-    HFFT__TRY(p->o->fft_plan(p->d, p->prec, HFFT__C2C, 1, &m, across ? s->chunk : 1,
-                             across ? 1 : m, s->chunk, sign, &s->fft[0], &w));
+    HFFT__TRY(p->o->fft_plan(p->d, p->prec, HFFT__C2C, 1, &m, 1, m, s->chunk, sign, &s->fft[0],
+                             &w));
     if (last)
-        HFFT__TRY(p->o->fft_plan(p->d, p->prec, HFFT__C2C, 1, &m, across ? last : 1,
-                                 across ? 1 : m, last, sign, &s->fft[1], &w1));
+        HFFT__TRY(p->o->fft_plan(p->d, p->prec, HFFT__C2C, 1, &m, 1, m, last, sign, &s->fft[1],
+                                 &w1));
     size_t buf = ((size_t)s->chunk * line + 255) & ~(size_t)255;
     if (buf > p->buf)
         p->buf = buf;
@@ -126,8 +127,6 @@ int hfft__r2r_exec(const hfft__r2r *p, hfft__stream s, void *data, void *work) {
             hfft__r2r_step a = q->a;
             a.b0 = b0;
             a.count = q->batch - b0 < q->chunk ? q->batch - b0 : q->chunk;
-            if (a.across)
-                a.bt = a.count;
             a.step = HFFT__R2R_PRE;
             HFFT__TRY(p->o->r2r(p->d, p->prec, s, data, buf, &a));
             HFFT__TRY(p->o->fft_exec(p->d, q->fft[a.count == q->chunk ? 0 : 1], s, buf, fwork));

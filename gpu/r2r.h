@@ -56,9 +56,9 @@ HFFT__HD int64_t hfft__r2r_line(const hfft__r2r_step *a, int64_t b) {
     return b / a->inner * a->odist + b % a->inner * a->idist;
 }
 
-/* Point j of a line's FFT in the buffer (hfft__r2r_post's X, points a->bt apart). */
-#define XR_(j) ((double)X[2 * (j) * a->bt])
-#define XI_(j) ((double)X[2 * (j) * a->bt + 1])
+/* Point j of a line's FFT in the buffer (hfft__r2r_post's X). */
+#define XR_(j) ((double)X[2 * (j)])
+#define XI_(j) ((double)X[2 * (j) + 1])
 
 #define HFFT__DEFINE_R2R(R, sfx)                                                               \
     /* Element j of a line (starting at `line`): a row's real, or a pair. */                  \
@@ -150,7 +150,7 @@ HFFT__HD int64_t hfft__r2r_line(const hfft__r2r_step *a, int64_t b) {
         w[0] = (R)(neg ? -re : re);                                                            \
         w[1] = (R)(neg ? -im : im);                                                            \
     }                                                                                          \
-    /* Output k of a line from its FFT X (buf's m points, bt apart). */                        \
+    /* Output k of a line from its FFT X (buf's m points). */                                  \
     HFFT__HD void hfft__r2r_post_##sfx(const hfft__r2r_step *a, const R *X, int64_t k,         \
                                        double *yr, double *yi) {                               \
         int64_t n = a->n;                                                                      \
@@ -234,9 +234,9 @@ HFFT__HD int64_t hfft__r2r_line(const hfft__r2r_step *a, int64_t b) {
     HFFT__HD void hfft__r2r_at_##sfx(const hfft__r2r_step *a, R *lines, R *buf, int64_t l,     \
                                      int64_t t) {                                              \
         R *line = lines + 2 * hfft__r2r_line(a, a->b0 + l);                                    \
-        R *b = buf + 2 * l * a->bs;                                                            \
+        R *b = buf + 2 * l * a->m;                                                             \
         if (a->step == HFFT__R2R_PRE) {                                                        \
-            hfft__r2r_pre_##sfx(a, line, t, b + 2 * t * a->bt);                                \
+            hfft__r2r_pre_##sfx(a, line, t, b + 2 * t);                                        \
             return;                                                                            \
         }                                                                                      \
         double yr, yi;                                                                         \

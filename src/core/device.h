@@ -73,15 +73,14 @@ typedef struct hfft__spift {
    [b0, b0 + count) of a batch: line b starts at (b / inner) odist + (b % inner) idist
    complex elements, its points `stride` apart (a pair each: the kind applied to the
    complex line), or, with `row`, holds n reals at stride one; buf holds `count` lines
-   of m complex points, point t of line l at l bs + t bt (lines whole, bs = m and
-   bt = 1, or side by side, bs = 1 and bt = count, where neighbouring lines are
-   neighbours in memory: `across`, the kernel's threads then run across lines):
+   of m complex points, m apart (`across`: neighbouring lines are neighbours in
+   memory, which a kernel may read and write across lines):
    HFFT__R2R_PRE   buf = the kind's sequence of each line;
    HFFT__R2R_POST  each line = the kind's output from buf's transform. */
 enum { HFFT__R2R_PRE, HFFT__R2R_POST };
 typedef struct hfft__r2r_step {
     int step, kind, row, across;
-    int64_t n, m, stride, inner, idist, odist, b0, count, bs, bt;
+    int64_t n, m, stride, inner, idist, odist, b0, count;
 } hfft__r2r_step;
 
 typedef struct hfft__dev_ops {
