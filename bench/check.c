@@ -3,7 +3,8 @@
  *
  *   hfft-check random [--count N] [--seed S] [--device cpu|emulated|cuda] [--cards K]
  *     N random problems (default 500) from seed S (default 1): rank 1-3 with
- *     sizes that include primes, odd lengths and ones, c2c, r2c and c2r, batches,
+ *     sizes that include primes, odd lengths and ones, c2c, r2c, c2r and r2r (a
+ *     random FFTW kind per dimension), batches,
  *     in and out of place, dense, padded, transposed and reversed (negative
  *     stride) layouts, interleaved and split arrays; on the emulated device (1 to
  *     K cards, default 4, budgets of 4-256 KiB) or a GPU also each placement
@@ -35,7 +36,7 @@
 #include "hfft.h"
 #include "ref.h"
 
-enum { C2C, R2C, C2R };
+enum { C2C, R2C, C2R, R2R };
 #define MAXD 8
 
 static uint64_t rng_next(uint64_t *s) {
@@ -51,6 +52,7 @@ static int chance(uint64_t *s, int percent) { return rnd(s, 100) < percent; }
 
 typedef struct problem {
     int prec, kind, sign, rank, hrank, inplace, split;
+    int r2r[MAXD]; /* R2R: each dimension's hfft_r2r_kind */
     hfft_iodim dims[MAXD], hdims[MAXD];
     unsigned flags;
     int device, cards, threads;
@@ -111,8 +113,8 @@ static void lay_out(problem *p, uint64_t *s, int out, int shuffle, int pad, int 
 static void draw(problem *p, uint64_t *s, int device, int maxcards) {
     memset(p, 0, sizeof *p);
     p->prec = chance(s, 50) ? 4 : 8;
-    int k = (int)rnd(s, 4);
-    p->kind = k < 2 ? C2C : k == 2 ? R2C : C2R;
+    int k = (int)rnd(s, 5);
+    p->kind = k < 2 ? C2C : k == 2 ? R2C : k == 3 ? C2R : R2R;
     p->sign = chance(s, 50) ? HFFT_FORWARD : HFFT_BACKWARD;
     p->rank = 1 + (int)rnd(s, 3);
     p->hrank = chance(s, 60) ? 0 : 1 + (int)rnd(s, 2);
@@ -124,12 +126,17 @@ static void draw(problem *p, uint64_t *s, int device, int maxcards) {
         for (int i = 0; i < p->hrank; i++)
             total *= p->hdims[i].n = 1 + rnd(s, 6);
     } while (total > (1 << 15));
+    for (int i = 0; p->kind == R2R && i < p->rank; i++) /* REDFT00 needs two points */
+        do
+            p->r2r[i] = (int)rnd(s, HFFT_RODFT11 + 1);
+        while (p->r2r[i] == HFFT_REDFT00 && p->dims[i].n < 2);
     int nd = p->rank + p->hrank;
     int dense = chance(s, 50);
     p->inplace = chance(s, 40);
-    p->split = chance(s, 15);
+    p->split = p->kind != R2R && chance(s, 15);
     int64_t is[2 * MAXD], os[2 * MAXD];
-    if (p->inplace && p->kind != C2C) {
+    int halved = p->kind == R2C || p->kind == C2R;
+    if (p->inplace && halved) {
         /* FFTW's padded layout: the complex side's strides, the real side's twice
            them but along the halved dimension */
         int64_t cs[2 * MAXD];
@@ -152,7 +159,7 @@ static void draw(problem *p, uint64_t *s, int device, int maxcards) {
     }
     /* reversed dimensions (negative strides), on one side or both */
     for (int i = 0; i < nd; i++) {
-        int flip = !dense && chance(s, 15) && !(p->inplace && p->kind != C2C && i == p->rank - 1);
+        int flip = !dense && chance(s, 15) && !(p->inplace && halved && i == p->rank - 1);
         hfft_iodim *d = i < p->rank ? &p->dims[i] : &p->hdims[i - p->rank];
         d->is = flip ? -is[i] : is[i];
         d->os = flip && (p->inplace || chance(s, 70)) ? -os[i] : os[i];
@@ -184,13 +191,15 @@ static void draw(problem *p, uint64_t *s, int device, int maxcards) {
 }
 
 static void describe(const problem *p, char *buf, size_t size) {
-    static const char *kinds[] = {"c2c", "r2c", "c2r"};
+    static const char *kinds[] = {"c2c", "r2c", "c2r", "r2r"};
     int at = snprintf(buf, size, "%s f%d %s%s%s dims", kinds[p->kind], 8 * p->prec,
                       p->inplace ? "in place" : "out of place", p->split ? " split" : "",
                       p->kind == C2C ? (p->sign < 0 ? " forward" : " backward") : "");
     for (int k = 0; k < p->rank && at < (int)size; k++)
         at += snprintf(buf + at, size - (size_t)at, " %" PRId64 ":%" PRId64 ":%" PRId64,
                        p->dims[k].n, p->dims[k].is, p->dims[k].os);
+    for (int k = 0; p->kind == R2R && k < p->rank && at < (int)size; k++)
+        at += snprintf(buf + at, size - (size_t)at, "%s%d", k ? "," : " kinds ", p->r2r[k]);
     if (p->hrank && at < (int)size)
         at += snprintf(buf + at, size - (size_t)at, " batch");
     for (int k = 0; k < p->hrank && at < (int)size; k++)
@@ -219,6 +228,12 @@ static void *plan_of(const problem *p, void *const in[2], void *const out[2],
     int r = p->rank, hr = p->hrank;
     const hfft_iodim *d = p->dims, *h = p->hdims;
     unsigned f = p->flags;
+    hfft_r2r_kind k[MAXD];
+    for (int i = 0; i < r; i++)
+        k[i] = (hfft_r2r_kind)p->r2r[i];
+    if (p->kind == R2R)
+        return p->prec == 4 ? (void *)hfftf_plan_guru_r2r(r, d, hr, h, in[0], out[0], k, f, o)
+                            : (void *)hfft_plan_guru_r2r(r, d, hr, h, in[0], out[0], k, f, o);
     if (p->prec == 4) {
         if (p->kind == C2C)
             return p->split ? (void *)hfftf_plan_guru_split_dft(r, d, hr, h, in[0], in[1], out[0],
@@ -301,8 +316,8 @@ static void run_problem(const problem *p, uint64_t seed, outcome *res) {
     reach(p, 0, &lo[0], &hi[0]);
     reach(p, 1, &lo[1], &hi[1]);
     size_t r = (size_t)p->prec;
-    size_t isz = p->kind == R2C || p->split ? r : 2 * r;
-    size_t osz = p->kind == C2R || p->split ? r : 2 * r;
+    size_t isz = p->kind == R2C || p->kind == R2R || p->split ? r : 2 * r;
+    size_t osz = p->kind == C2R || p->kind == R2R || p->split ? r : 2 * r;
     int ia = p->split && p->kind != R2C ? 2 : 1, oa = p->split && p->kind != C2R ? 2 : 1;
     /* one buffer per array, with room before and after the layout, which must stay */
     const int64_t guard = 64;
@@ -422,8 +437,11 @@ static void run_problem(const problem *p, uint64_t seed, outcome *res) {
                      hfft_last_error_message());
         }
         if (!res->wrong) {
-            res->error = hfft_ref_guru_error(p->prec, p->kind, p->sign, p->rank, d, p->hrank, h,
-                                             orig[0], orig[1], out[0], out[1]);
+            res->error = p->kind == R2R
+                             ? hfft_ref_r2r_error(p->prec, p->rank, d, p->hrank, h, p->r2r,
+                                                  orig[0], out[0])
+                             : hfft_ref_guru_error(p->prec, p->kind, p->sign, p->rank, d,
+                                                   p->hrank, h, orig[0], orig[1], out[0], out[1]);
             double tol = p->prec == 4 ? 5e-7 : 5e-16;
             if (!(res->error >= 0 && res->error <= tol)) {
                 res->wrong = 1;

@@ -180,6 +180,73 @@ static long double get(int prec, const void *a, int64_t i) {
     return prec == 4 ? (long double)((const float *)a)[i] : (long double)((const double *)a)[i];
 }
 
+double hfft_ref_r2r_error(int prec, int rank, const hfft_ref_dim *dims, int hrank,
+                          const hfft_ref_dim *hdims, const int *kinds, const void *in,
+                          const void *out) {
+    enum { MAXD = 64 };
+    hfft_ref_dim all[MAXD];
+    int nd = 0;
+    for (int k = 0; k < hrank; k++)
+        all[nd++] = hdims[k];
+    for (int k = 0; k < rank; k++)
+        all[nd++] = dims[k];
+    int64_t count = 1;
+    for (int k = 0; k < nd; k++)
+        count *= all[k].n;
+    if (count == 0)
+        return 0.0;
+    long double *x = fftwl_malloc(sizeof(long double) * (size_t)count);
+    long double *y = fftwl_malloc(sizeof(long double) * (size_t)count);
+    if (!x || !y) {
+        fftwl_free(x);
+        fftwl_free(y);
+        return -1.0;
+    }
+    /* dense in long double, the vector dimensions outermost */
+    fftwl_iodim64 d[MAXD], h[MAXD];
+    int64_t st = 1;
+    for (int k = nd - 1; k >= 0; k--) {
+        fftwl_iodim64 v = {all[k].n, st, st};
+        if (k >= hrank)
+            d[k - hrank] = v;
+        else
+            h[k] = v;
+        st *= all[k].n;
+    }
+    int64_t t[MAXD] = {0}, e = 0;
+    do {
+        int64_t io, oo;
+        offsets(all, nd, t, &io, &oo);
+        x[e++] = get(prec, in, io);
+    } while (next_index(all, nd, t));
+    fftwl_r2r_kind k[MAXD];
+    for (int i = 0; i < rank; i++)
+        k[i] = (fftwl_r2r_kind)kinds[i];
+    fftwl_plan plan = fftwl_plan_guru64_r2r(rank, d, hrank, h, x, y, k, FFTW_ESTIMATE);
+    if (!plan) {
+        fftwl_free(x);
+        fftwl_free(y);
+        return -1.0;
+    }
+    fftwl_execute(plan);
+    fftwl_destroy_plan(plan);
+    long double num = 0, den = 0;
+    memset(t, 0, sizeof t);
+    e = 0;
+    do {
+        int64_t io, oo;
+        offsets(all, nd, t, &io, &oo);
+        long double a = get(prec, out, oo), b = y[e++];
+        num += (a - b) * (a - b);
+        den += b * b;
+    } while (next_index(all, nd, t));
+    fftwl_free(x);
+    fftwl_free(y);
+    if (num != num)
+        return 1e300; /* a NaN in the output */
+    return den > 0 ? (double)sqrtl(num / den) : (double)sqrtl(num);
+}
+
 double hfft_ref_guru_error(int prec, int kind, int sign, int rank, const hfft_ref_dim *dims,
                            int hrank, const hfft_ref_dim *hdims, const void *ri, const void *ii,
                            const void *ro, const void *io) {

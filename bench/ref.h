@@ -47,6 +47,12 @@ double hfft_ref_guru_error(int prec, int kind, int sign, int rank, const hfft_re
                            int hrank, const hfft_ref_dim *hdims, const void *ri, const void *ii,
                            const void *ro, const void *io);
 
+/* The same for a real-to-real guru problem: kinds[k] (FFTW's r2r kind) along
+   dimension k, reals on both sides (in, out). */
+double hfft_ref_r2r_error(int prec, int rank, const hfft_ref_dim *dims, int hrank,
+                          const hfft_ref_dim *hdims, const int *kinds, const void *in,
+                          const void *out);
+
 /* The input of a c2r guru problem: the half spectrum of random real data (from
    seed), written into the input layout (the dimensions' `is` strides, over ri,
    and ii where split), so that every algorithm agrees on the real output.  0, or
