@@ -22,17 +22,22 @@ void bench_run_fftw(const args *a, const problem *p, int e, void *A, void *B, re
     /* Complex problems in place on a copy in B; real ones from A into B, the way an
        FFTW user keeps a real input (FFTW's r2c leaves an out-of-place input alone). */
     fftw_iodim64 d[3], h;
-    int64_t cs = 1, rs = 1, ol = p->kind ? p->n[p->rank - 1] / 2 + 1 : p->n[p->rank - 1];
+    int r2c = p->kind == PK_R2C, r2r = p->kind == PK_R2R;
+    int64_t cs = 1, rs = 1, ol = r2c ? p->n[p->rank - 1] / 2 + 1 : p->n[p->rank - 1];
     for (int k = p->rank - 1; k >= 0; k--) {
         d[k].n = p->n[k];
-        d[k].is = p->kind ? rs : cs;
+        d[k].is = r2c ? rs : cs;
         d[k].os = cs;
         rs *= p->n[k];
         cs *= k == p->rank - 1 ? ol : p->n[k];
     }
     h.n = p->howmany;
-    h.is = p->kind ? rs : cs;
+    h.is = r2c ? rs : cs;
     h.os = cs;
+    /* r2r: in place on a copy in B, as complex problems (reals both sides) */
+    fftw_r2r_kind kinds[3] = {(fftw_r2r_kind)p->r2r, (fftw_r2r_kind)p->r2r,
+                              (fftw_r2r_kind)p->r2r};
+    const char *what = r2r ? "r2r" : r2c ? "r2c" : "dft";
     unsigned flags = measure ? FFTW_MEASURE : FFTW_ESTIMATE;
     bench_fill(p, A, a->seed + (uint64_t)e * 7919u);
     snprintf(r->device, sizeof r->device, "cpu");
@@ -42,17 +47,21 @@ void bench_run_fftw(const args *a, const problem *p, int e, void *A, void *B, re
         fftwf_plan_with_nthreads(a->bthreads);
         if (measure)
             fftwf_set_timelimit(a->measure_limit);
-        plan = p->kind ? (void *)fftwf_plan_guru64_dft_r2c(p->rank, d, 1, &h, A, B, flags)
-                       : (void *)fftwf_plan_guru64_dft(p->rank, d, 1, &h, B, B, FFTW_FORWARD,
-                                                       flags);
+        plan = r2c   ? (void *)fftwf_plan_guru64_dft_r2c(p->rank, d, 1, &h, A, B, flags)
+               : r2r ? (void *)fftwf_plan_guru64_r2r(p->rank, (fftwf_iodim64 *)d, 1,
+                                                     (fftwf_iodim64 *)&h, B, B,
+                                                     (fftwf_r2r_kind *)kinds, flags)
+                     : (void *)fftwf_plan_guru64_dft(p->rank, d, 1, &h, B, B, FFTW_FORWARD,
+                                                     flags);
         fftwf_set_timelimit(FFTW_NO_TIMELIMIT);
     } else {
         fftw_plan_with_nthreads(a->bthreads);
         if (measure)
             fftw_set_timelimit(a->measure_limit);
-        plan = p->kind ? (void *)fftw_plan_guru64_dft_r2c(p->rank, d, 1, &h, A, B, flags)
-                       : (void *)fftw_plan_guru64_dft(p->rank, d, 1, &h, B, B, FFTW_FORWARD,
-                                                      flags);
+        plan = r2c   ? (void *)fftw_plan_guru64_dft_r2c(p->rank, d, 1, &h, A, B, flags)
+               : r2r ? (void *)fftw_plan_guru64_r2r(p->rank, d, 1, &h, B, B, kinds, flags)
+                     : (void *)fftw_plan_guru64_dft(p->rank, d, 1, &h, B, B, FFTW_FORWARD,
+                                                    flags);
         fftw_set_timelimit(FFTW_NO_TIMELIMIT);
     }
     r->plan_s = hfft_ref_now() - t0;
@@ -64,17 +73,16 @@ void bench_run_fftw(const args *a, const problem *p, int e, void *A, void *B, re
     }
     if (measure)
         snprintf(r->plan, sizeof r->plan, "fftw%s %s measure threads=%d timelimit=%gs %s",
-                 p->prec == 4 ? "f" : "", p->kind ? "r2c" : "dft", a->bthreads, a->measure_limit,
-                 p->kind ? "out-of-place" : "in-place");
+                 p->prec == 4 ? "f" : "", what, a->bthreads, a->measure_limit,
+                 r2c ? "out-of-place" : "in-place");
     else
         snprintf(r->plan, sizeof r->plan, "fftw%s %s estimate threads=%d %s",
-                 p->prec == 4 ? "f" : "", p->kind ? "r2c" : "dft", a->bthreads,
-                 p->kind ? "out-of-place" : "in-place");
+                 p->prec == 4 ? "f" : "", what, a->bthreads, r2c ? "out-of-place" : "in-place");
     double *t = calloc((size_t)a->reps, sizeof *t);
     if (!t)
         bench_die("out of memory");
     for (int k = -1; k < a->reps; k++) {
-        if (p->kind)
+        if (r2c)
             bench_fill(p, A, a->seed + (uint64_t)e * 7919u); /* MEASURE overwrote A */
         else
             bench_copy(p, B, A); /* MEASURE overwrote B; every run starts from A */
@@ -108,6 +116,18 @@ void bench_run_cufft(const args *a, const problem *p, int want_incard, int want_
     bench_cufft *c = NULL;
     double plan_s = 0;
     char note[256];
+    if (p->kind == PK_R2R) { /* cuFFT has no real-to-real transform */
+        result *rs[2] = {want_incard ? ri : NULL, want_chunk ? rc : NULL};
+        for (int i = 0; i < 2; i++)
+            if (rs[i]) {
+                snprintf(rs[i]->device, sizeof rs[i]->device, "%.95s", G.gpu_name);
+                rs[i]->status = ST_SKIPPED;
+                snprintf(rs[i]->note, sizeof rs[i]->note,
+                         "skipped: cuFFT has no real-to-real transform (bench/cupy_dct.py runs "
+                         "CuPy's dctn)");
+            }
+        return;
+    }
     int no = bench_cufft_open(p->prec, p->kind, p->rank, p->n, p->howmany, &c, &plan_s, note,
                               sizeof note);
     result *rs[2] = {want_incard ? ri : NULL, want_chunk ? rc : NULL};
@@ -157,7 +177,7 @@ void bench_run_cufft(const args *a, const problem *p, int want_incard, int want_
 /* cuFFTXt over the run's cards: copy in, execute, copy out in natural order. */
 void bench_run_cufftxt(const args *a, const problem *p, void *A, void *B, result *r) {
     snprintf(r->device, sizeof r->device, "%d x %.80s", G.ncards, G.gpu_name);
-    if (p->kind || p->howmany > 1) {
+    if (p->kind != PK_C2C || p->howmany > 1) {
         r->status = ST_SKIPPED;
         snprintf(r->note, sizeof r->note, "skipped: the cuFFTXt baseline runs one c2c transform");
         return;

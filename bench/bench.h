@@ -61,10 +61,13 @@ typedef struct args {
 } args;
 
 /* howmany dense transforms of sizes n, one after the other: complex to complex
-   (kind 0) or real to complex (kind 1, FFTW's halved output). */
+   (kind 0), real to complex (kind 1, FFTW's halved output) or real to real (kind
+   2, in place, the FFTW kind r2r along every dimension). */
+enum { PK_C2C, PK_R2C, PK_R2R };
 typedef struct problem {
     char text[96];
     int rank, prec, kind;
+    int r2r; /* PK_R2R: hfft_r2r_kind */
     int64_t n[3], total; /* total: elements of one transform */
     int64_t howmany;
     size_t in_bytes, out_bytes; /* each side, all transforms */

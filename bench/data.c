@@ -140,8 +140,20 @@ void bench_fftw_threads_reset(void) {
 double bench_verify(const args *a, const problem *p, const void *in, const void *out) {
     if (!a->verify)
         return -1.0;
-    double e = hfft_ref_error_many(p->prec, p->kind, p->rank, p->n, p->howmany, in, out,
-                                   HFFT_FORWARD, a->bthreads);
+    double e;
+    if (p->kind == PK_R2R) {
+        hfft_ref_dim d[3], h = {p->howmany, p->total, p->total};
+        int kinds[3] = {p->r2r, p->r2r, p->r2r};
+        int64_t s = 1;
+        for (int k = p->rank - 1; k >= 0; k--) {
+            d[k] = (hfft_ref_dim){p->n[k], s, s};
+            s *= p->n[k];
+        }
+        e = hfft_ref_r2r_error(p->prec, p->rank, d, 1, &h, kinds, in, out);
+    } else {
+        e = hfft_ref_error_many(p->prec, p->kind, p->rank, p->n, p->howmany, in, out,
+                                HFFT_FORWARD, a->bthreads);
+    }
     bench_fftw_threads_reset();
     if (e < 0)
         bench_die("verification: cannot allocate the %s reference of %zu elements",

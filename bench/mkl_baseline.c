@@ -160,6 +160,11 @@ static DFTI_DESCRIPTOR_HANDLE plan(const problem *p, result *r) {
 
 void bench_run_mkl(const args *a, const problem *p, void *A, void *B, result *r) {
     snprintf(r->device, sizeof r->device, "cpu");
+    if (p->kind == PK_R2R) {
+        r->status = ST_SKIPPED;
+        snprintf(r->note, sizeof r->note, "skipped: MKL's DFTI has no real-to-real transform");
+        return;
+    }
     if (bench_mkl_load()) {
         r->status = ST_SKIPPED;
         snprintf(r->note, sizeof r->note, "skipped: MKL %.300s", why);

@@ -19,11 +19,13 @@ const char *const option_name[E_COUNT] = {"hybrid", "gpu",           "cpu",
 void bench_usage(FILE *f) {
     fprintf(f,
             "usage: hfft-bench [options] PROBLEM...\n"
-            "  PROBLEM  RANKd:N0[xN1[xN2]][:f32|f64|r32|r64][:bHOWMANY], e.g.\n"
+            "  PROBLEM  RANKd:N0[xN1[xN2]][:f32|f64|r32|r64][:KIND][:bHOWMANY], e.g.\n"
             "           2d:32768x32768:f32, 3d:1024x1024x1024:f64, 1d:1048576 (default\n"
             "           f32: complex single); r32/r64: real input, FFTW's r2c (halved last\n"
-            "           dimension out); :bHOWMANY: that many transforms one after the other\n"
-            "           (1d:65536:f32:b4096)\n"
+            "           dimension out); :KIND after f32/f64: FFTW's real-to-real kind along\n"
+            "           every dimension, in place (e10 REDFT10, e01, e11, e00, o10, o01, o11,\n"
+            "           o00, r2hc, hc2r, dht: 2d:16384x16384:f32:e10); :bHOWMANY: that many\n"
+            "           transforms one after the other (1d:65536:f32:b4096)\n"
             "options:\n"
             "  --mode LIST             hfft placements, a comma list of hybrid (HFFT_HYBRID),\n"
             "                          gpu (HFFT_GPU_ONLY), cpu (HFFT_CPU_ONLY), auto (no\n"
@@ -110,6 +112,10 @@ void bench_usage(FILE *f) {
             G.cores, bench_tolerance(4), bench_tolerance(8));
 }
 
+/* FFTW's real-to-real kinds by the digits of their names (hfft_r2r_kind's order). */
+static const char *const R2R_NAMES[] = {"r2hc", "hc2r", "dht", "e00", "e01", "e10",
+                                        "e11",  "o00",  "o01", "o10", "o11"};
+
 int bench_parse_problem(const char *s, problem *p) {
     memset(p, 0, sizeof *p);
     int rank = 0, used = 0;
@@ -138,10 +144,23 @@ int bench_parse_problem(const char *s, problem *p) {
         if (w == 3 && (c[0] == 'f' || c[0] == 'r') &&
             (strncmp(c + 1, "32", 2) == 0 || strncmp(c + 1, "64", 2) == 0)) {
             p->prec = c[1] == '3' ? 4 : 8;
-            p->kind = c[0] == 'r';
+            p->kind = c[0] == 'r' ? PK_R2C : PK_C2C;
         } else {
             return -1;
         }
+        c += w;
+    }
+    if (*c == ':' && c[1] != 'b' && p->kind == PK_C2C) {
+        c++;
+        size_t w = strcspn(c, ":");
+        int found = -1;
+        for (int k = 0; k < (int)(sizeof R2R_NAMES / sizeof *R2R_NAMES); k++)
+            if (strlen(R2R_NAMES[k]) == w && strncmp(c, R2R_NAMES[k], w) == 0)
+                found = k;
+        if (found < 0)
+            return -1;
+        p->kind = PK_R2R;
+        p->r2r = found;
         c += w;
     }
     if (*c == ':') {
@@ -162,12 +181,13 @@ int bench_parse_problem(const char *s, problem *p) {
             return -1;
     }
     int64_t lines = p->total / p->n[rank - 1], in, out;
-    int64_t ol = p->kind ? p->n[rank - 1] / 2 + 1 : p->n[rank - 1];
-    int64_t in_es = p->kind ? p->prec : 2 * p->prec; /* bytes per input element */
+    int64_t ol = p->kind == PK_R2C ? p->n[rank - 1] / 2 + 1 : p->n[rank - 1];
+    int64_t in_es = p->kind != PK_C2C ? p->prec : 2 * p->prec; /* bytes per input element */
+    int64_t out_es = p->kind == PK_R2R ? p->prec : 2 * p->prec;
     if (__builtin_mul_overflow(p->total, p->howmany, &in) ||
         __builtin_mul_overflow(in, in_es, &in) ||
         __builtin_mul_overflow(lines * ol, p->howmany, &out) ||
-        __builtin_mul_overflow(out, (int64_t)(2 * p->prec), &out))
+        __builtin_mul_overflow(out, out_es, &out))
         return -1;
     p->in_bytes = (size_t)in;
     p->out_bytes = (size_t)out;
@@ -179,7 +199,10 @@ int bench_parse_problem(const char *s, problem *p) {
         snprintf(p->text + strlen(p->text), sizeof p->text - strlen(p->text), "%s%lld",
                  k ? "x" : "", (long long)p->n[k]);
     snprintf(p->text + strlen(p->text), sizeof p->text - strlen(p->text), ":%c%s",
-             p->kind ? 'r' : 'f', p->prec == 4 ? "32" : "64");
+             p->kind == PK_R2C ? 'r' : 'f', p->prec == 4 ? "32" : "64");
+    if (p->kind == PK_R2R)
+        snprintf(p->text + strlen(p->text), sizeof p->text - strlen(p->text), ":%s",
+                 R2R_NAMES[p->r2r]);
     if (p->howmany > 1)
         snprintf(p->text + strlen(p->text), sizeof p->text - strlen(p->text), ":b%lld",
                  (long long)p->howmany);
@@ -374,7 +397,7 @@ int bench_parse_args(int argc, char **argv, args *a, problem *probs, int *nprob)
         }
     }
     for (int k = 0; k < *nprob; k++)
-        if (a->inplace && probs[k].kind) {
+        if (a->inplace && probs[k].kind == PK_R2C) {
             fprintf(stderr, "hfft-bench: %s: --inplace is for complex problems (real ones "
                             "run out of place)\n", probs[k].text);
             return 2;

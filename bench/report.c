@@ -15,7 +15,7 @@
 
 /* FFTW's convention: 5 N log2 N per complex transform, half that per real one. */
 double bench_flops(const problem *p) {
-    return (p->kind ? 2.5 : 5.0) * (double)p->howmany * (double)p->total * log2((double)p->total);
+    return (p->kind != PK_C2C ? 2.5 : 5.0) * (double)p->howmany * (double)p->total * log2((double)p->total);
 }
 
 double bench_cpu_memory_fraction(const problem *p, const result *r, int h) {
@@ -180,7 +180,8 @@ void bench_write_csv(const args *a, const problem *p, result *res, int nres) {
         fprintf(f, ",%d,%lld,%lld,%lld,%s,%lld,%zu,%s,%lld,%zu,%zu,%d,%s,", p->rank,
                 (long long)p->n[0], (long long)(p->rank > 1 ? p->n[1] : 1),
                 (long long)(p->rank > 2 ? p->n[2] : 1), p->prec == 4 ? "f32" : "f64",
-                (long long)p->total, p->bytes, p->kind ? "r2c" : "c2c", (long long)p->howmany,
+                (long long)p->total, p->bytes,
+                p->kind == PK_R2R ? "r2r" : p->kind == PK_R2C ? "r2c" : "c2c", (long long)p->howmany,
                 p->in_bytes, p->out_bytes, a->inplace, engine_name[r->engine]);
         csv_str(f, r->device);
         fprintf(f, ",%s,", status[r->status]);

@@ -14,9 +14,15 @@
 
 /* howmany dense transforms one after the other, through the advanced interface. */
 static void *h_plan(const problem *p, void *in, void *out, unsigned flags, const hfft_options *o) {
-    int64_t ol = p->kind ? p->n[p->rank - 1] / 2 + 1 : p->n[p->rank - 1];
+    int64_t ol = p->kind == PK_R2C ? p->n[p->rank - 1] / 2 + 1 : p->n[p->rank - 1];
     int64_t idist = p->total, odist = p->total / p->n[p->rank - 1] * ol;
-    if (p->kind)
+    hfft_r2r_kind k[3] = {p->r2r, p->r2r, p->r2r};
+    if (p->kind == PK_R2R)
+        return p->prec == 4 ? (void *)hfftf_plan_many_r2r64(p->rank, p->n, p->howmany, in, NULL, 1,
+                                                            idist, out, NULL, 1, odist, k, flags, o)
+                            : (void *)hfft_plan_many_r2r64(p->rank, p->n, p->howmany, in, NULL, 1,
+                                                           idist, out, NULL, 1, odist, k, flags, o);
+    if (p->kind == PK_R2C)
         return p->prec == 4
                    ? (void *)hfftf_plan_many_dft_r2c64(p->rank, p->n, p->howmany, in, NULL, 1,
                                                        idist, out, NULL, 1, odist, flags, o)
