@@ -280,6 +280,10 @@ static int plan_rounds(hfft__plan *p, unsigned flags, int kind, hfft__choice *c)
         st = hfft__choose_pinning(p);
     if (st)
         return st;
+    if (p->r2r && (flags & HFFT_SCHEDULE_RADIX2) && p->cards && !p->info.note[0])
+        snprintf(p->info.note, sizeof p->info.note,
+                 "HFFT_SCHEDULE_RADIX2: r2r lines run whole, in plain passes (the radix-2 "
+                 "split cuts a line, which a kind's steps read across)");
     for (int h = 0; h < HFFT__MAX_ROUNDS; h++)
         p->info.predicted_seconds[h] = c->predicted[h];
     p->info.rounds = p->whole ? 1 : p->nrounds; /* FFTW's whole-array plan: one */

@@ -434,6 +434,27 @@ Test(r2r, inverses) {
     }
 }
 
+/* HFFT_SCHEDULE_RADIX2 cuts lines, which a kind's steps read across: the plan runs
+   plain passes, and says so. */
+Test(r2r, radix2_asked_runs_plain_and_says_so) {
+    double *a = tu_alloc(64 * 64 * sizeof(double)), *b = tu_alloc(64 * 64 * sizeof(double));
+    hfft_options o;
+    hfft_options_init(&o);
+    o.device = HFFT_DEVICE_EMULATED;
+    o.device_memory = 16 << 10;
+    int64_t n[2] = {64, 64};
+    hfft_r2r_kind k[2] = {HFFT_REDFT10, HFFT_REDFT10};
+    hfft_plan p = hfft_plan_r2r64(2, n, a, b, k, HFFT_GPU_ONLY | HFFT_SCHEDULE_RADIX2, &o);
+    cr_assert(p, "%s", hfft_last_error_message());
+    hfft_info info;
+    hfft_plan_info(p, &info);
+    cr_assert_eq(info.schedule, HFFT_SCHED_PLAIN);
+    cr_assert(strstr(info.note, "HFFT_SCHEDULE_RADIX2"), "note: '%s'", info.note);
+    hfft_destroy_plan(p);
+    tu_free(a);
+    tu_free(b);
+}
+
 /* Every bad argument fails with a message, and no plan. */
 Test(r2r, bad_arguments) {
     float *a = tu_alloc(64 * sizeof(float));

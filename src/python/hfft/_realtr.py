@@ -6,8 +6,9 @@ the kind's logical size (2(n - 1) for DCT-I, 2(n + 1) for DST-I, 2n for the
 others); orthogonalize= (default: norm == "ortho") scales the end points as
 scipy's orthogonalized variants do (the first point of types II and III, both
 of DCT-I), before the transform (types III and I) or after it (types II and
-I).  An inverse is the other type of the pair (II
-and III; I and IV are their own), with the inverse's scale.
+I).  An inverse is the other type of the pair (II and III; I and IV are their
+own), with the inverse's scale.  Complex input is transformed as scipy does
+it: its real and imaginary parts, each a real transform.
 """
 import math
 import operator
@@ -62,6 +63,14 @@ def _transform(x, sine, t, axes, sizes, norm, overwrite_x, workers, orthogonaliz
     a = np.asarray(x)
     if not axes:
         return a
+    if a.dtype.kind == "c":
+        # scipy's way: the real and imaginary parts, each a real transform
+        args = (sine, t, axes, sizes, norm, False, workers, orthogonalize, inverse)
+        re = _transform(np.ascontiguousarray(a.real), *args)
+        im = _transform(np.ascontiguousarray(a.imag), *args)
+        out = np.empty(re.shape, np.result_type(re.dtype, np.complex64))
+        out.real, out.imag = re, im
+        return out
     for n in sizes:
         if n < 1 or (t == 1 and not sine and n < 2):
             raise ValueError(f"invalid number of data points ({n}) for a "
