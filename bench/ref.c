@@ -180,16 +180,23 @@ static long double get(int prec, const void *a, int64_t i) {
     return prec == 4 ? (long double)((const float *)a)[i] : (long double)((const double *)a)[i];
 }
 
-double hfft_ref_r2r_error(int prec, int rank, const hfft_ref_dim *dims, int hrank,
-                          const hfft_ref_dim *hdims, const int *kinds, const void *in,
-                          const void *out) {
-    enum { MAXD = 64 };
-    hfft_ref_dim all[MAXD];
+/* The vector dimensions, then the transform ones, into all; their number. */
+static int joined(int rank, const hfft_ref_dim *dims, int hrank, const hfft_ref_dim *hdims,
+                  hfft_ref_dim *all) {
     int nd = 0;
     for (int k = 0; k < hrank; k++)
         all[nd++] = hdims[k];
     for (int k = 0; k < rank; k++)
         all[nd++] = dims[k];
+    return nd;
+}
+
+double hfft_ref_r2r_error(int prec, int rank, const hfft_ref_dim *dims, int hrank,
+                          const hfft_ref_dim *hdims, const int *kinds, const void *in,
+                          const void *out) {
+    enum { MAXD = 64 };
+    hfft_ref_dim all[MAXD];
+    int nd = joined(rank, dims, hrank, hdims, all);
     int64_t count = 1;
     for (int k = 0; k < nd; k++)
         count *= all[k].n;
@@ -254,11 +261,7 @@ double hfft_ref_guru_error(int prec, int kind, int sign, int rank, const hfft_re
        vector ones; the halved dimension of r2c/c2r has n/2 + 1 complex elements. */
     enum { MAXD = 64 };
     hfft_ref_dim all[MAXD];
-    int nd = 0;
-    for (int k = 0; k < hrank; k++)
-        all[nd++] = hdims[k];
-    for (int k = 0; k < rank; k++)
-        all[nd++] = dims[k];
+    int nd = joined(rank, dims, hrank, hdims, all);
     int64_t count = 1, ccount = 1, rcount = 1;
     for (int k = 0; k < nd; k++) {
         count *= all[k].n;

@@ -42,13 +42,12 @@ def _logical(sine, t, n):
     return 2 * n
 
 
-def _ends(a, ax, first, last, factor):
-    """a's first and/or last index along ax times factor, in place."""
+def _ends(a, ax, last, factor):
+    """a's first index along ax, and its last with `last`, times factor, in place."""
     idx = [slice(None)] * a.ndim
-    for at, on in ((0, first), (-1, last)):
-        if on:
-            idx[ax] = at
-            a[tuple(idx)] *= factor
+    for at in (0, -1) if last else (0,):
+        idx[ax] = at
+        a[tuple(idx)] *= factor
 
 
 def _transform(x, sine, t, axes, sizes, norm, overwrite_x, workers, orthogonalize, inverse):
@@ -87,17 +86,21 @@ def _transform(x, sine, t, axes, sizes, norm, overwrite_x, workers, orthogonaliz
     if orthogonalize and kind != 4 and not (sine and kind == 1):
         # end points of each axis: DCT-I both, types II and III the first (scipy's
         # orthogonalized DST-II and III scale their first point too)
-        first, last = (True, kind == 1)
+        last = kind == 1
         if kind in (1, 3):
-            pre = lambda r: [_ends(r, ax, first, last, _SQRT2) for ax in axes]  # noqa: E731
+            def pre(r):
+                for ax in axes:
+                    _ends(r, ax, last, _SQRT2)
         if kind in (1, 2):
-            post = lambda r: [_ends(r, ax, first, last, 1 / _SQRT2) for ax in axes]  # noqa: E731
+            def post(r):
+                for ax in axes:
+                    _ends(r, ax, last, 1 / _SQRT2)
     if scale != 1.0:
-        inner = post
+        ends = post
 
         def post(r):
-            if inner is not None:
-                inner(r)
+            if ends is not None:
+                ends(r)
             np.multiply(r, scale, out=r)
     kinds = [_KINDS[sine][kind]] * len(axes)
     with _options.workers(workers):
