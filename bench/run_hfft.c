@@ -55,7 +55,7 @@ static void describe_hfft(const hfft_info *i, char *s, size_t len) {
     static const char *const place[] = {"cpu", "gpu", "hybrid"};
     static const char *const sched[] = {"-", "plain", "radix2", "one-trip", "four-step"};
     static const char *const pin[] = {"staged", "registered", "hfft_malloc"};
-    char b1[32], b2[32], b3[32], passes[48] = "", ratios[64] = "";
+    char b1[32], b2[32], b3[32], b4[32], passes[48] = "", ratios[64] = "";
     int pl = i->placement >= 0 && i->placement <= 2 ? i->placement : 0;
     int sc = i->schedule >= 0 && i->schedule <= 4 ? i->schedule : 0;
     if (pl == 0) {
@@ -68,12 +68,13 @@ static void describe_hfft(const hfft_info *i, char *s, size_t len) {
             snprintf(ratios + q, sizeof ratios - q, "%s%.3f", h ? "/" : "", i->ratio[h]);
         }
         snprintf(s, len,
-                 "%s %s%s rounds=%d passes=%s %s=%d ratio=%s dev=%s/%s host=%s pinned=%s "
-                 "threads=%d",
+                 "%s %s%s rounds=%d passes=%s %s=%d ratio=%s dev=%s/%s resident=%s host=%s "
+                 "pinned=%s threads=%d",
                  place[pl], sched[sc], i->transposed ? " transposed" : "", i->rounds, passes,
                  sc == 2 ? "streams" : "slots", i->streams, ratios,
                  bench_fmt_bytes((double)i->device_bytes, b1, sizeof b1),
                  bench_fmt_bytes((double)i->device_budget, b2, sizeof b2),
+                 bench_fmt_bytes((double)i->resident_bytes, b4, sizeof b4),
                  bench_fmt_bytes((double)i->host_bytes, b3, sizeof b3),
                  pin[i->host_pinned >= 0 && i->host_pinned <= 2 ? i->host_pinned : 0], i->threads);
     }

@@ -497,7 +497,8 @@ void hfft__gpu_fill_info(const hfft__gpu *g, hfft_info *info) {
     info->transposed = any_transpose(g);
     info->streams = sched == HFFT_SCHED_RADIX2 ? NSTREAM : g->nslot;
     info->device_bytes = g->ops->used(g->d);
-    info->resident_bytes = g->res ? g->rw * g->rd[0].r.L * (int64_t)g->es : 0;
+    info->resident_bytes =
+        g->res ? g->rw * g->rd[0].r.L * (int64_t)g->es : hfft__four_resident_bytes(g);
     info->host_bytes += (int64_t)g->scratch_bytes + hfft__stage_bytes(g->xfer.stage);
 }
 

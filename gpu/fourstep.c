@@ -29,7 +29,10 @@
  * rounds (hfft__four_layout).  In place, c2r (whose real rows come last), 3D
  * planes with a CPU share and several cards keep the plain schedule.  Each
  * byte of the GPU's share crosses the link twice each way, as in the plain
- * schedule; the input is only read.
+ * schedule, except what the budget keeps on the device between the rounds
+ * where the GPU runs both whole: round A's last groups (rows [fa q_res, d0) of
+ * the output, contiguous), which neither round A's copy out nor round B's copy
+ * in moves (2 S - R each way).  The input is only read.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -72,6 +75,11 @@ struct hfft__four {
     int used[FOUR_SLOTS];   /* buffer k has a copy out in flight this round */
     int next;               /* the buffer of the next pass */
     hfft__event mid;        /* round A's last copy out */
+    /* Residency: what the budget leaves beside the buffers keeps round A's last
+       groups, output rows [fa q_res, d0), on the device (res, in the host's
+       layout), which round A never copies out and round B never copies in. */
+    char *res;
+    int64_t q_res; /* the first group kept (fb: none) */
 };
 
 void hfft__four_destroy(hfft__gpu *g) {
@@ -88,6 +96,8 @@ void hfft__four_destroy(hfft__gpu *g) {
     }
     if (f->mid)
         g->ops->event_destroy(g->d, f->mid);
+    if (f->res)
+        g->ops->free(g->d, f->res);
     free(f);
     g->four = NULL;
 }
@@ -320,6 +330,41 @@ static int four_try(hfft__gpu *g, hfft__four *f, int64_t budget, size_t cap) {
     return g->ops->event_create(g->d, &f->mid);
 }
 
+/*
+ * Round A's last groups kept on the device in what the buffers and the work
+ * area leave of the budget: bytes each way 2 S - R.  Only where the GPU runs
+ * both rounds whole (a CPU share's layout has the last groups on the host).
+ * A device that refuses the block gets a smaller one, or none.
+ */
+static int four_resident(hfft__gpu *g, hfft__four *f) {
+    f->q_res = f->fb;
+    if (f->share[0] < f->fb || f->share[1] < f->fa * f->nb)
+        return 0;
+    const hfft__dev_ops *o = g->ops;
+    size_t group = (size_t)f->fa * f->rowb;
+    int64_t left = o->budget(g->d) - o->used(g->d) - o->reserve(g->d);
+    int64_t k = left > 0 ? left / (int64_t)group : 0;
+    k = k < f->fb ? k : f->fb;
+    for (; k >= 1; k /= 2) {
+        void *p = NULL;
+        int st = o->alloc(g->d, &p, (size_t)k * group);
+        if (!st) {
+            f->res = p;
+            f->q_res = f->fb - k;
+            return 0;
+        }
+        if (st != HFFT_ERR_DEVICE_MEMORY && st != HFFT_ERR_BUDGET)
+            return st;
+        hfft__clear_error();
+    }
+    return 0;
+}
+
+int64_t hfft__four_resident_bytes(const hfft__gpu *g) {
+    const hfft__four *f = g->four;
+    return f && f->res ? (f->fb - f->q_res) * f->fa * (int64_t)f->rowb : 0;
+}
+
 static void four_release(hfft__gpu *g) {
     hfft__sched_release(g);
     g->work_bytes = 0;
@@ -344,12 +389,31 @@ int hfft__four_size(hfft__gpu *g, int64_t budget) {
         f->row = c->ni;
         f->per = r->no / c->L;
         f->rowb = (size_t)f->row * g->es;
-        if (f->rowb < (ROW_MIN < cap / 256 ? ROW_MIN : cap / 256) || !factor(f, g->es, cap)) {
+        if (!factor(f, g->es, cap)) {
             hfft__four_destroy(g);
             return 1;
         }
         f->real = r->kind == HFFT__R2C ? r : NULL;
-        int st = four_try(g, f, budget, cap);
+        /* Where the budget may keep rows resident (the GPU runs both rounds whole),
+           passes of at most a sixteenth of the array, or a unit, leave it the rest:
+           larger ones gain nothing (PASS_MAX holds them smaller still on large
+           arrays), while each byte kept saves one each way. */
+        size_t try_cap = cap;
+        if (g->rd[0].units == hfft__round_units(&g->rd[0].r) &&
+            g->rd[1].units == hfft__round_units(&g->rd[1].r)) {
+            size_t unit_a = (size_t)f->fa * f->rowb, unit_b = (size_t)f->fb * (f->rowb / f->nb);
+            size_t least = (size_t)f->d0 * f->rowb / 16;
+            least = least > unit_a ? least : unit_a;
+            least = least > unit_b ? least : unit_b;
+            try_cap = least < cap ? least : cap;
+        }
+        if (f->rowb < (ROW_MIN < try_cap / 256 ? ROW_MIN : try_cap / 256)) {
+            hfft__four_destroy(g);
+            return 1;
+        }
+        int st = four_try(g, f, budget, try_cap);
+        if (!st)
+            st = four_resident(g, f);
         if (!st) {
             g->rd[0].kind = g->rd[1].kind = &hfft__four_kind;
             return 0;
@@ -365,7 +429,7 @@ int hfft__four_size(hfft__gpu *g, int64_t budget) {
             return 1; /* smaller passes would not help */
         /* the work areas took room: passes that leave it to them */
         size_t fit = (int64_t)(work + 256) < budget ? ((size_t)budget - work) / FOUR_SLOTS : 0;
-        cap = fit < cap * 7 / 8 ? fit : cap * 7 / 8;
+        cap = fit < try_cap * 7 / 8 ? fit : try_cap * 7 / 8;
     }
     return 1;
 }
@@ -426,10 +490,16 @@ static int pass_a(hfft__gpu *g, hfft__four *f, const char *src, char *dst, int64
     for (int64_t i = 0; i < m; i++)
         TRY(o->fft_exec(d, f->rows, c, b + (size_t)(i * f->fa) * rowb, g->work[0]));
     TRY(o->fft_exec(d, find_plan(f, 0, m), c, b, g->work[0]));
+    /* result k1 of group q0 + i (buffer row k1 m + i) to output row fa (q0 + i) + k1:
+       kept on the device (on the compute stream, so that the link's streams carry
+       only the host's bytes), or to the host */
+    for (int64_t i = 0; i < m; i++)
+        if (q0 + i >= f->q_res)
+            TRY(o->d2d(d, c, f->res + (size_t)(f->fa * (q0 + i - f->q_res)) * rowb, rowb,
+                       b + (size_t)i * rowb, (size_t)m * rowb, rowb, (size_t)f->fa));
     TRY(o->record(d, g->comp_ev[s][0], c));
     TRY(o->wait(d, out, g->comp_ev[s][0]));
-    /* result k1 of group q0 + i (buffer row k1 m + i) to output row fa (q0 + i) + k1 */
-    for (int64_t i = 0; i < m; i++)
+    for (int64_t i = 0; i < m && q0 + i < f->q_res; i++)
         TRY(hfft__sched_d2h(g, out, dst + (size_t)(f->fa * (q0 + i)) * rowb, rowb,
                             b + (size_t)i * rowb, (size_t)m * rowb, rowb, (size_t)f->fa));
     return o->record(d, g->out_ev[s][0], out);
@@ -446,10 +516,15 @@ static int pass_b(hfft__gpu *g, hfft__four *f, char *dst, int64_t u0, int64_t m,
     TRY(take_slot(g, f, &s));
     *slot = s;
     char *b = g->buf[s];
-    TRY(hfft__sched_h2d(g, in, b, (size_t)m * pb, dst + (size_t)u0 * pb, hp, (size_t)m * pb,
-                        (size_t)f->fb));
+    /* rows of the groups on the host; those kept on the device on the compute stream */
+    if (f->q_res > 0)
+        TRY(hfft__sched_h2d(g, in, b, (size_t)m * pb, dst + (size_t)u0 * pb, hp,
+                            (size_t)m * pb, (size_t)f->q_res));
     TRY(o->record(d, g->in_ev[s][0], in));
     TRY(o->wait(d, c, g->in_ev[s][0]));
+    if (f->q_res < f->fb)
+        TRY(o->d2d(d, c, b + (size_t)(f->q_res * m) * pb, (size_t)m * pb,
+                   f->res + (size_t)u0 * pb, hp, (size_t)m * pb, (size_t)(f->fb - f->q_res)));
     /* the pieces of each residue k1 together: row q times exp(sign 2 pi i q k1 / d0) */
     for (int64_t j = 0, n; j < m; j += n) {
         int64_t k1 = (u0 + j) / f->nb;

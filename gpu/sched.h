@@ -174,6 +174,8 @@ int hfft__four_round(hfft__gpu *g, int h, const char *src, char *dst);
 int64_t hfft__four_passes(const hfft__gpu *g, int h);
 int hfft__four_layout(const hfft__gpu *g, hfft__four_shape *s);
 void hfft__four_destroy(hfft__gpu *g);
+/* Bytes of round A's output kept on the device between the rounds (0: none). */
+int64_t hfft__four_resident_bytes(const hfft__gpu *g);
 
 /* resident.c: partial residency for two-round streaming plans */
 int hfft__res_eligible(const hfft__gpu *g);

@@ -1180,8 +1180,9 @@ Test(emulated, residency_needs_whole_columns) {
 
 /*
  * Partial residency: between a quarter of the array and the array's size, the
- * budget left beside the passes keeps columns on the device between the two
- * rounds; the bytes each way fall from 2 S to S + what the passes stream as
+ * budget left beside the passes keeps data on the device between the two
+ * rounds (columns in place; round A's last groups of rows four-step, out of
+ * place); the bytes each way fall from 2 S to S + what the passes stream as
  * the budget grows, always 2 S - resident, and the results stay right.
  */
 Test(emulated, residency) {
