@@ -492,7 +492,8 @@ typedef struct hfft_stream_stats {
     typedef struct X(stream_s) *X(stream);                                                         \
     /* A stream of an n0 x n1 image; sign FORWARD or BACKWARD (the exponent's sign); flags:      \
        HFFT_STREAM_DIRECT or HFFT_STREAM_GRID (default: chosen per flush), placement flags as   \
-       a plan's (HFFT_CPU_ONLY keeps the stream off the GPU), HFFT_MEASURE for the grid's plan. \
+       a plan's (HFFT_CPU_ONLY keeps the stream off the GPU), HFFT_MEASURE for the grid's plan  \
+       (not where an image in host memory holds data, which trial executes would write).       \
        NULL on failure (hfft_last_error). */                                                     \
     HFFT_API X(stream) X(stream_2d)(int n0, int n1, X(complex) *image, int sign, unsigned flags); \
     /* Rank 1 to 3, 64-bit sizes, optional settings (NULL: environment and defaults). */         \

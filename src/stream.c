@@ -10,8 +10,13 @@
  *           transformed, then one pass over the image rows adds every key's
  *           vector, cyclically shifted (shift keys) or times a row phase (row
  *           keys);
- *   grid    (HFFT_STREAM_GRID) hfft's own plan transforms the pending grid in
- *           place, and one pass adds it to the image and clears it.
+ *   grid    (HFFT_STREAM_GRID) the pending cells folded into the sum grid
+ *           (every point added so far, plus the grid whose transform is the
+ *           image the stream began with), then hfft's own plan transforms the
+ *           sum grid into the image, out of place: the image is written, never
+ *           read, and the sum grid is kept.  Where the host has no room for the
+ *           sum grid, the plan transforms the pending grid in place and one
+ *           pass adds it to the image and clears it.
  *
  * That is the image in host memory.  Where the image and its grid fit a card,
  * the card holds both between flushes (gpu/image.c): points are buffered in
@@ -84,6 +89,8 @@ struct X(stream_s) {
     int rank, sign, force, spift;
     int64_t n[3], total, nlast, rows, nkeyspace;
     C *image, *grid;
+    C *acc;           /* the sum grid (NULL: the grid way adds; see the header) */
+    int grid_host;    /* the pending grid is from malloc, not hfft_malloc */
     uint64_t *mark;   /* grid cells with a pending point, a bit each */
     int64_t ncell;    /* how many */
     uint8_t *keymark; /* pending keys */
@@ -295,6 +302,7 @@ static void make_vectors(X(stream) s, C *vec, int64_t q0, int64_t nk, int transf
 
 static int pass_direct(X(stream) s);
 static void clear_pending(X(stream) s);
+static void done_pending(X(stream) s);
 
 static int flush_direct(X(stream) s) {
     if (s->pass)
@@ -315,7 +323,7 @@ static int flush_direct(X(stream) s) {
         hfft__pool_wait(s->pool);
     }
     free(vec);
-    clear_pending(s);
+    done_pending(s);
     return 0;
 }
 
@@ -339,7 +347,63 @@ static void clear_pending(X(stream) s) {
     }
 }
 
+/* The pending cells into the sum grid, and the pending grid back to zero, unmarked. */
+static void fold_pending(X(stream) s) {
+    int64_t L = s->nlast;
+    if (s->spift) {
+        int64_t words = (s->total + 63) / 64;
+        for (int64_t w = 0; w < words; w++) {
+            for (uint64_t bits = s->mark[w]; bits; bits &= bits - 1) {
+                int64_t cell = w * 64 + __builtin_ctzll(bits);
+                s->acc[cell][0] += s->grid[cell][0];
+                s->acc[cell][1] += s->grid[cell][1];
+                s->grid[cell][0] = s->grid[cell][1] = 0;
+            }
+            s->mark[w] = 0;
+        }
+        return;
+    }
+    for (int64_t q = 0; q < s->nkey; q++) {
+        C *g = s->grid + s->keys[q] * L, *a = s->acc + s->keys[q] * L;
+        for (int64_t k = 0; k < L; k++) {
+            a[k][0] += g[k][0];
+            a[k][1] += g[k][1];
+        }
+        memset(g, 0, (size_t)L * sizeof(C));
+        unmark(s, s->keys[q] * L, (s->keys[q] + 1) * L);
+    }
+}
+
+/* After a direct flush: the pending cells cleared, or folded into the sum grid. */
+static void done_pending(X(stream) s) {
+    if (s->acc)
+        fold_pending(s);
+    else
+        clear_pending(s);
+}
+
+/* The grid way with the sum grid: the image becomes its transform. */
+static int flush_sum(X(stream) s) {
+    fold_pending(s);
+    int st = X(execute)(s->gridplan);
+    if (st) {
+        s->broken = 1; /* the image may be partly written */
+        return hfft__fail(st,
+                          "hfft_stream_flush: the grid's transform into the image failed (%s); "
+                          "the image is not known",
+                          hfft_last_error_message());
+    }
+    hfft_info info;
+    if (!X(plan_info)(s->gridplan, &info)) {
+        s->st.link_bytes[0] = info.link_bytes[0];
+        s->st.link_bytes[1] = info.link_bytes[1];
+    }
+    return 0;
+}
+
 static int flush_grid(X(stream) s) {
+    if (s->acc)
+        return flush_sum(s);
     int st = X(execute)(s->gridplan);
     memset(s->mark, 0, (size_t)((s->total + 63) / 64) * sizeof(uint64_t));
     if (st) {
@@ -454,7 +518,7 @@ static int pass_direct(X(stream) s) {
         TRY(hfft__image_pass_keys(s->pass, nk, s->keys + q0, s->image, s->rows));
     }
     hfft__image_take_link(s->pass, s->st.link_bytes);
-    clear_pending(s);
+    done_pending(s);
     return 0;
 }
 
@@ -528,7 +592,10 @@ static void predict(const X(stream) s, double *direct, double *grid) {
        (a measured pass per batch of keys) or on the threads */
     double per = (double)s->total / s->threads;
     double fft = s->grid_fft > 0 ? s->grid_fft : per * RATE_FFT * log2((double)s->total + 1);
-    *grid = s->gridplan ? fft + per * RATE_PASS : INFINITY;
+    /* (with the sum grid: the pending cells folded, no pass over the image) */
+    *grid = !s->gridplan ? INFINITY
+            : s->acc     ? fft + (double)s->ncell * RATE_POINT
+                         : fft + per * RATE_PASS;
     if (s->pass)
         *direct = (double)((s->nkey + s->pkeys - 1) / s->pkeys) * s->c_pass +
                   (double)s->ncell * RATE_POINT;
@@ -639,8 +706,9 @@ static int card_open(X(stream) s, int kind, hfft__settings *set) {
     return card_measure(s);
 }
 
-/* A pass's time: the first rows of the (zero) host grid passed through with one
-   zero key vector, then scaled to the image. */
+/* A pass's time: the first rows of a pinned host array the image's size (the sum
+   grid, else the zero pending grid) passed through with one zero key vector (they
+   gain zeros), then scaled to the image. */
 static int pass_measure(X(stream) s) {
     void *vecs, *tws;
     hfft__image_staging(s->pass, &vecs, &tws);
@@ -652,7 +720,7 @@ static int pass_measure(X(stream) s) {
         memset(tws, 0, (size_t)twn * sizeof(C));
     int64_t rows = s->rows / 8 > 0 ? s->rows / 8 : 1;
     double t = hfft__now();
-    TRY(hfft__image_pass_keys(s->pass, 1, &key, s->grid, rows));
+    TRY(hfft__image_pass_keys(s->pass, 1, &key, s->acc ? s->acc : s->grid, rows));
     s->c_pass = (hfft__now() - t) * (double)s->rows / (double)rows;
     int64_t link[2];
     hfft__image_take_link(s->pass, link);
@@ -801,6 +869,84 @@ static int card_flush(X(stream) s, double *secs) {
     return direct ? HFFT_STREAM_BY_KEYS : HFFT_STREAM_BY_GRID;
 }
 
+/* ---- the sum grid ---- */
+
+typedef struct sum_ctx {
+    X(stream) s;
+    int what;     /* 0: zero the sum grid; 1: see whether the image holds data; 2: scale
+                     the sum grid by `scale` */
+    R scale;
+    int found;
+} sum_ctx;
+
+static void sum_rows(void *arg, int64_t job, int thread) {
+    (void)thread;
+    sum_ctx *a = arg;
+    X(stream) s = a->s;
+    int64_t L = s->nlast, r0 = job * ROWS_PER_JOB,
+            r1 = r0 + ROWS_PER_JOB < s->rows ? r0 + ROWS_PER_JOB : s->rows, n = (r1 - r0) * L;
+    C *acc = s->acc + r0 * L;
+    const C *img = s->image + r0 * L;
+    if (a->what == 0) {
+        memset(acc, 0, (size_t)n * sizeof(C));
+    } else if (a->what == 1) {
+        for (int64_t k = 0; k < n && !__atomic_load_n(&a->found, __ATOMIC_RELAXED); k++)
+            if (img[k][0] != 0 || img[k][1] != 0)
+                __atomic_store_n(&a->found, 1, __ATOMIC_RELAXED);
+    } else {
+        for (int64_t k = 0; k < n; k++) {
+            acc[k][0] *= a->scale;
+            acc[k][1] *= a->scale;
+        }
+    }
+}
+
+static int sum_pass(X(stream) s, sum_ctx *a) {
+    hfft__pool_start(s->pool, jobs_of(s->rows), sum_rows, a);
+    hfft__pool_wait(s->pool);
+    return a->found;
+}
+
+/*
+ * The sum grid: zeros, or where the image holds data I0, I0's transform of the
+ * other sign over the number of elements, so that the transform of the sum grid
+ * is I0 plus that of every point added.  Where that transform fails, the stream
+ * goes without the sum grid (the grid way then adds, and the pending grid is
+ * pinned for it).  *held: the image holds data.
+ */
+static void sum_open(X(stream) s, unsigned pf, const hfft_options *opts, int *held) {
+    sum_ctx a = {s, 0, 1, 0};
+    sum_pass(s, &a);
+    a.what = 1;
+    *held = sum_pass(s, &a);
+    if (!*held)
+        return;
+    X(plan) back = X(plan_dft)(s->rank, s->n, (X(complex) *)s->image, (X(complex) *)s->acc,
+                               -s->sign, (pf & ~HFFT_MEASURE) | HFFT_ESTIMATE | HFFT_PRESERVE_INPUT,
+                               opts);
+    int st = back ? X(execute)(back) : -1;
+    if (back)
+        X(destroy_plan)(back);
+    if (st) {
+        hfft__clear_error();
+        C *pinned = X(malloc)((size_t)s->total * sizeof(C));
+        if (pinned) { /* the pending grid (zero) where the sum grid was */
+            free(s->grid);
+            s->grid = pinned;
+            s->grid_host = 0;
+            memset(s->grid, 0, (size_t)s->total * sizeof(C));
+        }
+        X(free)(s->acc);
+        s->acc = NULL;
+        if (!pinned)
+            hfft__clear_error(); /* the grid's plan then registers the pending grid */
+        return;
+    }
+    a.what = 2;
+    a.scale = (R)(1.0 / (double)s->total);
+    sum_pass(s, &a);
+}
+
 /* ---- the public functions ---- */
 
 X(stream) X(stream_dft)(int rank, const int64_t *n, X(complex) *image, int sign,
@@ -893,7 +1039,13 @@ X(stream) X(stream_dft)(int rank, const int64_t *n, X(complex) *image, int sign,
     if (!st && kind != HFFT_DEVICE_NONE)
         st = card_open(s, kind, &set);
     if (!st && !s->card) {
-        s->grid = X(malloc)((size_t)total * sizeof(C));
+        /* the sum grid, pinned for the grid's transform, where the host has room; the
+           pending grid then only the host's (else pinned: transformed in place) */
+        if (s->force != 1 && !(s->acc = X(malloc)((size_t)total * sizeof(C))))
+            hfft__clear_error();
+        s->grid_host = s->acc != NULL;
+        s->grid = s->acc ? malloc((size_t)total * sizeof(C))
+                         : (C *)X(malloc)((size_t)total * sizeof(C));
         s->mark = calloc((size_t)((total + 63) / 64), sizeof(uint64_t));
         if (!s->grid || !s->mark)
             st = hfft__fail(HFFT_ERR_HOST_MEMORY,
@@ -907,10 +1059,15 @@ X(stream) X(stream_dft)(int rank, const int64_t *n, X(complex) *image, int sign,
         goto made;
     if (!st)
         memset(s->grid, 0, (size_t)total * sizeof(C));
-    if (!st && s->pass)
-        st = pass_measure(s);
     if (!st)
         st = hfft__pool_create(s->threads, 0, &s->pool);
+    unsigned pf = flags & (HFFT_CPU_ONLY | HFFT_GPU_ONLY | HFFT_HYBRID | HFFT_MEASURE |
+                           HFFT_ESTIMATE | HFFT_SCHEDULE_PLAIN | HFFT_SCHEDULE_RADIX2);
+    int held = 0; /* the image began with data (not all zeros) */
+    if (!st && s->acc)
+        sum_open(s, pf, opts, &held);
+    if (!st && s->pass)
+        st = pass_measure(s);
     if (!st) {
         hfft__lines_desc d = {0};
         d.prec = PREC;
@@ -926,11 +1083,17 @@ X(stream) X(stream_dft)(int rank, const int64_t *n, X(complex) *image, int sign,
         st = hfft__lines_plan(&d, &s->line);
     }
     if (!st && s->force != 1) {
-        /* the grid's transform: hfft's own plan, in place on the pending grid */
-        unsigned pf = flags & (HFFT_CPU_ONLY | HFFT_GPU_ONLY | HFFT_HYBRID | HFFT_MEASURE |
-                               HFFT_ESTIMATE | HFFT_SCHEDULE_PLAIN | HFFT_SCHEDULE_RADIX2);
-        s->gridplan = X(plan_dft)(rank, n, (X(complex) *)s->grid, (X(complex) *)s->grid, sign,
-                                  pf, opts);
+        /* the grid's transform: hfft's own plan, from the sum grid into the image
+           (planned without trial executes where the image holds data: they would
+           write it), or in place on the pending grid */
+        if (s->acc)
+            s->gridplan = X(plan_dft)(rank, n, (X(complex) *)s->acc, image, sign,
+                                      (held ? (pf & ~HFFT_MEASURE) | HFFT_ESTIMATE : pf) |
+                                          HFFT_PRESERVE_INPUT,
+                                      opts);
+        else
+            s->gridplan = X(plan_dft)(rank, n, (X(complex) *)s->grid, (X(complex) *)s->grid,
+                                      sign, pf, opts);
         if (!s->gridplan) {
             st = hfft_last_error();
         } else {
@@ -943,7 +1106,8 @@ X(stream) X(stream_dft)(int rank, const int64_t *n, X(complex) *image, int sign,
                 s->grid_fft = fft;
                 s->st.cards = info.cards;
                 memcpy(s->st.card_ids, info.card_ids, sizeof info.card_ids);
-                memset(s->grid, 0, (size_t)total * sizeof(C)); /* MEASURE wrote it */
+                if (!s->acc)
+                    memset(s->grid, 0, (size_t)total * sizeof(C)); /* MEASURE wrote it */
             }
         }
     }
@@ -1072,7 +1236,11 @@ void X(stream_destroy)(X(stream) s) {
         free(s->tw[d]);
     for (int k = 0; k < ADD_THREADS; k++)
         free(s->tlist[k]);
-    X(free)(s->grid);
+    if (s->grid_host)
+        free(s->grid); /* only the host's beside the sum grid */
+    else
+        X(free)(s->grid);
+    X(free)(s->acc);
     free(s->mark);
     free(s->keymark);
     free(s->inv);
