@@ -302,7 +302,6 @@ static void make_vectors(X(stream) s, C *vec, int64_t q0, int64_t nk, int transf
 
 static int pass_direct(X(stream) s);
 static void clear_pending(X(stream) s);
-static void done_pending(X(stream) s);
 
 static int flush_direct(X(stream) s) {
     if (s->pass)
@@ -323,40 +322,24 @@ static int flush_direct(X(stream) s) {
         hfft__pool_wait(s->pool);
     }
     free(vec);
-    done_pending(s);
+    clear_pending(s);
     return 0;
 }
 
-/* The pending cells of the host grid back to zero, unmarked. */
+/* The pending cells of the host grid back to zero, unmarked; with the sum grid, added
+   to it first. */
 static void clear_pending(X(stream) s) {
     int64_t L = s->nlast;
+    C *acc = s->acc;
     if (s->spift) {
         int64_t words = (s->total + 63) / 64;
         for (int64_t w = 0; w < words; w++) {
             for (uint64_t bits = s->mark[w]; bits; bits &= bits - 1) {
                 int64_t cell = w * 64 + __builtin_ctzll(bits);
-                s->grid[cell][0] = s->grid[cell][1] = 0;
-            }
-            s->mark[w] = 0;
-        }
-    } else {
-        for (int64_t q = 0; q < s->nkey; q++) {
-            memset(s->grid + s->keys[q] * L, 0, (size_t)L * sizeof(C));
-            unmark(s, s->keys[q] * L, (s->keys[q] + 1) * L);
-        }
-    }
-}
-
-/* The pending cells into the sum grid, and the pending grid back to zero, unmarked. */
-static void fold_pending(X(stream) s) {
-    int64_t L = s->nlast;
-    if (s->spift) {
-        int64_t words = (s->total + 63) / 64;
-        for (int64_t w = 0; w < words; w++) {
-            for (uint64_t bits = s->mark[w]; bits; bits &= bits - 1) {
-                int64_t cell = w * 64 + __builtin_ctzll(bits);
-                s->acc[cell][0] += s->grid[cell][0];
-                s->acc[cell][1] += s->grid[cell][1];
+                if (acc) {
+                    acc[cell][0] += s->grid[cell][0];
+                    acc[cell][1] += s->grid[cell][1];
+                }
                 s->grid[cell][0] = s->grid[cell][1] = 0;
             }
             s->mark[w] = 0;
@@ -364,27 +347,19 @@ static void fold_pending(X(stream) s) {
         return;
     }
     for (int64_t q = 0; q < s->nkey; q++) {
-        C *g = s->grid + s->keys[q] * L, *a = s->acc + s->keys[q] * L;
-        for (int64_t k = 0; k < L; k++) {
-            a[k][0] += g[k][0];
-            a[k][1] += g[k][1];
+        C *g = s->grid + s->keys[q] * L;
+        for (int64_t k = 0; acc && k < L; k++) {
+            acc[s->keys[q] * L + k][0] += g[k][0];
+            acc[s->keys[q] * L + k][1] += g[k][1];
         }
         memset(g, 0, (size_t)L * sizeof(C));
         unmark(s, s->keys[q] * L, (s->keys[q] + 1) * L);
     }
 }
 
-/* After a direct flush: the pending cells cleared, or folded into the sum grid. */
-static void done_pending(X(stream) s) {
-    if (s->acc)
-        fold_pending(s);
-    else
-        clear_pending(s);
-}
-
 /* The grid way with the sum grid: the image becomes its transform. */
 static int flush_sum(X(stream) s) {
-    fold_pending(s);
+    clear_pending(s); /* into the sum grid */
     int st = X(execute)(s->gridplan);
     if (st) {
         s->broken = 1; /* the image may be partly written */
@@ -518,7 +493,7 @@ static int pass_direct(X(stream) s) {
         TRY(hfft__image_pass_keys(s->pass, nk, s->keys + q0, s->image, s->rows));
     }
     hfft__image_take_link(s->pass, s->st.link_bytes);
-    done_pending(s);
+    clear_pending(s);
     return 0;
 }
 
