@@ -413,9 +413,8 @@ static void card_unroom(X(stream) s) {
 
 static int card_broken(const char *call) {
     return hfft__fail(HFFT_ERR_INVALID_ARGUMENT,
-                      "%s: an earlier failure on the card left the stream's image unknown (on "
-                      "the card, or partly updated where it passes through); destroy the "
-                      "stream",
+                      "%s: an earlier failure left the stream's image unknown (the card's "
+                      "copy, or rows of the host image already written); destroy the stream",
                       call);
 }
 

@@ -155,18 +155,23 @@ static const shape shapes[] = {
 };
 
 /* Adds in batches with flushes between them (one with nothing pending), checking the
-   image after each flush and that an add never touches it. */
-static void check_stream(int prec, const shape *sh, int sign, unsigned flags,
-                         const hfft_options *o, int want_way) {
+   image after each flush and that neither making the stream nor an add touches it;
+   the image starts random, or all zeros (`zero`). */
+static void check_stream_from(int prec, const shape *sh, int sign, unsigned flags,
+                              const hfft_options *o, int want_way, int zero) {
     int64_t total = tu_total(sh->rank, sh->n);
     size_t bytes = (size_t)total * tu_esize(prec);
     void *image = tu_alloc(bytes);
-    hfft_ref_fill(prec, image, total, tu_seed());
+    if (zero)
+        memset(image, 0, bytes);
+    else
+        hfft_ref_fill(prec, image, total, tu_seed());
     oracle orc = oracle_make(prec, sh->rank, sh->n, sign, image);
     ts t = ts_make(prec, sh->rank, sh->n, image, sign, flags, o);
     cr_assert(t.s, "stream of rank %d (%lld, %lld, %lld) f%d: %s", sh->rank,
               (long long)sh->n[0], (long long)sh->n[1], (long long)sh->n[2], prec * 8,
               hfft_last_error_message());
+    cr_assert(!memcmp(orc.i0, image, bytes), "making the stream wrote the image");
     static const int64_t batch[] = {1, 0, 3, 40, 1000, 7};
     int64_t added = 0;
     for (size_t b = 0; b < sizeof batch / sizeof batch[0]; b++) {
@@ -221,6 +226,11 @@ static void check_stream(int prec, const shape *sh, int sign, unsigned flags,
     ts_destroy(t);
     oracle_free(&orc);
     tu_free(image);
+}
+
+static void check_stream(int prec, const shape *sh, int sign, unsigned flags,
+                         const hfft_options *o, int want_way) {
+    check_stream_from(prec, sh, sign, flags, o, want_way, 0);
 }
 
 static void cpu_options(hfft_options *o) {
@@ -543,6 +553,37 @@ Test(stream, bad_arguments) {
         tu_free(copy);
         tu_free(image);
     }
+}
+
+/* In host memory a stream keeps a sum grid whose transform is the image; an image
+   that starts with data puts that data's transform of the other sign in it, one
+   that starts with zeros nothing, and HFFT_MEASURE's trial executes of the grid's
+   plan then only write zeros over zeros.  Without room for the sum grid (its
+   hfft_malloc refused: the stream's first), the pending grid is transformed in
+   place and added.  Each way, both precisions, on the CPU and on an emulated card
+   the image passes through. */
+Test(stream, the_sum_grid_and_without_it) {
+    hfft_options cpu, emu;
+    cpu_options(&cpu);
+    hfft_options_init(&emu);
+    emu.device = HFFT_DEVICE_EMULATED;
+    emu.device_memory = 32 << 10; /* smaller than the images: they pass through */
+    emu.threads = 2;
+    for (int prec = 4; prec <= 8; prec += 4)
+        for (int way = 0; way < 3; way++) {
+            unsigned flags = way == 1 ? HFFT_STREAM_DIRECT : way == 2 ? HFFT_STREAM_GRID : 0;
+            for (size_t i = 0; i < 3; i++) {
+                check_stream_from(prec, &shapes[i], HFFT_FORWARD, flags | HFFT_MEASURE, &cpu,
+                                  way, 1);
+                check_stream_from(prec, &shapes[i], HFFT_BACKWARD, flags | HFFT_MEASURE, &emu,
+                                  way, 1);
+            }
+            if (way == 1)
+                continue; /* (no grid way: no sum grid to refuse) */
+            tu_fault_arm("host_alloc:1");
+            check_stream(prec, &shapes[2 + prec / 4], HFFT_FORWARD, flags, &cpu, way);
+            unsetenv("HFFT_FAULT");
+        }
 }
 
 /* Every device call failing in turn, on an emulated card holding the image and on one
