@@ -407,6 +407,8 @@ int hfft__four_size(hfft__gpu *g, int64_t budget) {
             least = least > unit_b ? least : unit_b;
             try_cap = least < cap ? least : cap;
         }
+        /* (against the passes this plan will have: where residency shrinks them, arrays
+           under 256 MiB take narrower rows than a hybrid plan of the same budget) */
         if (f->rowb < (ROW_MIN < try_cap / 256 ? ROW_MIN : try_cap / 256)) {
             hfft__four_destroy(g);
             return 1;

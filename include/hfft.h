@@ -488,7 +488,9 @@ typedef struct hfft_stream_stats {
                                                                                                    \
     /* ---- Streaming images (see hfft_stream_stats above).  A stream owns no array: the image    \
        is the caller's, written only inside X(stream_flush), and must stay allocated until       \
-       X(stream_destroy).  Thread safety: one call per stream at a time. ---- */                 \
+       X(stream_destroy); the caller reads it between flushes and does not write it (a flush    \
+       may write all of it from the stream's own state).  Thread safety: one call per stream   \
+       at a time. ---- */                                                                        \
     typedef struct X(stream_s) *X(stream);                                                         \
     /* A stream of an n0 x n1 image; sign FORWARD or BACKWARD (the exponent's sign); flags:      \
        HFFT_STREAM_DIRECT or HFFT_STREAM_GRID (default: chosen per flush), placement flags as   \

@@ -126,6 +126,8 @@ struct X(stream_s) {
     double c_grid, c_key0, c_key1; /* measured: a grid flush, a keys pass and one key */
     double c_out;      /* and the image's copy to host memory */
     int broken;        /* a card failed midway: the image is not known */
+    int stale;         /* the sum grid's transform into the image failed: the next flush
+                          runs it again (the points are in the sum grid) */
     int64_t *tlist[ADD_THREADS], tn[ADD_THREADS]; /* each add thread's keys marked first */
     hfft_stream_stats st;
 };
@@ -361,13 +363,13 @@ static void clear_pending(X(stream) s) {
 static int flush_sum(X(stream) s) {
     clear_pending(s); /* into the sum grid */
     int st = X(execute)(s->gridplan);
-    if (st) {
-        s->broken = 1; /* the image may be partly written */
+    s->stale = st != 0;
+    if (st)
         return hfft__fail(st,
                           "hfft_stream_flush: the grid's transform into the image failed (%s); "
-                          "the image is not known",
+                          "the image is not known until a flush transforms the sum grid again "
+                          "(every point is kept in it)",
                           hfft_last_error_message());
-    }
     hfft_info info;
     if (!X(plan_info)(s->gridplan, &info)) {
         s->st.link_bytes[0] = info.link_bytes[0];
@@ -567,9 +569,8 @@ static void predict(const X(stream) s, double *direct, double *grid) {
     double per = (double)s->total / s->threads;
     double fft = s->grid_fft > 0 ? s->grid_fft : per * RATE_FFT * log2((double)s->total + 1);
     /* (with the sum grid: the pending cells folded, no pass over the image) */
-    *grid = !s->gridplan ? INFINITY
-            : s->acc     ? fft + (double)s->ncell * RATE_POINT
-                         : fft + per * RATE_PASS;
+    double fold = (double)(s->spift ? s->ncell : s->nkey * s->nlast) * RATE_POINT;
+    *grid = !s->gridplan ? INFINITY : s->acc ? fft + fold : fft + per * RATE_PASS;
     if (s->pass)
         *direct = (double)((s->nkey + s->pkeys - 1) / s->pkeys) * s->c_pass +
                   (double)s->ncell * RATE_POINT;
@@ -1020,6 +1021,12 @@ X(stream) X(stream_dft)(int rank, const int64_t *n, X(complex) *image, int sign,
         s->grid_host = s->acc != NULL;
         s->grid = s->acc ? malloc((size_t)total * sizeof(C))
                          : (C *)X(malloc)((size_t)total * sizeof(C));
+        if (s->acc && !s->grid) { /* no room for both: the pending grid alone, pinned */
+            X(free)(s->acc);
+            s->acc = NULL;
+            s->grid_host = 0;
+            s->grid = X(malloc)((size_t)total * sizeof(C));
+        }
         s->mark = calloc((size_t)((total + 63) / 64), sizeof(uint64_t));
         if (!s->grid || !s->mark)
             st = hfft__fail(HFFT_ERR_HOST_MEMORY,
@@ -1136,7 +1143,7 @@ int X(stream_flush)(X(stream) s) {
         return hfft__fail(HFFT_ERR_INVALID_ARGUMENT, "hfft_stream_flush: the stream is NULL");
     if (s->broken)
         return card_broken("hfft_stream_flush");
-    if (!s->pending)
+    if (!s->pending && !s->stale)
         return 0;
     int64_t keys = s->nkey, points = s->pending;
     if (s->card) {
@@ -1156,7 +1163,8 @@ int X(stream_flush)(X(stream) s) {
     }
     double pd, pg;
     predict(s, &pd, &pg);
-    int direct = s->force == 1 || (s->force == 0 && pd * s->f_direct <= pg * s->f_grid);
+    int direct = !s->stale && (s->force == 1 ||
+                               (s->force == 0 && pd * s->f_direct <= pg * s->f_grid));
     double t0 = hfft__now();
     s->st.link_bytes[0] = s->st.link_bytes[1] = 0;
     int st = direct ? flush_direct(s) : flush_grid(s);

@@ -586,6 +586,49 @@ Test(stream, the_sum_grid_and_without_it) {
         }
 }
 
+/* A grid flush whose transform of the sum grid into a host image fails: a negative
+   status, the image not known, every point kept; the next flush, with nothing
+   added since, transforms the sum grid again and the image is right. */
+Test(stream, a_failed_grid_flush_runs_again) {
+    static const shape sh = {2, {64, 64}};
+    for (int prec = 4; prec <= 8; prec += 4) {
+        hfft_options o;
+        hfft_options_init(&o);
+        o.device = HFFT_DEVICE_EMULATED;
+        o.device_memory = 32 << 10; /* the image in host memory */
+        o.threads = 2;
+        int64_t total = tu_total(2, sh.n), count = 500;
+        void *image = tu_alloc((size_t)total * tu_esize(prec));
+        hfft_ref_fill(prec, image, total, tu_seed());
+        oracle orc = oracle_make(prec, 2, sh.n, HFFT_FORWARD, image);
+        ts t = ts_make(prec, 2, sh.n, image, HFFT_FORWARD, HFFT_STREAM_GRID, &o);
+        cr_assert(t.s, "%s", hfft_last_error_message());
+        int64_t *index = malloc((size_t)count * 2 * sizeof(int64_t));
+        void *value = tu_alloc((size_t)count * tu_esize(prec));
+        points(prec, 2, sh.n, count, 0, tu_seed(), index, value);
+        cr_assert_eq(ts_add(t, count, index, value), 0);
+        oracle_add(&orc, count, index, value);
+        oracle_flush(&orc);
+        tu_fault_arm("fft_exec:1");
+        int st = ts_flush(t);
+        unsetenv("HFFT_FAULT");
+        cr_assert_lt(st, 0, "f%d: the flush with a failing transform gave %d", prec * 8, st);
+        cr_assert(strstr(hfft_last_error_message(), "transforms the sum grid again"), "%s",
+                  hfft_last_error_message());
+        cr_assert_eq(ts_flush(t), 0, "f%d: %s", prec * 8, hfft_last_error_message());
+        double e = oracle_error(&orc, image);
+        cr_assert(e <= stream_tol(prec), "f%d: error %.3g after the flush ran again", prec * 8, e);
+        hfft_stream_stats stats;
+        cr_assert_eq(ts_info(t, &stats), 0);
+        cr_assert_eq(stats.points_applied, count);
+        ts_destroy(t);
+        oracle_free(&orc);
+        free(index);
+        tu_free(value);
+        tu_free(image);
+    }
+}
+
 /* Every device call failing in turn, on an emulated card holding the image and on one
    it passes through: a NULL stream or a negative status with a message, never a
    crash; after a failure midway the stream says so at every call; destroying it

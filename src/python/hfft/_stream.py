@@ -28,7 +28,9 @@ class Stream:
     (count, rank) (any integers, taken modulo the shape; one point may be given
     as (rank,)), ``values`` count complex values (a scalar is repeated).
     ``flush()`` brings the image up to date and returns it.  The image array is
-    written only by flush.  ``info()`` says what the stream did.  A stream is a
+    written only by flush; read it between flushes, do not write it (a flush may
+    write all of it from the stream's own state).  ``info()`` says what the
+    stream did.  A stream is a
     context manager; close() frees it (points not flushed are dropped).  One
     call per stream at a time.
     """
