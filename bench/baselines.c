@@ -112,14 +112,65 @@ void bench_run_fftw(const args *a, const problem *p, int e, void *A, void *B, re
 /* ---- cuFFT ---- */
 
 #ifdef HFFT_BENCH_HAVE_CUDA
+/* One baseline's in-card and copy-execute-copy rows on the same plan: where `skip` is
+   set, both rows skipped with it; else each row timed, its error checked, and the
+   copy row's link figures (one trip: the input in, then the output out). */
+typedef void (*timed_fn)(void *plan, const void *a, void *b, int reps, double *times);
+static void gpu_rows(const args *a, const problem *p, void *plan, timed_fn incard, timed_fn copy,
+                     const char *skip, const char *desc, double plan_s, void *A, void *B,
+                     result *ri, result *rc) {
+    result *rs[2] = {ri, rc};
+    for (int i = 0; i < 2; i++) {
+        if (!rs[i])
+            continue;
+        snprintf(rs[i]->device, sizeof rs[i]->device, "%.95s", G.gpu_name);
+        rs[i]->plan_s = plan_s;
+        if (skip) {
+            rs[i]->status = ST_SKIPPED;
+            snprintf(rs[i]->note, sizeof rs[i]->note, "%s", skip);
+        } else
+            snprintf(rs[i]->plan, sizeof rs[i]->plan, "%s", desc);
+    }
+    if (skip)
+        return;
+    double *t = calloc((size_t)a->reps, sizeof *t);
+    if (!t)
+        bench_die("out of memory");
+    for (int i = 0; i < 2; i++) {
+        if (!rs[i])
+            continue;
+        bench_fill(p, A, a->seed + (uint64_t)(i ? E_CU_COPY : E_CU_INCARD) * 7919u);
+        (i ? copy : incard)(plan, A, B, a->reps, t);
+        bench_summarize(t, a->reps, rs[i]);
+        if (i) {
+            rc->link_bytes = (double)p->in_bytes + (double)p->out_bytes;
+            bench_link_bounds(p, (double)p->bytes, 1, rc);
+            rc->floor_s = rc->trip_s;
+        }
+        rs[i]->err = bench_verify(a, p, A, B);
+    }
+    free(t);
+}
+
+static void fft_incard(void *c, const void *a, void *b, int reps, double *t) {
+    bench_cufft_incard(c, a, b, reps, t);
+}
+static void fft_copy(void *c, const void *a, void *b, int reps, double *t) {
+    bench_cufft_copy_exec_copy(c, a, b, reps, t);
+}
+static void dct_incard(void *c, const void *a, void *b, int reps, double *t) {
+    bench_dct_incard(c, a, b, reps, t);
+}
+static void dct_copy(void *c, const void *a, void *b, int reps, double *t) {
+    bench_dct_copy_exec_copy(c, a, b, reps, t);
+}
+
 /* cuFFT has no real-to-real transform: REDFT10 (the DCT-II) as a cuFFT user writes
    it (cufft_dct.h); other kinds are skipped. */
-static void run_dct(const args *a, const problem *p, int want_incard, int want_chunk, void *A,
-                    void *B, result *ri, result *rc) {
-    result *rs[2] = {want_incard ? ri : NULL, want_chunk ? rc : NULL};
+static void run_dct(const args *a, const problem *p, void *A, void *B, result *ri, result *rc) {
     bench_dct *c = NULL;
     double plan_s = 0;
-    char note[256];
+    char note[256], desc[300];
     int no = 1;
     if (p->r2r != HFFT_REDFT10 || p->howmany != 1)
         snprintf(note, sizeof note,
@@ -127,92 +178,31 @@ static void run_dct(const args *a, const problem *p, int want_incard, int want_c
                  "is the DCT-II (e10) of one array (bench/cupy_dct.py runs CuPy's dctn)");
     else
         no = bench_dct_open(p->prec, p->rank, p->n, &c, &plan_s, note, sizeof note);
-    for (int i = 0; i < 2; i++) {
-        if (!rs[i])
-            continue;
-        snprintf(rs[i]->device, sizeof rs[i]->device, "%.95s", G.gpu_name);
-        rs[i]->plan_s = plan_s;
-        if (no) {
-            rs[i]->status = ST_SKIPPED;
-            snprintf(rs[i]->note, sizeof rs[i]->note, "%s", note);
-        } else
-            snprintf(rs[i]->plan, sizeof rs[i]->plan, "cufft DCT-II by hand: %s", note);
-    }
-    if (no)
-        return;
-    double *t = calloc((size_t)a->reps, sizeof *t);
-    if (!t)
-        bench_die("out of memory");
-    if (want_incard) {
-        bench_fill(p, A, a->seed + (uint64_t)E_CU_INCARD * 7919u);
-        bench_dct_incard(c, A, B, a->reps, t);
-        bench_summarize(t, a->reps, ri);
-        ri->err = bench_verify(a, p, A, B);
-    }
-    if (want_chunk) {
-        bench_fill(p, A, a->seed + (uint64_t)E_CU_COPY * 7919u);
-        bench_dct_copy_exec_copy(c, A, B, a->reps, t);
-        bench_summarize(t, a->reps, rc);
-        rc->link_bytes = (double)p->in_bytes + (double)p->out_bytes;
-        bench_link_bounds(p, (double)p->bytes, 1, rc);
-        rc->floor_s = rc->trip_s;
-        rc->err = bench_verify(a, p, A, B);
-    }
-    free(t);
-    bench_dct_close(c);
+    snprintf(desc, sizeof desc, "cufft DCT-II by hand: %s", note);
+    gpu_rows(a, p, c, dct_incard, dct_copy, no ? note : NULL, desc, plan_s, A, B, ri, rc);
+    if (!no)
+        bench_dct_close(c);
 }
 
 void bench_run_cufft(const args *a, const problem *p, int want_incard, int want_chunk, void *A,
                       void *B, result *ri, result *rc) {
+    ri = want_incard ? ri : NULL;
+    rc = want_chunk ? rc : NULL;
+    if (p->kind == PK_R2R) {
+        run_dct(a, p, A, B, ri, rc);
+        return;
+    }
     bench_cufft *c = NULL;
     double plan_s = 0;
-    char note[256];
-    if (p->kind == PK_R2R) {
-        run_dct(a, p, want_incard, want_chunk, A, B, ri, rc);
-        return;
-    }
+    char note[256], desc[300];
     int no = bench_cufft_open(p->prec, p->kind, p->rank, p->n, p->howmany, &c, &plan_s, note,
                               sizeof note);
-    result *rs[2] = {want_incard ? ri : NULL, want_chunk ? rc : NULL};
-    const char *pin =
-        bench_cuda_host_pinned(A) && bench_cuda_host_pinned(B) ? "pinned" : "pageable";
-    for (int i = 0; i < 2; i++) {
-        if (!rs[i])
-            continue;
-        snprintf(rs[i]->device, sizeof rs[i]->device, "%.95s", G.gpu_name);
-        rs[i]->plan_s = plan_s;
-        if (no) {
-            rs[i]->status = ST_SKIPPED;
-            snprintf(rs[i]->note, sizeof rs[i]->note, "%s", note);
-        } else {
-            snprintf(rs[i]->plan, sizeof rs[i]->plan, "cufft %s %s host=%s",
-                     p->kind ? (p->prec == 4 ? "R2C" : "D2Z") : (p->prec == 4 ? "C2C" : "Z2Z"),
-                     note, pin);
-        }
-    }
-    if (no)
-        return;
-    double *t = calloc((size_t)a->reps, sizeof *t);
-    if (!t)
-        bench_die("out of memory");
-    if (want_incard) {
-        bench_fill(p, A, a->seed + (uint64_t)E_CU_INCARD * 7919u);
-        bench_cufft_incard(c, A, B, a->reps, t);
-        bench_summarize(t, a->reps, ri);
-        ri->err = bench_verify(a, p, A, B);
-    }
-    if (want_chunk) {
-        bench_fill(p, A, a->seed + (uint64_t)E_CU_COPY * 7919u);
-        bench_cufft_copy_exec_copy(c, A, B, a->reps, t);
-        bench_summarize(t, a->reps, rc);
-        rc->link_bytes = (double)p->in_bytes + (double)p->out_bytes;
-        /* One trip: the input in, then the output out. */
-        bench_link_bounds(p, (double)p->bytes, 1, rc);
-        rc->floor_s = rc->trip_s;
-        rc->err = bench_verify(a, p, A, B);
-    }
-    free(t);
-    bench_cufft_close(c);
+    snprintf(desc, sizeof desc, "cufft %s %s host=%s",
+             p->kind ? (p->prec == 4 ? "R2C" : "D2Z") : (p->prec == 4 ? "C2C" : "Z2Z"), note,
+             bench_cuda_host_pinned(A) && bench_cuda_host_pinned(B) ? "pinned" : "pageable");
+    gpu_rows(a, p, c, fft_incard, fft_copy, no ? note : NULL, desc, plan_s, A, B, ri, rc);
+    if (!no)
+        bench_cufft_close(c);
 }
 #endif
 

@@ -15,26 +15,9 @@
 #include <time.h>
 
 #include "cufft_dct.h"
+#include "cuda_check.cuh"
 
 namespace {
-
-void cuda_ok(cudaError_t e, const char *what) {
-    if (e != cudaSuccess) {
-        fprintf(stderr, "hfft-bench: %s: %s\n", what, cudaGetErrorString(e));
-        exit(1);
-    }
-}
-void cufft_ok(cufftResult r, const char *what) {
-    if (r != CUFFT_SUCCESS) {
-        fprintf(stderr, "hfft-bench: %s: cuFFT error %d\n", what, (int)r);
-        exit(1);
-    }
-}
-double now() {
-    timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 /* v[o][k][i] = x[o][j(k)][i], j(k) = 2k below ceil(N/2), 2(N-1-k)+1 above. */
 template <typename R>

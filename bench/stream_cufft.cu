@@ -14,26 +14,9 @@
 #include <time.h>
 
 #include "stream_cufft.h"
+#include "cuda_check.cuh"
 
 namespace {
-
-void cuda_ok(cudaError_t e, const char *what) {
-    if (e != cudaSuccess) {
-        fprintf(stderr, "hfft-stream-bench: %s: %s\n", what, cudaGetErrorString(e));
-        exit(1);
-    }
-}
-void cufft_ok(cufftResult r, const char *what) {
-    if (r != CUFFT_SUCCESS) {
-        fprintf(stderr, "hfft-stream-bench: %s: cuFFT error %d\n", what, (int)r);
-        exit(1);
-    }
-}
-double now() {
-    timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 template <typename R>
 __global__ void scatter(R *grid, const int64_t *cell, const R *val, int64_t n) {
