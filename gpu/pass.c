@@ -109,25 +109,26 @@ int hfft__sched_sync(hfft__gpu *g) {
  * smaller ones keep the copy in up with the copy out.
  */
 #define COPY_PIECE ((size_t)32 << 20)
+#define COPY_PIECE_ALONE ((size_t)1 << 30)
 
 typedef int (*copy_fn)(hfft__dev *d, hfft__stream s, void *dst, size_t dpitch, const void *src,
                        size_t spitch, size_t width, size_t height);
 
-/* A copy through op in pieces: contiguous ones of COPY_PIECE bytes, pitched ones of
-   as many rows as fit COPY_PIECE (at least one), so that no copy holds its stream
+/* A copy through op in pieces: contiguous ones of `piece` bytes, pitched ones of
+   as many rows as fit `piece` (at least one), so that no copy holds its stream
    long (pitched copies neither gain nor lose by it). */
 static int link_copy(hfft__dev *d, copy_fn op, hfft__stream s, void *dst, size_t dpitch,
-                     const void *src, size_t spitch, size_t width, size_t rows) {
+                     const void *src, size_t spitch, size_t width, size_t rows, size_t piece) {
     if (rows > 1 && (dpitch != width || spitch != width)) {
-        size_t step = COPY_PIECE / width > 1 ? COPY_PIECE / width : 1;
+        size_t step = piece / width > 1 ? piece / width : 1;
         for (size_t r = 0; r < rows; r += step)
             TRY(op(d, s, (char *)dst + r * dpitch, dpitch, (const char *)src + r * spitch, spitch,
                    width, rows - r < step ? rows - r : step));
         return 0;
     }
     size_t bytes = width * rows;
-    for (size_t o = 0; o < bytes; o += COPY_PIECE) {
-        size_t n = bytes - o < COPY_PIECE ? bytes - o : COPY_PIECE;
+    for (size_t o = 0; o < bytes; o += piece) {
+        size_t n = bytes - o < piece ? bytes - o : piece;
         TRY(op(d, s, (char *)dst + o, n, (const char *)src + o, n, n, 1));
     }
     return 0;
@@ -138,7 +139,7 @@ int hfft__xfer_h2d(hfft__xfer *l, hfft__stream s, void *dev, size_t dpitch, cons
     l->bytes[0] += (int64_t)(width * rows);
     if (l->stage)
         return hfft__stage_h2d(l->stage, s, dev, dpitch, host, hpitch, width, rows);
-    return link_copy(l->d, l->ops->h2d, s, dev, dpitch, host, hpitch, width, rows);
+    return link_copy(l->d, l->ops->h2d, s, dev, dpitch, host, hpitch, width, rows, COPY_PIECE);
 }
 
 int hfft__xfer_d2h(hfft__xfer *l, hfft__stream s, char *host, size_t hpitch, const void *dev,
@@ -146,7 +147,16 @@ int hfft__xfer_d2h(hfft__xfer *l, hfft__stream s, char *host, size_t hpitch, con
     l->bytes[1] += (int64_t)(width * rows);
     if (l->stage)
         return hfft__stage_d2h(l->stage, s, host, hpitch, dev, dpitch, width, rows);
-    return link_copy(l->d, l->ops->d2h, s, host, hpitch, dev, dpitch, width, rows);
+    return link_copy(l->d, l->ops->d2h, s, host, hpitch, dev, dpitch, width, rows, COPY_PIECE);
+}
+
+int hfft__xfer_d2h_alone(hfft__xfer *l, hfft__stream s, char *host, size_t hpitch,
+                         const void *dev, size_t dpitch, size_t width, size_t rows) {
+    l->bytes[1] += (int64_t)(width * rows);
+    if (l->stage)
+        return hfft__stage_d2h(l->stage, s, host, hpitch, dev, dpitch, width, rows);
+    return link_copy(l->d, l->ops->d2h, s, host, hpitch, dev, dpitch, width, rows,
+                     COPY_PIECE_ALONE);
 }
 
 int hfft__sched_h2d(hfft__gpu *g, hfft__stream s, void *dev, size_t dpitch, const char *host,

@@ -661,9 +661,9 @@ static int column_block(hfft__trip *t, tcard *c, int b, char *dst) {
     TRY(slow_block(t, c, c0, w));
     TRY(o->record(c->d, c->blk_ev[b], c->comp));
     TRY(o->wait(c->d, c->out, c->blk_ev[b]));
-    TRY(hfft__xfer_d2h(&c->xfer, c->out, dst + (size_t)(c->ca + c0) * es, rowb,
-                       (char *)c->arr + (size_t)c0 * es, (size_t)pitch * es, (size_t)w * es,
-                       (size_t)t->d0));
+    TRY(hfft__xfer_d2h_alone(&c->xfer, c->out, dst + (size_t)(c->ca + c0) * es, rowb,
+                             (char *)c->arr + (size_t)c0 * es, (size_t)pitch * es,
+                             (size_t)w * es, (size_t)t->d0));
     return o->record(c->d, c->out_ev[b], c->out);
 }
 

@@ -27,6 +27,12 @@ int hfft__xfer_h2d(hfft__xfer *l, hfft__stream s, void *dev, size_t dpitch, cons
                    size_t hpitch, size_t width, size_t rows);
 int hfft__xfer_d2h(hfft__xfer *l, hfft__stream s, char *host, size_t hpitch, const void *dev,
                    size_t dpitch, size_t width, size_t rows);
+/* hfft__xfer_d2h where no copy in shares the link: pieces of up to 1 GiB rather
+   than 32 MiB.  A large array's copy out is then a few calls rather than hundreds,
+   each of which the host issues in turn for every card (the launch queue of a
+   card that is full holds the host, and with it every other card's next block). */
+int hfft__xfer_d2h_alone(hfft__xfer *l, hfft__stream s, char *host, size_t hpitch,
+                         const void *dev, size_t dpitch, size_t width, size_t rows);
 
 /* One transform plan (the backend's fft_plan); *work raised to its work area. */
 int hfft__fft_plan1(const hfft__dev_ops *o, hfft__dev *d, int prec, int sign, hfft__fftplan *p,
