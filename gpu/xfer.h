@@ -28,9 +28,9 @@ int hfft__xfer_h2d(hfft__xfer *l, hfft__stream s, void *dev, size_t dpitch, cons
 int hfft__xfer_d2h(hfft__xfer *l, hfft__stream s, char *host, size_t hpitch, const void *dev,
                    size_t dpitch, size_t width, size_t rows);
 /* hfft__xfer_d2h where no copy in shares the link: pieces of up to 1 GiB rather
-   than 32 MiB.  A large array's copy out is then a few calls rather than hundreds,
-   each of which the host issues in turn for every card (the launch queue of a
-   card that is full holds the host, and with it every other card's next block). */
+   than 32 MiB.  A large array's copy-out block is then a few calls rather than
+   hundreds; one host thread issues every card's blocks in turn, and with hundreds
+   a block it fell behind the links (each card idle between its blocks). */
 int hfft__xfer_d2h_alone(hfft__xfer *l, hfft__stream s, char *host, size_t hpitch,
                          const void *dev, size_t dpitch, size_t width, size_t rows);
 
