@@ -350,8 +350,8 @@ static int cuda_d2h(hfft__dev *d, hfft__stream s, void *dst, size_t dpitch, cons
     return copy(s, dst, dpitch, src, spitch, width, height, cudaMemcpyDeviceToHost, "d2h");
 }
 
-/* Unified addressing tells each pointer's card: cudaMemcpyDefault goes card to card
-   (over NVLink where peer access is on). */
+/* Unified addressing tells each pointer's card: cudaMemcpyDefault goes card to card,
+   either way (over NVLink where peer access is on). */
 static int cuda_peer(hfft__dev *d, hfft__stream s, hfft__dev *to, void *dst, size_t dpitch,
                      const void *src, size_t spitch, size_t width, size_t height) {
     (void)to;

@@ -409,10 +409,13 @@ static int emu_peer(hfft__dev *d, hfft__stream s, hfft__dev *to, void *dst, size
     if (!st && to->w != d->w)
         st = hfft__fail(HFFT_ERR_INTERNAL, "emulated card %d: a peer copy to another plan's card",
                         d->ordinal);
+    /* from this card to `to`, or from `to` to this card */
+    size_t sspan = height ? (height - 1) * spitch + width : 0;
+    int pull = sspan && !owns(d, src, sspan) && owns(to, src, sspan);
     if (!st)
-        st = check(d, src, spitch, width, height, "a peer copy's source");
+        st = check(pull ? to : d, src, spitch, width, height, "a peer copy's source");
     if (!st)
-        st = check(to, dst, dpitch, width, height, "a peer copy's destination");
+        st = check(pull ? d : to, dst, dpitch, width, height, "a peer copy's destination");
     return st ? st : push_copy(d, s, dst, dpitch, src, spitch, width, height);
 }
 

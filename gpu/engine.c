@@ -323,6 +323,8 @@ int hfft__gpu_create(const hfft__dev_ops *ops, hfft__dev *dev, const hfft__gpu_r
     g->sign = req->sign;
     g->inplace = req->inplace;
     g->share_four = req->share_four;
+    g->card = req->card;
+    g->cards = req->cards;
     g->nrounds = req->nrounds;
     g->fixed_passes = req->pass_bytes > 0;
     for (int h = 0; h < req->nrounds; h++) {
@@ -458,6 +460,10 @@ int hfft__gpu_stage(hfft__gpu *g, int on, int threads) {
 int hfft__gpu_staged(const hfft__gpu *g) { return g->xfer.stage != NULL; }
 
 int hfft__gpu_four(const hfft__gpu *g, hfft__four_shape *s) { return hfft__four_layout(g, s); }
+int hfft__gpu_four_part(const hfft__gpu *g, hfft__four_part *p) { return hfft__four_own_part(g, p); }
+void hfft__gpu_four_parts(hfft__gpu *g, const hfft__four_part *parts, int n) {
+    hfft__four_set_parts(g, parts, n);
+}
 
 void hfft__gpu_set_take(hfft__gpu *g, hfft__take_fn fn, void *ctx) {
     g->take = fn;

@@ -20,13 +20,19 @@ typedef struct hfft__gpu_req {
     int prec, sign, nrounds;
     const hfft__round *rounds;
     int64_t units[HFFT__MAX_ROUNDS]; /* units each round gives this card: [lo, lo + units) */
-    int64_t lo[HFFT__MAX_ROUNDS];    /* (lo > 0: the plain schedule only, no one trip) */
+    int64_t lo[HFFT__MAX_ROUNDS];    /* (lo > 0: no one trip; the plain schedule unless
+                                        cards is set) */
     int schedule;       /* 0 auto (one trip where the array fits), 1 plain, 2 radix-2 */
     int64_t pass_bytes; /* 0 auto */
     int slots;          /* pass buffers in flight; 0 auto */
     int inplace;
     int round_inplace[HFFT__MAX_ROUNDS]; /* round h reads and writes one host array */
     int share_four; /* four-step streaming may share its rounds with the CPU (one card) */
+    /* Several cards streaming every unit of every round between them (cards.c): this
+       is card `card` of `cards`, and four-step streaming, where it applies, cuts its
+       own units between them the same way on every card (0: one card, or the plain
+       schedule's shares lo and units only). */
+    int card, cards;
 } hfft__gpu_req;
 
 /* A four-step streaming plan's layout between its rounds, which a CPU share
@@ -42,6 +48,20 @@ typedef struct hfft__four_shape {
 } hfft__four_shape;
 /* 0 and *s where g streams four-step; -1 where not. */
 int hfft__gpu_four(const hfft__gpu *g, hfft__four_shape *s);
+
+/* One card's part of a four-step plan streamed over several cards: round A's groups
+   [qa, qb), of which [q_res, qb) stay on the card between the rounds, in `res` (output
+   rows [fa q_res, fa qb) in the host's layout).  Round B on every card reads those
+   rows from `res`, card to card, rather than from the host. */
+typedef struct hfft__four_part {
+    hfft__dev *d;
+    char *res;
+    int64_t qa, q_res, qb;
+} hfft__four_part;
+/* 0 and *p where g streams four-step as one of several cards; -1 where not. */
+int hfft__gpu_four_part(const hfft__gpu *g, hfft__four_part *p);
+/* Every card's part, in card order (n of them, g's own among them), for round B. */
+void hfft__gpu_four_parts(hfft__gpu *g, const hfft__four_part *parts, int n);
 /* The CPU's side of a round it shares, asked near the end of the GPU's units of
    round h (four-step: x = h), which took unit_s seconds a unit and end in about
    left_s: how many of the CPU's last units the GPU takes back, the first of them

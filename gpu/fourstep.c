@@ -26,13 +26,18 @@
  * have one dimension (2D, or a batch of them between) shares both rounds with
  * the CPU (cpu/four.c): the GPU takes the first groups of round A and the
  * first units of round B, the CPU the rest, in the same layout between the
- * rounds (hfft__four_layout).  In place, c2r (whose real rows come last), 3D
- * planes with a CPU share and several cards keep the plain schedule.  Each
- * byte of the GPU's share crosses the link twice each way, as in the plain
+ * rounds (hfft__four_layout).  Several cards streaming the whole plan cut both
+ * rounds between them, card k of n taking groups [fb k / n, fb (k + 1) / n) of
+ * round A and the same share of round B's units (cards.c makes every card's
+ * plan four-step, or none).  In place, c2r (whose real rows come last), and 3D
+ * planes or several cards with a CPU share keep the plain schedule.  Each byte
+ * of the GPU's share crosses the link twice each way, as in the plain
  * schedule, except what the budget keeps on the device between the rounds
- * where the GPU runs both whole: round A's last groups (rows [fa q_res, d0) of
- * the output, contiguous), which neither round A's copy out nor round B's copy
- * in moves (2 S - R each way).  The input is only read.
+ * where the GPU runs both whole: each card's last groups of round A (rows
+ * [fa q_res, fa qb) of the output, contiguous), which neither round A's copy
+ * out nor round B's copy in moves (2 S - R each way); round B reads them from
+ * the card that holds them, on its own card or card to card (NVLink).  The
+ * input is only read.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -62,8 +67,10 @@ struct hfft__four {
     size_t rowb;            /* bytes of an index's row (complex side) */
     int64_t nb, pw;         /* round B cuts each row into nb pieces of pw elements */
     const hfft__round *real; /* the row round where it reads reals, or NULL */
-    int64_t share[2];        /* the GPU's units: groups [0, share[0]) of round A, round B's
-                               [0, share[1]) (the rest is the CPU's) */
+    int64_t lo[2], share[2]; /* this card's units: groups [lo[0], lo[0] + share[0]) of round
+                               A, round B's [lo[1], lo[1] + share[1]); on one card lo is 0
+                               and the rest is the CPU's */
+    int cpu;                 /* the CPU has units of a round (one card) */
     int npass[2];           /* passes of round A (units: groups of fa rows), B (fb rows) */
     int extra[2];           /* passes over units taken back from the CPU (last execute) */
     int64_t *at[2];         /* pass k of round x covers units [at[x][k], at[x][k + 1]) */
@@ -75,11 +82,15 @@ struct hfft__four {
     int used[FOUR_SLOTS];   /* buffer k has a copy out in flight this round */
     int next;               /* the buffer of the next pass */
     hfft__event mid;        /* round A's last copy out */
-    /* Residency: what the budget leaves beside the buffers keeps round A's last
-       groups, output rows [fa q_res, d0), on the device (res, in the host's
-       layout), which round A never copies out and round B never copies in. */
+    /* Residency: what the budget leaves beside the buffers keeps this card's last
+       groups of round A, output rows [fa q_res, fa qb), on the device (res, in the
+       host's layout), which round A never copies out and round B never copies in. */
     char *res;
-    int64_t q_res; /* the first group kept (fb: none) */
+    int64_t q_res, qb; /* the first group kept (qb: none); the end of the card's groups
+                          (fb on one card: round B's rows, the CPU's too, end there) */
+    /* Round B's rows by card: on the host, or kept on the card that ran them */
+    hfft__four_part part[HFFT_MAX_CARDS];
+    int nparts;
 };
 
 void hfft__four_destroy(hfft__gpu *g) {
@@ -124,7 +135,7 @@ static int eligible(const hfft__gpu *g) {
         return -1; /* the first round from the input to the output, the second on it */
     if (r->no % c->L || (r->no / c->L) * r->dout != c->ni)
         return -1; /* the rows are not the columns' neighbours */
-    for (int h = 0; h < 2; h++) {
+    for (int h = 0; h < 2 && g->cards < 2; h++) {
         int64_t u = g->rd[h].units;
         if (g->rd[h].u0 || u < 1)
             return -1; /* a card's share after another's, or none: the plain schedule */
@@ -283,9 +294,23 @@ static int four_try(hfft__gpu *g, hfft__four *f, int64_t budget, size_t cap) {
         return 1;
     ma = ma < UNITS_MAX ? ma : UNITS_MAX;
     mb = mb < UNITS_MAX ? mb : UNITS_MAX;
-    /* the GPU's units of each round (all of them unless the CPU takes a share) */
-    int64_t ua = f->share[0] = gpu_units(g, 0, f->fb);
-    int64_t ub = f->share[1] = gpu_units(g, 1, f->fa * f->nb);
+    /* the GPU's units of each round (all of them unless the CPU takes a share), or
+       this card's share of them */
+    int64_t all[2] = {f->fb, f->fa * f->nb};
+    for (int x = 0; x < 2; x++) {
+        if (g->cards > 1) {
+            f->lo[x] = all[x] * g->card / g->cards;
+            f->share[x] = all[x] * (g->card + 1) / g->cards - f->lo[x];
+        } else {
+            f->share[x] = gpu_units(g, x, all[x]);
+        }
+    }
+    if (f->share[0] < 1 || f->share[1] < 1)
+        return 1; /* more cards than a round's units */
+    f->cpu = g->cards < 2 && (f->share[0] < all[0] || f->share[1] < all[1]);
+    f->qb = g->cards > 1 ? f->lo[0] + f->share[0] : f->fb;
+    f->q_res = f->qb;
+    int64_t ua = f->share[0], ub = f->share[1];
     /* at least FOUR_MIN_PASSES passes a round where the units allow */
     if (ma > ua / FOUR_MIN_PASSES && ua >= FOUR_MIN_PASSES)
         ma = ua / FOUR_MIN_PASSES;
@@ -304,7 +329,7 @@ static int four_try(hfft__gpu *g, hfft__four *f, int64_t budget, size_t cap) {
         for (int k = 0; k < f->npass[x]; k++)
             TRY(lines_plan(g, f, x, f->at[x][k + 1] - f->at[x][k], &work));
         /* passes of one unit at least, for units the GPU may take back from the CPU */
-        if (f->share[x] < (x ? f->fa * f->nb : f->fb))
+        if (f->cpu && f->share[x] < all[x])
             TRY(lines_plan(g, f, x, 1, &work));
     }
     f->work = work;
@@ -331,26 +356,27 @@ static int four_try(hfft__gpu *g, hfft__four *f, int64_t budget, size_t cap) {
 }
 
 /*
- * Round A's last groups kept on the device in what the buffers and the work
- * area leave of the budget: bytes each way 2 S - R.  Only where the GPU runs
- * both rounds whole (a CPU share's layout has the last groups on the host).
- * A device that refuses the block gets a smaller one, or none.
+ * The card's last groups of round A kept on the device in what the buffers
+ * and the work area leave of the budget: bytes each way 2 S - R.  Only where
+ * the GPU runs both rounds whole, on one card or several (a CPU share's layout
+ * has the last groups on the host).  A device that refuses the block gets a
+ * smaller one, or none.
  */
 static int four_resident(hfft__gpu *g, hfft__four *f) {
-    f->q_res = f->fb;
-    if (f->share[0] < f->fb || f->share[1] < f->fa * f->nb)
+    f->q_res = f->qb;
+    if (f->cpu)
         return 0;
     const hfft__dev_ops *o = g->ops;
     size_t group = (size_t)f->fa * f->rowb;
     int64_t left = o->budget(g->d) - o->used(g->d) - o->reserve(g->d);
     int64_t k = left > 0 ? left / (int64_t)group : 0;
-    k = k < f->fb ? k : f->fb;
+    k = k < f->share[0] ? k : f->share[0];
     for (; k >= 1; k /= 2) {
         void *p = NULL;
         int st = o->alloc(g->d, &p, (size_t)k * group);
         if (!st) {
             f->res = p;
-            f->q_res = f->fb - k;
+            f->q_res = f->qb - k;
             return 0;
         }
         if (st != HFFT_ERR_DEVICE_MEMORY && st != HFFT_ERR_BUDGET)
@@ -362,7 +388,22 @@ static int four_resident(hfft__gpu *g, hfft__four *f) {
 
 int64_t hfft__four_resident_bytes(const hfft__gpu *g) {
     const hfft__four *f = g->four;
-    return f && f->res ? (f->fb - f->q_res) * f->fa * (int64_t)f->rowb : 0;
+    return f && f->res ? (f->qb - f->q_res) * f->fa * (int64_t)f->rowb : 0;
+}
+
+int hfft__four_own_part(const hfft__gpu *g, hfft__four_part *p) {
+    const hfft__four *f = g->four;
+    if (!f || g->cards < 2)
+        return -1;
+    *p = f->part[0];
+    return 0;
+}
+
+void hfft__four_set_parts(hfft__gpu *g, const hfft__four_part *parts, int n) {
+    hfft__four *f = g->four;
+    for (int k = 0; k < n && k < HFFT_MAX_CARDS; k++)
+        f->part[k] = parts[k];
+    f->nparts = n < HFFT_MAX_CARDS ? n : HFFT_MAX_CARDS;
 }
 
 static void four_release(hfft__gpu *g) {
@@ -399,10 +440,10 @@ int hfft__four_size(hfft__gpu *g, int64_t budget) {
            larger ones gain nothing (PASS_MAX holds them smaller still on large
            arrays), while each byte kept saves one each way. */
         size_t try_cap = cap;
-        if (g->rd[0].units == hfft__round_units(&g->rd[0].r) &&
-            g->rd[1].units == hfft__round_units(&g->rd[1].r)) {
+        if (g->cards > 1 || (g->rd[0].units == hfft__round_units(&g->rd[0].r) &&
+                             g->rd[1].units == hfft__round_units(&g->rd[1].r))) {
             size_t unit_a = (size_t)f->fa * f->rowb, unit_b = (size_t)f->fb * (f->rowb / f->nb);
-            size_t least = (size_t)f->d0 * f->rowb / 16;
+            size_t least = (size_t)f->d0 * f->rowb / 16 / (size_t)(g->cards > 1 ? g->cards : 1);
             least = least > unit_a ? least : unit_a;
             least = least > unit_b ? least : unit_b;
             try_cap = least < cap ? least : cap;
@@ -417,6 +458,11 @@ int hfft__four_size(hfft__gpu *g, int64_t budget) {
         if (!st)
             st = four_resident(g, f);
         if (!st) {
+            /* round B's rows: on the host, or kept here; several cards get every card's
+               part once all are planned (hfft__four_set_parts) */
+            f->part[0] = (hfft__four_part){g->d, f->res, g->cards > 1 ? f->lo[0] : 0, f->q_res,
+                                           f->qb};
+            f->nparts = 1;
             g->rd[0].kind = g->rd[1].kind = &hfft__four_kind;
             return 0;
         }
@@ -518,15 +564,29 @@ static int pass_b(hfft__gpu *g, hfft__four *f, char *dst, int64_t u0, int64_t m,
     TRY(take_slot(g, f, &s));
     *slot = s;
     char *b = g->buf[s];
-    /* rows of the groups on the host; those kept on the device on the compute stream */
-    if (f->q_res > 0)
-        TRY(hfft__sched_h2d(g, in, b, (size_t)m * pb, dst + (size_t)u0 * pb, hp,
-                            (size_t)m * pb, (size_t)f->q_res));
+    /* rows of the groups on the host, each card's part in turn; those kept on a card on
+       the compute stream, from this card or card to card */
+    for (int k = 0; k < f->nparts; k++) {
+        const hfft__four_part *p = &f->part[k];
+        if (p->q_res > p->qa)
+            TRY(hfft__sched_h2d(g, in, b + (size_t)(p->qa * m) * pb, (size_t)m * pb,
+                                dst + (size_t)p->qa * hp + (size_t)u0 * pb, hp, (size_t)m * pb,
+                                (size_t)(p->q_res - p->qa)));
+    }
     TRY(o->record(d, g->in_ev[s][0], in));
     TRY(o->wait(d, c, g->in_ev[s][0]));
-    if (f->q_res < f->fb)
-        TRY(o->d2d(d, c, b + (size_t)(f->q_res * m) * pb, (size_t)m * pb,
-                   f->res + (size_t)u0 * pb, hp, (size_t)m * pb, (size_t)(f->fb - f->q_res)));
+    for (int k = 0; k < f->nparts; k++) {
+        const hfft__four_part *p = &f->part[k];
+        if (p->qb == p->q_res)
+            continue;
+        char *to = b + (size_t)(p->q_res * m) * pb;
+        const char *from = p->res + (size_t)u0 * pb;
+        size_t rows = (size_t)(p->qb - p->q_res);
+        if (p->d == d)
+            TRY(o->d2d(d, c, to, (size_t)m * pb, from, hp, (size_t)m * pb, rows));
+        else
+            TRY(o->peer(d, c, p->d, to, (size_t)m * pb, from, hp, (size_t)m * pb, rows));
+    }
     /* the pieces of each residue k1 together: row q times exp(sign 2 pi i q k1 / d0) */
     for (int64_t j = 0, n; j < m; j += n) {
         int64_t k1 = (u0 + j) / f->nb;
@@ -554,7 +614,7 @@ static int pass_b(hfft__gpu *g, hfft__four *f, char *dst, int64_t u0, int64_t m,
 static int take_back(hfft__gpu *g, hfft__four *f, int x, const char *src, char *dst, int last,
                      double t0) {
     int64_t all = x ? f->fa * f->nb : f->fb;
-    if (!g->take || f->share[x] >= all || last < 0)
+    if (!g->take || !f->cpu || f->share[x] >= all || last < 0)
         return 0;
     TRY(g->ops->event_sync(g->d, g->in_ev[last][0]));
     double now = hfft__now(), unit_s = (now - t0) / (double)f->share[x];
@@ -579,7 +639,7 @@ static int round_a(hfft__gpu *g, hfft__four *f, const char *src, char *dst) {
     double t0 = hfft__now();
     int s = -1;
     for (int k = 0; k < f->npass[0]; k++)
-        TRY(pass_a(g, f, src, dst, f->at[0][k], f->at[0][k + 1] - f->at[0][k], &s));
+        TRY(pass_a(g, f, src, dst, f->lo[0] + f->at[0][k], f->at[0][k + 1] - f->at[0][k], &s));
     TRY(take_back(g, f, 0, src, dst, s, t0));
     return g->ops->record(g->d, f->mid, g->stream[1]);
 }
@@ -590,7 +650,7 @@ static int round_b(hfft__gpu *g, hfft__four *f, char *dst) {
     TRY(g->ops->wait(g->d, g->stream[0], f->mid));
     int s = -1;
     for (int k = 0; k < f->npass[1]; k++)
-        TRY(pass_b(g, f, dst, f->at[1][k], f->at[1][k + 1] - f->at[1][k], &s));
+        TRY(pass_b(g, f, dst, f->lo[1] + f->at[1][k], f->at[1][k + 1] - f->at[1][k], &s));
     return take_back(g, f, 1, dst, dst, s, t0);
 }
 

@@ -75,6 +75,7 @@ struct hfft__gpu {
     hfft__dev *d;
     int prec, sign, inplace;
     int share_four; /* four-step may share its rounds with the CPU (one card) */
+    int card, cards; /* card `card` of `cards` streaming every unit between them (0: one) */
     size_t es;
     size_t cap;                     /* bytes per slot buffer */
     size_t work_bytes;
@@ -176,6 +177,8 @@ int hfft__four_layout(const hfft__gpu *g, hfft__four_shape *s);
 void hfft__four_destroy(hfft__gpu *g);
 /* Bytes of round A's output kept on the device between the rounds (0: none). */
 int64_t hfft__four_resident_bytes(const hfft__gpu *g);
+int hfft__four_own_part(const hfft__gpu *g, hfft__four_part *p);
+void hfft__four_set_parts(hfft__gpu *g, const hfft__four_part *parts, int n);
 
 /* resident.c: partial residency for two-round streaming plans */
 int hfft__res_eligible(const hfft__gpu *g);

@@ -316,6 +316,59 @@ Test(emulated, hybrid_over_cards) {
 }
 
 /*
+ * Several cards streaming an out-of-place plan larger than their budgets
+ * together run four-step, each card its share of both rounds, and keep their
+ * last groups of round A on the card; round B reads them from the card that
+ * holds them (card to card).  Each way the link moves 2 S less what the cards
+ * keep, the results match FFTW's, and in place (the plain schedule) too.
+ */
+Test(emulated, four_step_over_cards) {
+    static const struct {
+        int rank;
+        int64_t n[3];
+    } shapes[] = {{2, {256, 384}}, {3, {64, 24, 40}}, {2, {4096, 96}}};
+    static const char *const devices[] = {"0,1", "0,1,2", "0,1,2,3"};
+    for (int prec = 4; prec <= 8; prec += 4)
+        for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
+            for (int nd = 0; nd < 3; nd++) {
+                int ncard = nd + 2, seen = 0;
+                int64_t total = tu_total(shapes[i].rank, shapes[i].n);
+                int64_t bytes = total * (int64_t)tu_esize(prec);
+                for (int q = 2; q <= 6; q += 2) {
+                    hfft_options o;
+                    emulated_options(&o, bytes * q / 8 / ncard); /* all cards: S/4 .. 3S/4 */
+                    o.devices = devices[nd];
+                    for (int inplace = 0; inplace < 2; inplace++) {
+                        tu_case c = {prec, shapes[i].rank,
+                                     {shapes[i].n[0], shapes[i].n[1], shapes[i].n[2]},
+                                     inplace, HFFT_FORWARD, HFFT_GPU_ONLY, &o};
+                        hfft_info info;
+                        run_case(&c, &info);
+                        cr_assert_eq(info.cards, ncard, "shape %zu: %d cards", i, info.cards);
+                        if (inplace)
+                            continue;
+                        /* (the smallest budgets leave a card no room for three of its units:
+                           the plain schedule, which keeps nothing here) */
+                        cr_assert(info.schedule == HFFT_SCHED_FOUR_STEP ||
+                                      (q == 2 && info.schedule == HFFT_SCHED_PLAIN),
+                                  "shape %zu on %d cards, budget %d/8: schedule %d", i, ncard, q,
+                                  info.schedule);
+                        int64_t want = 2 * bytes - info.resident_bytes;
+                        cr_assert(info.link_bytes[0] == want && info.link_bytes[1] == want,
+                                  "shape %zu on %d cards, budget %d/8: %lld in, %lld out, %lld "
+                                  "resident of %lld",
+                                  i, ncard, q, (long long)info.link_bytes[0],
+                                  (long long)info.link_bytes[1], (long long)info.resident_bytes,
+                                  (long long)bytes);
+                        seen |= info.schedule == HFFT_SCHED_FOUR_STEP && info.resident_bytes > 0;
+                    }
+                }
+                cr_assert(seen, "shape %zu f%d on %d cards: nothing kept on the cards", i,
+                          prec * 8, ncard);
+            }
+}
+
+/*
  * One trip over several cards where the budget leaves the last card room for fewer
  * columns than an even share: every column must still be some card's (each card
  * takes no more than it holds, and the others take what is left).  The sizes and

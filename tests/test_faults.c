@@ -363,3 +363,14 @@ ParameterizedTest(struct exec_case *e, faults, at_execute) {
     exec_fault(e, 0);
     exec_fault(e, 1);
 }
+
+/* Several cards streaming four-step out of place, each keeping its last groups of
+   round A: round B's copy of another card's rows, card to card, fails. */
+Test(faults, four_step_over_cards) {
+    static const struct exec_case cases[] = {
+        {4, 2, {256, 384}, 98304, 0, 0, "peer:1", 0, 0, "0,1"},
+        {8, 2, {256, 384}, 131072, 0, 0, "peer:5", 0, 0, "0,1,2"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        exec_fault(&cases[i], 0);
+}

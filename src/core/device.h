@@ -137,7 +137,8 @@ typedef struct hfft__dev_ops {
     /* The same within the device. */
     int (*d2d)(hfft__dev *d, hfft__stream s, void *dst, size_t dpitch, const void *src,
                size_t spitch, size_t width, size_t height);
-    /* The same from this card's memory to card `to`'s, on this card's stream s. */
+    /* The same between this card's memory and card `to`'s, either way (the pointers
+       say which), on this card's stream s. */
     int (*peer)(hfft__dev *d, hfft__stream s, hfft__dev *to, void *dst, size_t dpitch,
                 const void *src, size_t spitch, size_t width, size_t height);
     /* Batched in-place transforms of kind HFFT__C2C (rank 1 or 2 of shape n, element
