@@ -315,6 +315,13 @@ Test(emulated, hybrid_over_cards) {
         }
 }
 
+/* A forward GPU-only transform of shape n under o, checked against FFTW. */
+static void run_gpu_only(int prec, int rank, const int64_t *n, int inplace, hfft_options *o,
+                         hfft_info *info) {
+    tu_case c = {prec, rank, {n[0], n[1], n[2]}, inplace, HFFT_FORWARD, HFFT_GPU_ONLY, o};
+    run_case(&c, info);
+}
+
 /*
  * Several cards streaming an out-of-place plan larger than their budgets
  * together run four-step, each card its share of both rounds, and keep their
@@ -339,11 +346,8 @@ Test(emulated, four_step_over_cards) {
                     emulated_options(&o, bytes * q / 8 / ncard); /* all cards: S/4 .. 3S/4 */
                     o.devices = devices[nd];
                     for (int inplace = 0; inplace < 2; inplace++) {
-                        tu_case c = {prec, shapes[i].rank,
-                                     {shapes[i].n[0], shapes[i].n[1], shapes[i].n[2]},
-                                     inplace, HFFT_FORWARD, HFFT_GPU_ONLY, &o};
                         hfft_info info;
-                        run_case(&c, &info);
+                        run_gpu_only(prec, shapes[i].rank, shapes[i].n, inplace, &o, &info);
                         cr_assert_eq(info.cards, ncard, "shape %zu: %d cards", i, info.cards);
                         if (inplace)
                             continue;
@@ -1252,11 +1256,8 @@ Test(emulated, residency) {
                 hfft_options o;
                 emulated_options(&o, bytes * q / 8); /* S/8 .. 7S/8 */
                 for (int inplace = 0; inplace < 2; inplace++) {
-                    tu_case c = {prec, shapes[i].rank,
-                                 {shapes[i].n[0], shapes[i].n[1], shapes[i].n[2]},
-                                 inplace, HFFT_FORWARD, HFFT_GPU_ONLY, &o};
                     hfft_info info;
-                    run_case(&c, &info);
+                    run_gpu_only(prec, shapes[i].rank, shapes[i].n, inplace, &o, &info);
                     int64_t want = 2 * bytes - info.resident_bytes;
                     cr_assert(info.link_bytes[0] == want && info.link_bytes[1] == want,
                               "shape %zu budget %d/8: %lld in, %lld out, %lld resident of %lld",
