@@ -217,7 +217,9 @@ static void share(int64_t u, int k, int n, int64_t *lo, int64_t *hi) {
    (no CPU share), each engine is told its card (req.card of req.cards), so that
    four-step, where it applies, cuts its own units; it then runs on every card or
    on none (the rounds' layout between them is the schedule's), and each card is
-   given every card's part (round B reads the rows each kept). */
+   given every card's part (round B reads the rows each kept).  The plain
+   schedule's residency likewise: where any card keeps columns, every card's
+   round 2 reads them from it, so every card must run plain rounds. */
 static int make_streams(const hfft__card *cards, int n, const hfft__gpu_req *req, int four,
                         hfft__cards **out) {
     if (n == 1) {
@@ -270,6 +272,19 @@ static int make_streams(const hfft__card *cards, int n, const hfft__gpu_req *req
     }
     for (int k = 0; k < n && fours == n; k++)
         hfft__gpu_four_parts(c->g[k], parts, n);
+    hfft__res_part kept[HFFT_MAX_CARDS];
+    int plain = 0, keeps = 0;
+    for (int k = 0; k < n && whole && !fours; k++)
+        if (hfft__gpu_res_part(c->g[k], &kept[k]) == 0) {
+            plain++;
+            keeps |= kept[k].cb > kept[k].c0;
+        }
+    if (keeps && plain < n) { /* a card that could not read the others' columns */
+        streams_destroy(&c->base);
+        return make_streams(cards, n, req, 0, out);
+    }
+    for (int k = 0; k < n && keeps; k++)
+        hfft__gpu_res_parts(c->g[k], kept, n);
     *out = &c->base;
     return 0;
 }

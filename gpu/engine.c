@@ -239,12 +239,14 @@ static int make_passes(hfft__gpu *g, const hfft__gpu_req *req, int64_t budget) {
         g->nslot = RADIX2_SLOTS;
     size_t cap = pick_capacity(req, budget, g->es, g->nslot);
     /* Residency where the passes at a width that keeps rows wide leave room for it,
-       and each pass still holds whole columns (the long-line schedule keeps none). */
+       and each pass still holds whole columns and whole rows (the long-line schedule
+       keeps none). */
     int resident = req->schedule == 0 && req->slots == 0 && req->pass_bytes <= 0 &&
                    hfft__res_eligible(g) &&
                    (int64_t)((size_t)g->nslot * hfft__res_pass_bytes(g)) < budget / 2 &&
                    hfft__res_pass_bytes(g) >= 256 &&
-                   hfft__res_pass_bytes(g) >= (size_t)req->rounds[0].L * g->es;
+                   hfft__res_pass_bytes(g) >= (size_t)req->rounds[0].L * g->es &&
+                   hfft__res_pass_bytes(g) >= (size_t)req->rounds[0].ni * g->es;
     if (resident) {
         cap = hfft__res_pass_bytes(g);
         g->fixed_passes = 1;
@@ -461,6 +463,20 @@ int hfft__gpu_staged(const hfft__gpu *g) { return g->xfer.stage != NULL; }
 
 int hfft__gpu_four(const hfft__gpu *g, hfft__four_shape *s) { return hfft__four_layout(g, s); }
 int hfft__gpu_four_part(const hfft__gpu *g, hfft__four_part *p) { return hfft__four_own_part(g, p); }
+int hfft__gpu_res_part(const hfft__gpu *g, hfft__res_part *p) {
+    if (g->cards < 2 || g->four || !hfft__res_eligible(g) || g->rd[0].kind != &hfft__plain_kind ||
+        g->rd[1].kind != &hfft__plain_kind)
+        return -1;
+    const rstate *c = &g->rd[0];
+    *p = (hfft__res_part){g->d, g->res, c->u0, g->res ? g->rcol : c->u0 + c->units,
+                          g->res ? g->rcol + g->rw : c->u0 + c->units};
+    return 0;
+}
+void hfft__gpu_res_parts(hfft__gpu *g, const hfft__res_part *parts, int n) {
+    g->nrpart = 0;
+    for (int k = 0; k < n && k < HFFT_MAX_CARDS; k++)
+        g->rpart[g->nrpart++] = parts[k];
+}
 void hfft__gpu_four_parts(hfft__gpu *g, const hfft__four_part *parts, int n) {
     hfft__four_set_parts(g, parts, n);
 }

@@ -58,6 +58,20 @@ typedef struct hfft__four_part {
     char *res;
     int64_t qa, q_res, qb;
 } hfft__four_part;
+/* One card's part of a plain plan's residency over several cards: its columns of
+   round 1 [ca, cb), of which [c0, cb) stay on the card between the rounds, in `res`
+   (every row's, cb - c0 apart).  Round 2 on every card reads them card to card. */
+typedef struct hfft__res_part {
+    hfft__dev *d;
+    const char *res;
+    int64_t ca, c0, cb;
+} hfft__res_part;
+/* g's part (0), where it streams the plain schedule as one of several cards; -1 where
+   not. */
+int hfft__gpu_res_part(const hfft__gpu *g, hfft__res_part *p);
+/* Every card's part, in card order, for round 2 (where any card keeps columns). */
+void hfft__gpu_res_parts(hfft__gpu *g, const hfft__res_part *parts, int n);
+
 /* 0 and *p where g streams four-step as one of several cards; -1 where not. */
 int hfft__gpu_four_part(const hfft__gpu *g, hfft__four_part *p);
 /* Every card's part, in card order (n of them, g's own among them), for round B. */

@@ -92,8 +92,8 @@ typedef struct tile_io {
     int64_t rows, cbrows;
     int64_t col0;  /* strided: the pass's first column (four-step twiddles) */
     int64_t line0; /* contiguous: the pass's first line (four-step twiddles) */
-    const char *rsrc; /* residency: the rows' resident columns on the device (NULL: none), */
-    size_t rpitch, rsplit; /* rpitch apart; the first rsplit bytes of a row from the host */
+    int64_t rline;    /* residency: the pass's first line, whose columns g->rpart places on
+                         the host or on a card (-1: every column from the host) */
     int64_t planrows; /* contiguous: rows the compute's plan transforms a chunk (a pass
                          written transposed may hold fewer: cbrows) */
 } tile_io;
@@ -172,15 +172,30 @@ static int plain_pass(hfft__gpu *g, rstate *r, const tile_io *t, int64_t L, int6
         TRY(after_previous_round(g, t->src + (size_t)at[j] * t->spitch,
                                  t->src + (size_t)(at[j + 1] - 1) * t->spitch + t->win));
         char *part = tile + (size_t)at[j] * t->tpitch;
-        size_t rows = (size_t)(at[j + 1] - at[j]), host = t->rsrc ? t->rsplit : t->win;
-        if (host)
-            TRY(hfft__sched_h2d(g, in, part, t->tpitch, t->src + (size_t)at[j] * t->spitch,
-                                t->spitch, host, rows));
-        if (t->rsrc) {
-            /* the resident columns, once round 1 has transformed them */
-            TRY(o->wait(d, in, g->res_ev));
-            TRY(o->d2d(d, in, part + host, t->tpitch, t->rsrc + (size_t)at[j] * t->rpitch,
-                       t->rpitch, t->win - host, rows));
+        const char *from = t->src + (size_t)at[j] * t->spitch;
+        size_t rows = (size_t)(at[j + 1] - at[j]);
+        if (t->rline < 0)
+            TRY(hfft__sched_h2d(g, in, part, t->tpitch, from, t->spitch, t->win, rows));
+        for (int k = 0; t->rline >= 0 && k < g->nrpart; k++) {
+            /* card k's columns: from the host, then those it keeps, once round 1 has
+               transformed them (on this card its event; another card's round 1 ended
+               before this round began) */
+            const hfft__res_part *p = &g->rpart[k];
+            size_t es = g->es, rp = (size_t)(p->cb - p->c0) * es;
+            if (p->c0 > p->ca)
+                TRY(hfft__sched_h2d(g, in, part + (size_t)p->ca * es, t->tpitch,
+                                    from + (size_t)p->ca * es, t->spitch,
+                                    (size_t)(p->c0 - p->ca) * es, rows));
+            if (p->cb == p->c0)
+                continue;
+            const char *kept = p->res + (size_t)(t->rline + at[j]) * rp;
+            if (p->d == d) {
+                TRY(o->wait(d, in, g->res_ev));
+                TRY(o->d2d(d, in, part + (size_t)p->c0 * es, t->tpitch, kept, rp, rp, rows));
+            } else {
+                TRY(o->peer(d, in, p->d, part + (size_t)p->c0 * es, t->tpitch, kept, rp, rp,
+                            rows));
+            }
         }
         if (cb || j == nc - 1)
             TRY(o->record(d, g->in_ev[b][j], in));
@@ -259,7 +274,7 @@ int hfft__plain_strided(hfft__gpu *g, rstate *r, view v, int64_t L, int64_t c_fi
         int64_t c0 = c_first + c;
         tile_io t = {v.src + c0 * es,     (size_t)v.ss * es,     v.dst + c0 * es,
                      (size_t)v.ds * es,   (size_t)w * es,        (size_t)w * es,
-                     (size_t)r->blk * es, L,                     0, c0, 0, NULL, 0, 0, 0};
+                     (size_t)r->blk * es, L,                     0, c0, 0, -1, 0};
         TRY(plain_pass(g, r, &t, L, w, pass));
     }
     return 0;
@@ -283,12 +298,9 @@ static int plain_contig(hfft__gpu *g, rstate *r, const char *src, char *dst, int
         size_t sp = real_in ? rrow : crow, dp = real_out ? rrow : crow;
         tile_io t = {src + (size_t)(l0 * rows) * sp, sp, dst + (size_t)(l0 * rows) * dp, dp,
                      real_in ? rdata : crow, real_out ? rdata : crow, crow, n * rows,
-                     r->cb * rows, 0, l0, NULL, 0, 0, r->cb * rows};
-        if (g->res && r == &g->rd[1]) {
-            t.rsrc = (const char *)g->res + (size_t)(l0 * g->rw) * g->es;
-            t.rpitch = (size_t)g->rw * g->es;
-            t.rsplit = (size_t)g->rcol * g->es;
-        }
+                     r->cb * rows, 0, l0, -1, r->cb * rows};
+        if (g->nrpart && r == &g->rd[1])
+            t.rline = l0;
         if (q->tout) {
             /* four-step, natural order: a pass within one group of tper lines, in one
                chunk, its element k of line l going to k tper + l of the group */

@@ -7,6 +7,11 @@
  * row's first columns from the host and the rest from the device.  Bytes per
  * direction: 2 S - R instead of 2 S, R the resident bytes, falling to S as
  * the budget grows to the array's size (where one trip takes over).
+ * Several cards streaming every unit between them keep each the last columns
+ * of its own share; round 2 on every card takes each row's columns card by card,
+ * from the host or from the card that keeps them (card to card), so that the
+ * cards that keep nothing still read what the others kept (cards.c gives every
+ * card each card's part, hfft__res_part).
  */
 #include <string.h>
 
@@ -21,16 +26,17 @@ int hfft__res_eligible(const hfft__gpu *g) {
     const hfft__round *c = &g->rd[0].r, *r = &g->rd[1].r;
     return c->no == 1 && hfft__round_strided(c) && !hfft__round_strided(r) &&
            r->kind == HFFT__C2C && !r->twn && !r->tout && !c->twn && r->no == c->L &&
-           g->rd[0].units == c->ni && g->rd[1].units == r->no;
+           (g->cards > 1 || (g->rd[0].units == c->ni && g->rd[1].units == r->no));
 }
 
 size_t hfft__res_pass_bytes(const hfft__gpu *g) {
     const hfft__round *c = &g->rd[0].r;
-    size_t total = (size_t)(c->L * c->ni) * g->es, wide = (size_t)c->L * WIDE_ROW;
+    size_t total = (size_t)(c->L * g->rd[0].units) * g->es, wide = (size_t)c->L * WIDE_ROW;
     return (wide < total / 8 ? wide : total / 8) & ~(size_t)255;
 }
 
 void hfft__res_release(hfft__gpu *g) {
+    g->nrpart = 0;
     for (int k = 0; k < 2; k++)
         if (g->rplan[k])
             g->ops->fft_destroy(g->d, g->rplan[k]);
@@ -46,12 +52,12 @@ void hfft__res_release(hfft__gpu *g) {
 
 int hfft__res_size(hfft__gpu *g) {
     rstate *c = &g->rd[0];
-    int64_t d0 = c->r.L, row = c->r.ni;
+    int64_t d0 = c->r.L, cols = c->units; /* the card's columns (every row's, on one card) */
     int64_t left = g->ops->budget(g->d) - g->ops->used(g->d) - g->ops->reserve(g->d);
     int64_t rw = left > 0 ? left / (d0 * (int64_t)g->es) : 0;
-    if (rw > row)
-        rw = row;
-    if (rw * d0 * (int64_t)MIN_SHARE < d0 * row)
+    if (rw > cols)
+        rw = cols;
+    if (rw < 1 || rw * (int64_t)MIN_SHARE < cols)
         return 0; /* too little room to be worth it */
     /* blocks of the resident columns: as wide as a pass */
     int64_t wb = (int64_t)(g->cap / ((size_t)d0 * g->es));
@@ -84,8 +90,12 @@ int hfft__res_size(hfft__gpu *g) {
     }
     g->rw = rw;
     g->rwb = wb;
-    g->rcol = row - rw;
-    c->units = g->rcol; /* the streaming passes take the other columns */
+    g->rcol = c->u0 + cols - rw;
+    c->units = cols - rw; /* the streaming passes take the other columns */
+    /* round 2 reads the row's columns from the host up to rcol, then from here; several
+       cards are given every card's part once all are planned */
+    g->rpart[0] = (hfft__res_part){g->d, g->res, 0, g->rcol, g->rcol + rw};
+    g->nrpart = 1;
     return 0;
 }
 

@@ -109,11 +109,15 @@ struct hfft__gpu {
     int64_t passes[HFFT__MAX_ROUNDS];
     int fixed_passes;               /* options.pass_bytes set: passes of that size */
     hfft__xfer xfer;                  /* the card's link: staging, bytes copied */
-    /* partial residency (resident.c): the last rw columns of every row */
+    /* partial residency (resident.c): the last rw columns of every row (of the card's
+       columns, on several cards) */
     void *res;
     int64_t rw, rwb, rcol;          /* resident columns, per block; the first of them */
     hfft__fftplan rplan[2];
     hfft__event res_ev;
+    /* round 2's columns by card, where any card keeps some (0 parts: none does) */
+    hfft__res_part rpart[HFFT_MAX_CARDS];
+    int nrpart;
     hfft__four *four;               /* the four-step streaming schedule (both rounds) */
     hfft__take_fn take;             /* a CPU share's units that four-step may take back */
     void *take_ctx;

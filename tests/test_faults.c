@@ -364,13 +364,15 @@ ParameterizedTest(struct exec_case *e, faults, at_execute) {
     exec_fault(e, 1);
 }
 
-/* Several cards streaming four-step out of place, each keeping its last groups of
-   round A: round B's copy of another card's rows, card to card, fails. */
-Test(faults, four_step_over_cards) {
+/* Several cards streaming, each keeping part of the array between the rounds (four-step
+   out of place, the plain schedule's columns in place): the second round's copy of
+   another card's part, card to card, fails. */
+Test(faults, resident_over_cards) {
     static const struct exec_case cases[] = {
         {4, 2, {256, 384}, 98304, 0, 0, "peer:1", 0, 0, "0,1"},
         {8, 2, {256, 384}, 131072, 0, 0, "peer:5", 0, 0, "0,1,2"},
+        {4, 2, {256, 384}, 294912, 0, 0, "peer:2", 0, 0, "0,1"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
-        exec_fault(&cases[i], 0);
+        exec_fault(&cases[i], i == 2);
 }
