@@ -8,7 +8,10 @@
  *     in and out of place, dense, padded, transposed and reversed (negative
  *     stride) layouts, interleaved and split arrays; on the emulated device (1 to
  *     K cards, default 4, budgets of 4-256 KiB) or a GPU also each placement
- *     (automatic, GPU only, hybrid) and schedule.  Each result is compared with
+ *     (automatic, GPU only, hybrid) and schedule, and now and then a dense 2D or
+ *     3D array streamed GPU-only over 2 to K cards whose budgets together hold
+ *     a quarter to three quarters of it (what each card keeps between the
+ *     rounds read card to card).  Each result is compared with
  *     FFTW in long double over the output layout (relative RMS at most 5e-7 in
  *     single precision, 5e-16 in double), the input must be as the transform
  *     promises, and nothing outside the output layout may change.  A plan may be
@@ -110,6 +113,31 @@ static void lay_out(problem *p, uint64_t *s, int out, int shuffle, int pad, int 
     }
 }
 
+/* A dense row-major c2c array of 2D or 3D, GPU-only over 2 to maxcards cards whose
+   budgets together hold 2/8 to 6/8 of it: the cards stream it, each keeping what its
+   budget leaves room for between the rounds (four-step out of place, columns in
+   place), which the next round on every card reads card to card. */
+static void over_cards(problem *p, uint64_t *s, int maxcards) {
+    static const int64_t shapes[][3] = {
+        {128, 256, 0}, {64, 384, 0}, {256, 96, 0}, {96, 128, 0}, {16, 24, 64}, {32, 32, 24}};
+    const int64_t *n = shapes[rnd(s, sizeof shapes / sizeof shapes[0])];
+    p->kind = C2C;
+    p->rank = n[2] ? 3 : 2;
+    p->hrank = 0;
+    p->split = 0;
+    int64_t total = 1, is[2 * MAXD];
+    for (int i = 0; i < p->rank; i++)
+        total *= p->dims[i].n = n[i];
+    lay_out(p, s, 0, 0, 0, 0, is);
+    for (int i = 0; i < p->rank; i++)
+        p->dims[i].is = p->dims[i].os = is[i];
+    p->inplace = chance(s, 40);
+    p->cards = 2 + (int)rnd(s, maxcards - 1);
+    p->budget = total * 2 * p->prec * (2 + (int64_t)rnd(s, 5)) / 8 / p->cards;
+    p->flags = HFFT_GPU_ONLY;
+    p->ratio = 0;
+}
+
 static void draw(problem *p, uint64_t *s, int device, int maxcards) {
     memset(p, 0, sizeof *p);
     p->prec = chance(s, 50) ? 4 : 8;
@@ -188,6 +216,8 @@ static void draw(problem *p, uint64_t *s, int device, int maxcards) {
     if (chance(s, 10))
         p->flags |= HFFT_MEASURE;
     p->threads = 1 + (int)rnd(s, 2);
+    if (device != HFFT_DEVICE_NONE && maxcards >= 2 && chance(s, 8))
+        over_cards(p, s, maxcards);
 }
 
 static void describe(const problem *p, char *buf, size_t size) {
