@@ -15,9 +15,9 @@
  * link is measured again before every execute, and each execute is set against
  * its own measurement (the H100's link varied by 10% between runs of a
  * session: bench/RESULTS.md), with the median of those fractions at the end.
- * With --link-array the link is measured over the array itself after the
- * executes (S each way, each direction alone and both at once), beside the
- * probe's 2 GiB buffers.
+ * With --link-array the link of a plan on one card is measured over the array
+ * itself after the executes (S each way, each direction alone and both at
+ * once), beside the probe's 2 GiB buffers.
  *
  *   hfft-huge [--devices LIST] [--budget BYTES] [--reps N] [--schedule plain]
  *             [--slots N] [--pass-bytes BYTES] [--probe-each] [--link-array]
@@ -245,8 +245,12 @@ static void probe_link(const hfft_info *info, size_t bytes, double *bound, doubl
 static void link_over_array(const hfft_info *info, void *a, size_t bytes, double *times,
                             int reps) {
 #ifdef HFFT_BENCH_HAVE_CUDA
-    if (info->cards != 1 || info->device != HFFT_DEVICE_CUDA)
+    if (info->cards != 1 || info->device != HFFT_DEVICE_CUDA) {
+        fprintf(stderr, "hfft-huge: --link-array measures one card's link; this plan ran on %d "
+                        "card(s) of %s: not measured\n",
+                info->cards, info->device_name);
         return;
+    }
     double in, out, both_in, both_out;
     bench_link_on(a, bytes, (size_t)32 << 20, &in, &out, &both_in, &both_out);
     double both = both_in > both_out ? both_in : both_out;
