@@ -215,12 +215,14 @@ static void share(int64_t u, int k, int n, int64_t *lo, int64_t *hi) {
 /* One card streaming with its engine, or several each streaming its share of every
    round, cards 1..n-1 on threads of their own.  Where the cards stream every unit
    (no CPU share), each engine is told its card (req.card of req.cards), so that
-   four-step, where it applies, cuts its own units; it then runs on every card or
-   on none (the rounds' layout between them is the schedule's), and each card is
-   given every card's part (round B reads the rows each kept).  The plain
-   schedule's residency likewise: where any card keeps columns, every card's
-   round 2 reads them from it, so every card must run plain rounds. */
-static int make_streams(const hfft__card *cards, int n, const hfft__gpu_req *req, int four,
+   four-step, where it applies, cuts its own units; it then runs on every card with
+   the same layout (d0 = fa fb, the pieces of a row: each card sizes its own from its
+   budget) or on none, and each card is given every card's part (round B reads the
+   rows each kept).  The plain schedule's residency likewise: where any card keeps
+   columns, every card's round 2 reads them from it, so every card must run plain
+   rounds.  mode 2: both may apply; 1: no four-step; 0: neither (each card's plain
+   share of every round alone). */
+static int make_streams(const hfft__card *cards, int n, const hfft__gpu_req *req, int mode,
                         hfft__cards **out) {
     if (n == 1) {
         hfft__gpu_req one = *req;
@@ -236,13 +238,14 @@ static int make_streams(const hfft__card *cards, int n, const hfft__gpu_req *req
     c->base.ops = &streams_ops;
     c->nrounds = req->nrounds;
     int st = 0;
-    int whole = four;
+    int whole = mode > 0;
     for (int h = 0; h < req->nrounds; h++)
         whole &= req->lo[h] == 0 && req->units[h] == hfft__round_units(&req->rounds[h]);
     for (int k = 0; k < n && !st; k++) {
         hfft__gpu_req r = *req;
         r.card = whole ? k : 0;
         r.cards = whole ? n : 0;
+        r.no_four = mode < 2;
         for (int h = 0; h < req->nrounds; h++) {
             int64_t lo, hi;
             share(req->units[h], k, n, &lo, &hi);
@@ -266,9 +269,14 @@ static int make_streams(const hfft__card *cards, int n, const hfft__gpu_req *req
     int fours = 0;
     for (int k = 0; k < n && whole; k++)
         fours += hfft__gpu_four_part(c->g[k], &parts[k]) == 0;
-    if (fours > 0 && fours < n) { /* some cards had no room for it: none runs it */
+    int alike = fours == n;
+    for (int k = 1; k < n && alike; k++)
+        alike = parts[k].fa == parts[0].fa && parts[k].nb == parts[0].nb;
+    if (fours > 0 && (fours < n || !alike)) {
+        /* some cards had no room for it, or their budgets gave them other layouts: none
+           runs it */
         streams_destroy(&c->base);
-        return make_streams(cards, n, req, 0, out);
+        return make_streams(cards, n, req, 1, out);
     }
     for (int k = 0; k < n && fours == n; k++)
         hfft__gpu_four_parts(c->g[k], parts, n);
@@ -312,6 +320,6 @@ int hfft__cards_create(const hfft__card *cards, int n, const hfft__gpu_req *req,
         }
     }
     if (st == 1)
-        st = make_streams(cards, n, req, 1, out);
+        st = make_streams(cards, n, req, 2, out);
     return st;
 }

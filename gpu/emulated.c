@@ -35,6 +35,9 @@
  * (in CI) and not only, now and then, on a GPU.  HFFT_EMULATED_ORDER=issue
  * runs the work in issue order instead; the random order's seed is drawn per
  * device from a process-wide counter, so a run repeats itself.
+ * HFFT_EMULATED_MEMORY=K:BYTES[,K:BYTES...] gives card K that much memory: its
+ * budget is the plan's or that, the smaller, as a CUDA card's is its free
+ * memory where that is less (the cards of a plan then differ).
  */
 
 
@@ -78,6 +81,22 @@ static int fault(const char *op) {
 
 static int emu_count(void) { return EMU_CARDS; }
 
+/* Card k's memory from HFFT_EMULATED_MEMORY; 0 where it names none. */
+static int64_t card_memory(int k) {
+    const char *v = getenv("HFFT_EMULATED_MEMORY");
+    while (v && *v) {
+        char *end;
+        long card = strtol(v, &end, 10);
+        if (*end != ':')
+            return 0;
+        long long bytes = strtoll(end + 1, &end, 10);
+        if (card == k && bytes > 0)
+            return (int64_t)bytes;
+        v = *end == ',' ? end + 1 : NULL;
+    }
+    return 0;
+}
+
 static int emu_open_card(int ordinal, int64_t budget, hfft__dev *const *open, int nopen,
                          hfft__dev **out) {
     static uint64_t opened;
@@ -90,6 +109,9 @@ static int emu_open_card(int ordinal, int64_t budget, hfft__dev *const *open, in
         return hfft__fail(HFFT_ERR_HOST_MEMORY, "emulated device: out of memory");
     d->budget = budget > 0 ? budget : EMU_DEFAULT_BUDGET;
     d->ordinal = ordinal < 0 ? 0 : ordinal;
+    int64_t memory = card_memory(d->ordinal);
+    if (memory > 0 && memory < d->budget)
+        d->budget = memory;
     if (first) {
         d->w = first->w;
         pthread_mutex_lock(&d->w->mu);

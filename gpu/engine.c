@@ -327,6 +327,7 @@ int hfft__gpu_create(const hfft__dev_ops *ops, hfft__dev *dev, const hfft__gpu_r
     g->share_four = req->share_four;
     g->card = req->card;
     g->cards = req->cards;
+    g->no_four = req->no_four;
     g->nrounds = req->nrounds;
     g->fixed_passes = req->pass_bytes > 0;
     for (int h = 0; h < req->nrounds; h++) {

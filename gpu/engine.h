@@ -33,6 +33,7 @@ typedef struct hfft__gpu_req {
        own units between them the same way on every card (0: one card, or the plain
        schedule's shares lo and units only). */
     int card, cards;
+    int no_four; /* several cards: the plain schedule even where four-step applies */
 } hfft__gpu_req;
 
 /* A four-step streaming plan's layout between its rounds, which a CPU share
@@ -57,6 +58,8 @@ typedef struct hfft__four_part {
     hfft__dev *d;
     char *res;
     int64_t qa, q_res, qb;
+    int64_t fa, nb; /* the layout the card planned (d0 = fa fb, round B's pieces a row):
+                       the cards run together only where all planned the same */
 } hfft__four_part;
 /* One card's part of a plain plan's residency over several cards: its columns of
    round 1 [ca, cb), of which [c0, cb) stay on the card between the rounds, in `res`

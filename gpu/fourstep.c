@@ -115,7 +115,7 @@ void hfft__four_destroy(hfft__gpu *g) {
 
 /* The round along dimension 0, where the plan is one this schedule runs; else -1. */
 static int eligible(const hfft__gpu *g) {
-    if (g->nrounds != 2 || g->inplace || g->xfer.stage)
+    if (g->nrounds != 2 || g->inplace || g->xfer.stage || g->no_four)
         return -1;
     int z = -1;
     for (int h = 0; h < 2; h++)
@@ -395,7 +395,7 @@ int hfft__four_own_part(const hfft__gpu *g, hfft__four_part *p) {
     const hfft__four *f = g->four;
     if (!f || g->cards < 2)
         return -1;
-    *p = f->part[0];
+    *p = (hfft__four_part){g->d, f->res, f->lo[0], f->q_res, f->qb, f->fa, f->nb};
     return 0;
 }
 
@@ -460,8 +460,8 @@ int hfft__four_size(hfft__gpu *g, int64_t budget) {
         if (!st) {
             /* round B's rows: on the host, or kept here; several cards get every card's
                part once all are planned (hfft__four_set_parts) */
-            f->part[0] = (hfft__four_part){g->d, f->res, g->cards > 1 ? f->lo[0] : 0, f->q_res,
-                                           f->qb};
+            f->part[0] = (hfft__four_part){g->d,     f->res, g->cards > 1 ? f->lo[0] : 0,
+                                           f->q_res, f->qb,  f->fa, f->nb};
             f->nparts = 1;
             g->rd[0].kind = g->rd[1].kind = &hfft__four_kind;
             return 0;

@@ -76,6 +76,7 @@ struct hfft__gpu {
     int prec, sign, inplace;
     int share_four; /* four-step may share its rounds with the CPU (one card) */
     int card, cards; /* card `card` of `cards` streaming every unit between them (0: one) */
+    int no_four;     /* the plain schedule even where four-step applies (cards.c) */
     size_t es;
     size_t cap;                     /* bytes per slot buffer */
     size_t work_bytes;

@@ -377,6 +377,49 @@ Test(emulated, four_step_over_cards) {
 }
 
 /*
+ * Cards of different memory (HFFT_EMULATED_MEMORY), as CUDA cards whose free
+ * memory differs: each sizes its own passes, so their four-step layouts may
+ * differ (card 1 of the first case cuts round B's rows finer: at budgets under
+ * about 200 MiB a card's passes set the pieces), or one may have no room for
+ * four-step at all; the cards then stream the plain schedule, each keeping what
+ * its memory leaves room for.  Results and link bytes stay right.
+ */
+Test(emulated, cards_of_different_memory) {
+    static const struct {
+        int prec;
+        int64_t n[2];
+        int64_t budget;
+        const char *memory;
+        int inplace, schedule;
+    } cases[] = {
+        {F64, {256, 384}, 400000, "1:300000", 0, HFFT_SCHED_PLAIN},
+        {F64, {256, 384}, 400000, "2:40000", 0, HFFT_SCHED_PLAIN},
+        {F32, {256, 384}, 200000, "0:120000,2:150000", 1, HFFT_SCHED_PLAIN},
+        /* more memory than the budget: the budget, the same layout on every card */
+        {F32, {256, 384}, 100000, "1:10000000", 0, HFFT_SCHED_FOUR_STEP},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        setenv("HFFT_EMULATED_MEMORY", cases[i].memory, 1);
+        hfft_options o;
+        emulated_options(&o, cases[i].budget);
+        o.devices = "0,1,2";
+        int64_t n[3] = {cases[i].n[0], cases[i].n[1], 0};
+        hfft_info info;
+        run_gpu_only(cases[i].prec, 2, n, cases[i].inplace, &o, &info);
+        unsetenv("HFFT_EMULATED_MEMORY");
+        int64_t bytes = n[0] * n[1] * (int64_t)tu_esize(cases[i].prec);
+        int64_t want = 2 * bytes - info.resident_bytes;
+        cr_assert_eq(info.cards, 3, "case %zu: %d cards", i, info.cards);
+        cr_assert_eq(info.schedule, cases[i].schedule, "case %zu: schedule %d", i, info.schedule);
+        cr_assert(info.resident_bytes > 0, "case %zu: nothing kept", i);
+        cr_assert(info.link_bytes[0] == want && info.link_bytes[1] == want,
+                  "case %zu: %lld in, %lld out, %lld resident of %lld", i,
+                  (long long)info.link_bytes[0], (long long)info.link_bytes[1],
+                  (long long)info.resident_bytes, (long long)bytes);
+    }
+}
+
+/*
  * One trip over several cards where the budget leaves the last card room for fewer
  * columns than an even share: every column must still be some card's (each card
  * takes no more than it holds, and the others take what is left).  The sizes and
