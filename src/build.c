@@ -223,9 +223,12 @@ static int try_whole(hfft__plan *p) {
             free(b);
         return 0; /* no room to try: keep the rounds */
     }
-    /* new-array execution needs the caller's alignment, which may be less */
-    unsigned f = HFFT__WHOLE_MEASURE | (p->flags & HFFT_DESTROY_INPUT ? HFFT__WHOLE_DESTROY : 0u);
-    if (((uintptr_t)p->in & 63u) || ((uintptr_t)p->out & 63u) || (p->flags & HFFT_UNALIGNED))
+    /* the plan's own promises about its input (a c2r with HFFT_PRESERVE_INPUT keeps
+       it: FFTW's c2r plans overwrite theirs unless told, and where they cannot keep
+       it, planning fails and the rounds stay); new-array execution needs the
+       caller's alignment, which may be less */
+    unsigned f = whole_flags(p) | HFFT__WHOLE_MEASURE;
+    if (((uintptr_t)p->in & 63u) || ((uintptr_t)p->out & 63u))
         f |= HFFT__WHOLE_UNALIGNED;
     void *ia[2] = {a, NULL}, *oa[2] = {b, NULL};
     hfft__whole *whole = NULL;

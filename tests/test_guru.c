@@ -869,3 +869,41 @@ Test(guru, several_cards_refused) {
                      hfft_last_error_message());
     }
 }
+
+/* A c2r with HFFT_PRESERVE_INPUT under HFFT_MEASURE whose probe the card refused (a line
+   larger than the budget's passes): the plan moves to the CPU and, there, times
+   FFTW's plan of the whole problem against its rounds; either keeps the input. */
+Test(guru, measured_c2r_on_the_cpu_keeps_its_input) {
+    const int64_t n = 1024, batch = 5, half = n / 2 + 1;
+    hfft_iodim d = {n, 1, 1}, h = {batch, half, n};
+    hfft_ref_dim rd = {n, 1, 1}, rh = {batch, half, n};
+    size_t in_bytes = (size_t)(batch * half) * sizeof(hfft_complex);
+    hfft_complex *in = tu_alloc(in_bytes);
+    double *out = tu_alloc((size_t)(batch * n) * sizeof(double));
+    for (int threads = 0; threads <= 2; threads++) {
+        hfft_options o;
+        hfft_options_init(&o);
+        o.device = HFFT_DEVICE_EMULATED;
+        o.device_memory = 2000;
+        o.threads = threads;
+        hfft_plan p = hfft_plan_guru_dft_c2r(1, &d, 1, &h, in, out,
+                                             HFFT_MEASURE | HFFT_PRESERVE_INPUT, &o);
+        cr_assert(p, "no plan: %s", hfft_last_error_message());
+        hfft_info info;
+        hfft_plan_info(p, &info);
+        cr_assert_eq(info.placement, 0, "threads %d: placement %d", threads, info.placement);
+        cr_assert_eq(hfft_ref_fill_hermitian(8, 1, &rd, 1, &rh, in, NULL, tu_seed()), 0);
+        void *keep = tu_dup(in, in_bytes);
+        tu_poison(out, (size_t)(batch * n) * sizeof(double));
+        cr_assert_eq(hfft_execute(p), 0, "execute: %s", hfft_last_error_message());
+        cr_assert(memcmp(keep, in, in_bytes) == 0, "threads %d (whole plan %d): the input changed",
+                  threads, info.cpu_plan);
+        double e = hfft_ref_guru_error(8, C2R, HFFT_BACKWARD, 1, &rd, 1, &rh, keep, NULL, out,
+                                       NULL);
+        cr_assert(e >= 0 && e <= 5e-16, "threads %d: relative RMS error %g", threads, e);
+        hfft_destroy_plan(p);
+        tu_free(keep);
+    }
+    tu_free(out);
+    tu_free(in);
+}
