@@ -464,19 +464,9 @@ int hfft__gpu_staged(const hfft__gpu *g) { return g->xfer.stage != NULL; }
 
 int hfft__gpu_four(const hfft__gpu *g, hfft__four_shape *s) { return hfft__four_layout(g, s); }
 int hfft__gpu_four_part(const hfft__gpu *g, hfft__four_part *p) { return hfft__four_own_part(g, p); }
-int hfft__gpu_res_part(const hfft__gpu *g, hfft__res_part *p) {
-    if (g->cards < 2 || g->four || !hfft__res_eligible(g) || g->rd[0].kind != &hfft__plain_kind ||
-        g->rd[1].kind != &hfft__plain_kind)
-        return -1;
-    const rstate *c = &g->rd[0];
-    *p = (hfft__res_part){g->d, g->res, c->u0, g->res ? g->rcol : c->u0 + c->units,
-                          g->res ? g->rcol + g->rw : c->u0 + c->units};
-    return 0;
-}
+int hfft__gpu_res_part(const hfft__gpu *g, hfft__res_part *p) { return hfft__res_own_part(g, p); }
 void hfft__gpu_res_parts(hfft__gpu *g, const hfft__res_part *parts, int n) {
-    g->nrpart = 0;
-    for (int k = 0; k < n && k < HFFT_MAX_CARDS; k++)
-        g->rpart[g->nrpart++] = parts[k];
+    hfft__res_set_parts(g, parts, n);
 }
 void hfft__gpu_four_parts(hfft__gpu *g, const hfft__four_part *parts, int n) {
     hfft__four_set_parts(g, parts, n);

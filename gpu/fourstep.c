@@ -391,19 +391,23 @@ int64_t hfft__four_resident_bytes(const hfft__gpu *g) {
     return f && f->res ? (f->qb - f->q_res) * f->fa * (int64_t)f->rowb : 0;
 }
 
+/* The card's groups of round A and those it keeps (on one card, lo is 0 and qb fb:
+   round B's rows, the CPU's share among them, on the host or here). */
+static hfft__four_part own_part(const hfft__gpu *g, const hfft__four *f) {
+    return (hfft__four_part){g->d, f->res, f->lo[0], f->q_res, f->qb, f->fa, f->nb};
+}
+
 int hfft__four_own_part(const hfft__gpu *g, hfft__four_part *p) {
-    const hfft__four *f = g->four;
-    if (!f || g->cards < 2)
+    if (!g->four || g->cards < 2)
         return -1;
-    *p = (hfft__four_part){g->d, f->res, f->lo[0], f->q_res, f->qb, f->fa, f->nb};
+    *p = own_part(g, g->four);
     return 0;
 }
 
 void hfft__four_set_parts(hfft__gpu *g, const hfft__four_part *parts, int n) {
     hfft__four *f = g->four;
-    for (int k = 0; k < n && k < HFFT_MAX_CARDS; k++)
-        f->part[k] = parts[k];
     f->nparts = n < HFFT_MAX_CARDS ? n : HFFT_MAX_CARDS;
+    memcpy(f->part, parts, sizeof *parts * (size_t)f->nparts);
 }
 
 static void four_release(hfft__gpu *g) {
@@ -460,8 +464,7 @@ int hfft__four_size(hfft__gpu *g, int64_t budget) {
         if (!st) {
             /* round B's rows: on the host, or kept here; several cards get every card's
                part once all are planned (hfft__four_set_parts) */
-            f->part[0] = (hfft__four_part){g->d,     f->res, g->cards > 1 ? f->lo[0] : 0,
-                                           f->q_res, f->qb,  f->fa, f->nb};
+            f->part[0] = own_part(g, f);
             f->nparts = 1;
             g->rd[0].kind = g->rd[1].kind = &hfft__four_kind;
             return 0;

@@ -35,6 +35,26 @@ size_t hfft__res_pass_bytes(const hfft__gpu *g) {
     return (wide < total / 8 ? wide : total / 8) & ~(size_t)255;
 }
 
+/* The card's columns of round 1, [ca, cb), and those it keeps, [c0, cb) (none: c0 = cb). */
+static hfft__res_part own_part(const hfft__gpu *g) {
+    const rstate *c = &g->rd[0];
+    int64_t cb = g->res ? g->rcol + g->rw : c->u0 + c->units;
+    return (hfft__res_part){g->d, g->res, c->u0, g->res ? g->rcol : cb, cb};
+}
+
+int hfft__res_own_part(const hfft__gpu *g, hfft__res_part *p) {
+    if (g->cards < 2 || g->four || !hfft__res_eligible(g) || g->rd[0].kind != &hfft__plain_kind ||
+        g->rd[1].kind != &hfft__plain_kind)
+        return -1;
+    *p = own_part(g);
+    return 0;
+}
+
+void hfft__res_set_parts(hfft__gpu *g, const hfft__res_part *parts, int n) {
+    g->nrpart = n < HFFT_MAX_CARDS ? n : HFFT_MAX_CARDS;
+    memcpy(g->rpart, parts, sizeof *parts * (size_t)g->nrpart);
+}
+
 void hfft__res_release(hfft__gpu *g) {
     g->nrpart = 0;
     for (int k = 0; k < 2; k++)
@@ -94,7 +114,7 @@ int hfft__res_size(hfft__gpu *g) {
     c->units = cols - rw; /* the streaming passes take the other columns */
     /* round 2 reads the row's columns from the host up to rcol, then from here; several
        cards are given every card's part once all are planned */
-    g->rpart[0] = (hfft__res_part){g->d, g->res, 0, g->rcol, g->rcol + rw};
+    g->rpart[0] = own_part(g);
     g->nrpart = 1;
     return 0;
 }

@@ -183,6 +183,8 @@ void hfft__four_destroy(hfft__gpu *g);
 /* Bytes of round A's output kept on the device between the rounds (0: none). */
 int64_t hfft__four_resident_bytes(const hfft__gpu *g);
 int hfft__four_own_part(const hfft__gpu *g, hfft__four_part *p);
+int hfft__res_own_part(const hfft__gpu *g, hfft__res_part *p);
+void hfft__res_set_parts(hfft__gpu *g, const hfft__res_part *parts, int n);
 void hfft__four_set_parts(hfft__gpu *g, const hfft__four_part *parts, int n);
 
 /* resident.c: partial residency for two-round streaming plans */
