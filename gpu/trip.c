@@ -29,8 +29,9 @@
  * no round runs on the chunks as they land (a 1D line: its first round is the
  * slow dimension), the array comes in by the slow dimension's blocks of
  * columns, each transformed while the next one is copied in.  Where rows are
- * narrow (2D), the slow dimension runs four-step, so that both copies move
- * runs of whole rows (fs_size).  Several cards stream such problems instead.
+ * narrow (2D), on one card or each card's share of them on several, the slow
+ * dimension runs four-step, so that both copies move runs of whole rows and the
+ * exchange sends each card the output rows it copies out (fs_size).
  */
 #include "gpu/trip.h"
 
@@ -73,6 +74,12 @@ typedef struct tcard {
     int64_t colw[3];        /* the block width of each (not transposed) */
     hfft__event *in_ev, *comp_ev, *xch_ev, *blk_ev, *out_ev;
     hfft__event phase_ev;
+    /* dimension 0 four-step (fs_size): fa-point and fb-point lines, the gathering
+       buffers; over several cards, the groups [g0, g1) it copies in and the values
+       [ka, kb) of k1 it holds (fb rows each) and copies out (one card: 0 to fa) */
+    hfft__fftplan s1, s2;
+    void *obuf[2];
+    int64_t g0, g1, ka, kb;
 } tcard;
 
 static const hfft__cards_ops trip_ops;
@@ -97,13 +104,11 @@ struct hfft__trip {
     int64_t wk, nk;         /* a 1D line's output: blocks of wk rows of the transposed
                                round's groups, nk of them (0: by chunks) */
     int colin;              /* copied in by blocks of columns (no round on the chunks) */
-    /* one card, dimension 0 four-step, d0 = fa fb (fs_size): in by groups of fm
-       residues mod fb, out by blocks of fM output rows through obuf (fM 1: straight
+    /* dimension 0 four-step, d0 = fa fb (fs_size): in by groups of fm residues mod
+       fb, out by blocks of fM output rows through each card's obuf (fM 1: straight
        from the array) */
     int fs;
     int64_t fa, fb, fm, fM;
-    hfft__fftplan s1, s2;   /* fa-point lines fb rows apart; fb-point lines a row apart */
-    void *obuf[2];
     double t[2];            /* last execute: until the slow dimension starts; the rest */
 };
 
@@ -133,8 +138,12 @@ static void card_release(hfft__trip *t, tcard *c) {
     for (int i = 0; i < 4; i++)
         if (*s[i])
             c->o->stream_destroy(c->d, *s[i]);
-    void *m[5] = {c->arr, c->land[0], c->land[1], c->tb, c->work};
-    for (int i = 0; i < 5; i++)
+    if (c->s1)
+        c->o->fft_destroy(c->d, c->s1);
+    if (c->s2)
+        c->o->fft_destroy(c->d, c->s2);
+    void *m[7] = {c->arr, c->land[0], c->land[1], c->tb, c->work, c->obuf[0], c->obuf[1]};
+    for (int i = 0; i < 7; i++)
         if (m[i])
             c->o->free(c->d, m[i]);
     (void)t;
@@ -147,16 +156,9 @@ static void trip_destroy(hfft__trip *t) {
     if (c0->o) {
         c0->o->activate(c0->d);
         hfft__stage_destroy(c0->xfer.stage);
-        if (t->s1)
-            c0->o->fft_destroy(c0->d, t->s1);
-        if (t->s2)
-            c0->o->fft_destroy(c0->d, t->s2);
-        for (int k = 0; k < 2; k++) {
+        for (int k = 0; k < 2; k++)
             if (t->tbuf[k])
                 c0->o->free(c0->d, t->tbuf[k]);
-            if (t->obuf[k])
-                c0->o->free(c0->d, t->obuf[k]);
-        }
     }
     for (int k = 0; k < t->n; k++)
         card_release(t, &t->c[k]);
@@ -266,35 +268,51 @@ static int64_t fs_run(int64_t n, size_t rowb, int64_t most) {
 }
 
 /*
- * Dimension 0 four-step where its rows are narrow (2D, one card): the copy out
- * of column blocks moves pitched rows of tens of KiB, which the copy engines
- * slow while kernels run.  Instead d0 = fa fb and row j2 + fb j1 of the array
- * (j2 < fb, j1 < fa): the array comes in by groups of fm consecutive residues
- * j2, each group's fa runs of fm rows (host runs of at least FS_RUN bytes);
- * each group's rows are transformed as they land, then its fa-point lines
- * (stride fb rows).  After the last group, for each k1 < fa, rows fb k1 + j2
- * times exp(sign 2 pi i j2 k1 / d0) and their fb-point lines give output rows
- * k1 + fa k2 at rows fb k1 + k2; fM consecutive k1 gathered on the card leave
- * in host runs of fM rows, pitch fa rows, behind the next block's transforms.
- * Sets t->fs where d0 has a factor fa from 4 to FS_A_MAX with fb = d0 / fa at
- * least 2.
+ * Dimension 0 four-step where its rows are narrow (2D): the copy out of column
+ * blocks moves pitched rows of tens of KiB, which the copy engines slow while
+ * kernels run.  Instead d0 = fa fb and row j2 + fb j1 of the array (j2 < fb,
+ * j1 < fa): the array comes in by groups of fm consecutive residues j2, each
+ * group's fa runs of fm rows (host runs of at least FS_RUN bytes); each group's
+ * rows are transformed as they land, then its fa-point lines.  After the last
+ * group, for each k1 < fa, rows (k1, j2) times exp(sign 2 pi i j2 k1 / d0) and
+ * their fb-point lines give output rows k1 + fa k2; fM consecutive k1 gathered
+ * on the card leave in host runs of fM rows, pitch fa rows, behind the next
+ * block's transforms.  One card holds row (k1, j2) at fb k1 + j2, where its
+ * group landed.  Over n cards (each card's share of a row narrow), card k lands
+ * groups [g0, g1) of the fb / fm in turn and sends each group's rows of k1 in
+ * [ka, kb) of card m, after its fa-point lines, to card m (fa / n values of k1
+ * each): that exchange, like the column one, runs under the copies in, and
+ * each card leaves with its output rows.  Sets t->fs where d0 has a factor fa
+ * from 4 to FS_A_MAX, a multiple of n, with fb = d0 / fa at least 2 and n.
  */
 static void fs_size(hfft__trip *t, size_t rowb) {
+    int64_t n = t->n;
     t->fs = 0;
-    if (rowb > FS_ROW_MAX)
+    if (rowb > FS_ROW_MAX * (size_t)n)
         return;
     int64_t a = 0;
     for (int64_t f = 4; f <= FS_A_MAX && 2 * f <= t->d0; f++)
-        if (t->d0 % f == 0)
+        if (t->d0 % f == 0 && f % n == 0 && t->d0 / f >= n &&
+            (n == 1 || (size_t)f * rowb <= CHUNK_MAX))
             a = f;
     if (!a)
         return;
     t->fa = a;
     t->fb = t->d0 / a;
-    /* at least four groups where fb allows: later groups land behind earlier ones' work */
-    t->fm = fs_run(t->fb, rowb, t->fb / 4 > 1 ? t->fb / 4 : 1);
-    /* the two gathering buffers at most a quarter of the array */
-    t->fM = fs_run(t->fa, rowb, t->d0 / (8 * t->fb) > 1 ? t->d0 / (8 * t->fb) : 1);
+    if (n == 1) {
+        /* at least four groups where fb allows: later groups land behind earlier ones' work */
+        t->fm = fs_run(t->fb, rowb, t->fb / 4 > 1 ? t->fb / 4 : 1);
+        /* the two gathering buffers at most a quarter of the array */
+        t->fM = fs_run(t->fa, rowb, t->d0 / (8 * t->fb) > 1 ? t->d0 / (8 * t->fb) : 1);
+    } else {
+        /* four groups a card where fb allows, none beyond CHUNK_MAX */
+        int64_t most = min64(t->fb / (4 * n), (int64_t)(CHUNK_MAX / ((size_t)a * rowb)));
+        t->fm = fs_run(t->fb, rowb, most > 1 ? most : 1);
+        /* blocks of a card's share; rows of FS_RUN / 2 or more leave one by one, without
+           the gathering buffers' memory */
+        int64_t share = a / n;
+        t->fM = rowb >= FS_RUN / 2 ? 1 : fs_run(share, rowb, share / 8 > 1 ? share / 8 : 1);
+    }
     t->fs = 1;
 }
 
@@ -354,6 +372,8 @@ static int size_one(hfft__trip *t, int chunks, int64_t budget) {
     if (t->fs) { /* the inner rounds on groups' runs of fm rows */
         c->crow = t->fm;
         c->nchunk = (int)(t->d0 / t->fm);
+        c->ka = 0;
+        c->kb = t->fa;
         obuf = t->fM > 1 ? (size_t)(t->fM * t->fb) * rowb : 0;
     }
     size_t work = 0;
@@ -361,8 +381,8 @@ static int size_one(hfft__trip *t, int chunks, int64_t budget) {
     t->transpose = !t->fs && t->d0 >= TRANSPOSE_MIN_L;
     t->wc = t->row < WCOLS ? t->row : WCOLS;
     if (t->fs) {
-        TRY(plan1(t, c, &t->s1, HFFT__C2C, 1, &t->fa, t->fb * t->row, 1, t->fm * t->row, &work));
-        TRY(plan1(t, c, &t->s2, HFFT__C2C, 1, &t->fb, t->row, 1, t->row, &work));
+        TRY(plan1(t, c, &c->s1, HFFT__C2C, 1, &t->fa, t->fb * t->row, 1, t->fm * t->row, &work));
+        TRY(plan1(t, c, &c->s2, HFFT__C2C, 1, &t->fb, t->row, 1, t->row, &work));
     } else {
         TRY(plan_columns(t, c, &work));
     }
@@ -374,7 +394,7 @@ static int size_one(hfft__trip *t, int chunks, int64_t budget) {
     for (int k = 0; k < 2 && chunkb; k++)
         TRY(c->o->alloc(c->d, &t->tbuf[k], chunkb));
     for (int k = 0; k < 2 && obuf; k++)
-        TRY(c->o->alloc(c->d, &t->obuf[k], obuf));
+        TRY(c->o->alloc(c->d, &c->obuf[k], obuf));
     if (c->tb_bytes)
         TRY(c->o->alloc(c->d, &c->tb, c->tb_bytes));
     if (work)
@@ -387,10 +407,53 @@ static int size_one(hfft__trip *t, int chunks, int64_t budget) {
     return card_events(c, 0);
 }
 
+/* Several cards, dimension 0 four-step (fs_size): card k's groups and values of k1,
+   its plans and areas; 0, 1 where a card lacks the room, or a failure. */
+static int size_fs(hfft__trip *t) {
+    size_t rowb = (size_t)t->row * t->es;
+    int64_t groups = t->fb / t->fm, share = t->fa / t->n;
+    for (int k = 0; k < t->n; k++) {
+        tcard *c = &t->c[k];
+        c->g0 = groups * k / t->n;
+        c->g1 = groups * (k + 1) / t->n;
+        c->ka = share * k;
+        c->kb = share * (k + 1);
+        /* a group's fa runs of fm rows land one after the other, its rows' transforms
+           one chunk (no round here depends on the index) */
+        c->crow = t->fa * t->fm;
+        c->nchunk = (int)(c->g1 - c->g0);
+        c->ra = 0;
+        c->rb = c->nchunk * c->crow;
+        size_t work = 0;
+        TRY(c->o->activate(c->d));
+        TRY(plan_inner(t, c, &work));
+        TRY(plan1(t, c, &c->s1, HFFT__C2C, 1, &t->fa, t->fm * t->row, 1, t->fm * t->row, &work));
+        TRY(plan1(t, c, &c->s2, HFFT__C2C, 1, &t->fb, t->row, 1, t->row, &work));
+        size_t arr = (size_t)(share * t->fb) * rowb, land = (size_t)c->crow * rowb;
+        size_t obuf = t->fM > 1 ? (size_t)(t->fM * t->fb) * rowb : 0;
+        int64_t avail = c->o->budget(c->d) - c->o->used(c->d) - c->o->reserve(c->d);
+        if ((int64_t)(arr + 2 * land + 2 * obuf + work) > avail)
+            return 1;
+        c->work_bytes = work;
+        c->nev = (int)(c->nchunk > share / t->fM ? c->nchunk : share / t->fM);
+        TRY(card_events(c, 1));
+        TRY(c->o->alloc(c->d, &c->arr, arr));
+        for (int i = 0; i < 2; i++)
+            TRY(c->o->alloc(c->d, &c->land[i], land));
+        for (int i = 0; i < 2 && obuf; i++)
+            TRY(c->o->alloc(c->d, &c->obuf[i], obuf));
+        if (work)
+            TRY(c->o->alloc(c->d, &c->work, work));
+    }
+    return 0;
+}
+
 /* Several cards in `chunks` chunks of each card's rows: 0, 1 where the array and
    the areas do not fit the cards, or a failure. */
 static int size_several(hfft__trip *t, int chunks) {
     size_t es = t->es, rowb = (size_t)t->row * es;
+    if (t->fs)
+        return size_fs(t);
     int64_t avail[HFFT_MAX_CARDS], total = 0;
     t->transpose = t->d0 >= TRANSPOSE_MIN_L;
     t->wc = WCOLS;
@@ -458,7 +521,7 @@ static int size_several(hfft__trip *t, int chunks) {
 
 /* The trip in `chunks` chunks: 0 and *out, 1 where it does not fit, or a failure. */
 static int trip_try(const hfft__card *cards, int n, const hfft__gpu_req *req, int chunks,
-                    hfft__trip **out) {
+                    int fs, hfft__trip **out) {
     hfft__trip *t = calloc(1, sizeof *t);
     if (!t)
         return hfft__fail(HFFT_ERR_HOST_MEMORY, "GPU engine: out of memory");
@@ -487,7 +550,10 @@ static int trip_try(const hfft__card *cards, int n, const hfft__gpu_req *req, in
         int64_t budget = c->o->budget(c->d) - c->o->used(c->d) - c->o->reserve(c->d);
         st = (int64_t)t->bytes >= budget ? 1 : size_one(t, chunks, budget);
     } else if (!st) {
-        st = size_several(t, chunks);
+        const hfft__round *r0 = &t->rd[t->z];
+        if (fs && !r0->r2r)
+            fs_size(t, (size_t)t->row * t->es);
+        st = fs && !t->fs ? 1 : size_several(t, chunks);
     }
     if (st) {
         trip_destroy(t);
@@ -510,9 +576,10 @@ int hfft__trip_create(const hfft__card *cards, int n, const hfft__gpu_req *req,
        (a line of most of a card's memory). */
     int64_t d0 = req->rounds[dim0_round(req)].L;
     hfft__trip *t = NULL;
-    int st = 1;
+    /* several cards: dimension 0 four-step first, where it applies and fits */
+    int st = n > 1 ? trip_try(cards, n, req, TRIP_CHUNKS, 1, &t) : 1;
     for (int chunks = TRIP_CHUNKS; st == 1 && chunks <= TRIP_CHUNKS_MAX; chunks *= 2) {
-        st = trip_try(cards, n, req, chunks, &t);
+        st = trip_try(cards, n, req, chunks, 0, &t);
         if (chunks >= d0 / n)
             break; /* a chunk per index already */
     }
@@ -552,20 +619,21 @@ static void chunk(const tcard *c, int k, int64_t *a, int64_t *n) {
 }
 
 /* Dimension-0 indices [a + r gap, a + r gap + n) for r < reps (one run where reps is
-   1), between the host and `dev` on card c: the real round's rows (nreal reals,
-   rpitch apart on the host), or the complex side's bytes where no real round
-   touches the host here.  Few large copies: each costs a few microseconds of the
-   link's time. */
+   1), between the host and `dev` on card c, where run r lies r dgap indices on: the
+   real round's rows (nreal reals, rpitch apart on the host), or the complex side's
+   bytes where no real round touches the host here.  Few large copies: each costs a
+   few microseconds of the link's time. */
 static int copy_chunk(hfft__trip *t, tcard *c, int out, const hfft__round *real, char *host,
-                      char *dev, int64_t a, int64_t n, int64_t reps, int64_t gap) {
+                      char *dev, int64_t a, int64_t n, int64_t reps, int64_t gap, int64_t dgap) {
     size_t rowb = (size_t)t->row * t->es;
     hfft__stream s = out ? c->out : c->in;
     if (!real) { /* the runs as the rows of one copy */
         size_t run = (size_t)n * rowb, pitch = reps > 1 ? (size_t)gap * rowb : run;
+        size_t dpitch = reps > 1 ? (size_t)dgap * rowb : run;
         char *h = host + (size_t)a * rowb;
         if (out)
-            return hfft__xfer_d2h(&c->xfer, s, h, pitch, dev, pitch, run, (size_t)reps);
-        return hfft__xfer_h2d(&c->xfer, s, dev, pitch, h, pitch, run, (size_t)reps);
+            return hfft__xfer_d2h(&c->xfer, s, h, pitch, dev, dpitch, run, (size_t)reps);
+        return hfft__xfer_h2d(&c->xfer, s, dev, dpitch, h, pitch, run, (size_t)reps);
     }
     /* rows of the last dimension: complex ones of n/2 + 1 on the card */
     int64_t per = t->row / (real->nreal / 2 + 1), rows = n * per;
@@ -576,9 +644,9 @@ static int copy_chunk(hfft__trip *t, tcard *c, int out, const hfft__round *real,
     int byrow = reps > 1 && rows < reps;
     int64_t ncopy = byrow ? rows : reps, height = byrow ? reps : rows;
     size_t hstep = byrow ? rpitch : (size_t)(gap * per) * rpitch;
-    size_t dstep = byrow ? crow : (size_t)(gap * per) * crow;
+    size_t dstep = byrow ? crow : (size_t)(dgap * per) * crow;
     size_t hp = byrow ? (size_t)(gap * per) * rpitch : rpitch;
-    size_t dp = byrow ? (size_t)(gap * per) * crow : crow;
+    size_t dp = byrow ? (size_t)(dgap * per) * crow : crow;
     for (int64_t k = 0; k < ncopy; k++) {
         char *hk = h + (size_t)k * hstep, *dk = dev + (size_t)k * dstep;
         if (out)
@@ -623,7 +691,7 @@ static int land(hfft__trip *t, int k, int j, const char *src, const hfft__round 
         if (j >= 2) /* the landing buffer is free once chunk j - 2 went out of it */
             TRY(o->wait(c->d, c->in, c->xch_ev[j - 2]));
     }
-    TRY(copy_chunk(t, c, 0, real_in, (char *)src, buf, a, n, 1, 0));
+    TRY(copy_chunk(t, c, 0, real_in, (char *)src, buf, a, n, 1, 0, 0));
     TRY(o->record(c->d, c->in_ev[j], c->in));
     TRY(o->wait(c->d, c->comp, c->in_ev[j]));
     for (int h = 0; h < t->nrounds; h++)
@@ -731,7 +799,8 @@ static int fs_in(hfft__trip *t, const hfft__round *real_in, const char *src) {
     for (int64_t G = 0; G < t->fb / t->fm; G++) {
         char *group = (char *)c->arr + (size_t)(G * t->fm) * rowb;
         /* the group's fa runs of fm indices, fb apart */
-        TRY(copy_chunk(t, c, 0, real_in, (char *)src, group, G * t->fm, t->fm, t->fa, t->fb));
+        TRY(copy_chunk(t, c, 0, real_in, (char *)src, group, G * t->fm, t->fm, t->fa, t->fb,
+                       t->fb));
         TRY(c->o->record(c->d, c->in_ev[G], c->in));
         TRY(c->o->wait(c->d, c->comp, c->in_ev[G]));
         for (int64_t j1 = 0; j1 < t->fa; j1++) {
@@ -740,39 +809,79 @@ static int fs_in(hfft__trip *t, const hfft__round *real_in, const char *src) {
                 if (h != t->z)
                     TRY(inner_chunk(t, c, h, (char *)c->arr + (size_t)a * rowb, a, t->fm));
         }
-        TRY(c->o->fft_exec(c->d, t->s1, c->comp, group, c->work));
+        TRY(c->o->fft_exec(c->d, c->s1, c->comp, group, c->work));
     }
     return 0;
 }
 
-/* fs_size's copy out: per block of fM values of k1, rows fb k1 + j2 times their
-   twiddles and their fb-point lines, gathered into obuf, out in runs of fM rows. */
-static int fs_out(hfft__trip *t, char *dst) {
-    tcard *c = &t->c[0];
+/* Several cards, fs_size's copy in: card k's group j (of [g0, g1)) lands in turn in
+   a landing buffer as fa runs of fm rows, one after the other; its rows and its
+   fa-point lines are transformed, then the rows of k1 in [ka, kb) of each card m go
+   to card m's array, where row (k1, j2) lies at (k1 - ka) fb + j2. */
+static int fs_land(hfft__trip *t, int k, int j, const char *src, const hfft__round *real_in) {
+    tcard *c = &t->c[k];
+    const hfft__dev_ops *o = c->o;
+    size_t rowb = (size_t)t->row * t->es, run = (size_t)t->fm * rowb;
+    int64_t G = c->g0 + j;
+    char *buf = c->land[j % 2];
+    TRY(o->activate(c->d));
+    if (j >= 2) /* the landing buffer is free once group j - 2 went out of it */
+        TRY(o->wait(c->d, c->in, c->xch_ev[j - 2]));
+    TRY(copy_chunk(t, c, 0, real_in, (char *)src, buf, G * t->fm, t->fm, t->fa, t->fb, t->fm));
+    TRY(o->record(c->d, c->in_ev[j], c->in));
+    TRY(o->wait(c->d, c->comp, c->in_ev[j]));
+    for (int h = 0; h < t->nrounds; h++)
+        if (h != t->z)
+            TRY(inner_chunk(t, c, h, buf, G * t->fm, c->crow));
+    TRY(o->fft_exec(c->d, c->s1, c->comp, buf, c->work));
+    TRY(o->record(c->d, c->comp_ev[j], c->comp));
+    TRY(o->wait(c->d, c->xch, c->comp_ev[j]));
+    for (int i = 0; i < t->n; i++) {
+        /* the next card first: the cards' sends spread over the links */
+        tcard *m = &t->c[(k + 1 + i) % t->n];
+        char *dst = (char *)m->arr + (size_t)(G * t->fm) * rowb;
+        const char *from = buf + (size_t)m->ka * run;
+        size_t dpitch = (size_t)t->fb * rowb, rows = (size_t)(m->kb - m->ka);
+        if (m == c)
+            TRY(o->d2d(c->d, c->xch, dst, dpitch, from, run, run, rows));
+        else
+            TRY(o->peer(c->d, c->xch, m->d, dst, dpitch, from, run, run, rows));
+    }
+    return o->record(c->d, c->xch_ev[j], c->xch);
+}
+
+/* fs_size's copy out, card c's block K: for fM values k1 from ka + K fM, its rows
+   (k1, j2) times their twiddles and their fb-point lines, gathered into obuf, out in
+   runs of fM rows. */
+static int fs_block(hfft__trip *t, tcard *c, int64_t K, char *dst) {
     const hfft__dev_ops *o = c->o;
     size_t rowb = (size_t)t->row * t->es;
-    for (int64_t K = 0; K < t->fa / t->fM; K++) {
-        int64_t k0 = K * t->fM;
-        char *ob = t->fM > 1 ? t->obuf[K % 2] : NULL;
-        if (ob && K >= 2) /* obuf K % 2 is free once block K - 2 went out */
-            TRY(o->wait(c->d, c->comp, c->out_ev[K - 2]));
-        for (int64_t k1 = k0; k1 < k0 + t->fM; k1++) {
-            char *blk = (char *)c->arr + (size_t)(k1 * t->fb) * rowb;
-            TRY(o->twiddle(c->d, t->prec, c->comp, blk, t->fb, t->row, t->row, t->d0, 0, 0, k1,
-                           t->sign));
-            TRY(o->fft_exec(c->d, t->s2, c->comp, blk, c->work));
-            if (ob)
-                TRY(o->d2d(c->d, c->comp, ob + (size_t)(k1 - k0) * rowb, (size_t)t->fM * rowb,
-                           blk, rowb, rowb, (size_t)t->fb));
-        }
-        TRY(o->record(c->d, c->comp_ev[K], c->comp));
-        TRY(o->wait(c->d, c->out, c->comp_ev[K]));
-        const char *from = ob ? ob : (char *)c->arr + (size_t)(k0 * t->fb) * rowb;
-        TRY(hfft__xfer_d2h(&c->xfer, c->out, dst + (size_t)k0 * rowb, (size_t)t->fa * rowb, from,
-                           (size_t)t->fM * rowb, (size_t)t->fM * rowb, (size_t)t->fb));
-        TRY(o->record(c->d, c->out_ev[K], c->out));
+    int64_t k0 = c->ka + K * t->fM;
+    char *ob = t->fM > 1 ? c->obuf[K % 2] : NULL;
+    if (t->n > 1)
+        TRY(o->activate(c->d));
+    if (ob && K >= 2) /* obuf K % 2 is free once block K - 2 went out */
+        TRY(o->wait(c->d, c->comp, c->out_ev[K - 2]));
+    for (int64_t k1 = k0; k1 < k0 + t->fM; k1++) {
+        char *blk = (char *)c->arr + (size_t)((k1 - c->ka) * t->fb) * rowb;
+        TRY(o->twiddle(c->d, t->prec, c->comp, blk, t->fb, t->row, t->row, t->d0, 0, 0, k1,
+                       t->sign));
+        TRY(o->fft_exec(c->d, c->s2, c->comp, blk, c->work));
+        if (ob)
+            TRY(o->d2d(c->d, c->comp, ob + (size_t)(k1 - k0) * rowb, (size_t)t->fM * rowb, blk,
+                       rowb, rowb, (size_t)t->fb));
     }
-    return 0;
+    TRY(o->record(c->d, c->comp_ev[K], c->comp));
+    TRY(o->wait(c->d, c->out, c->comp_ev[K]));
+    const char *from = ob ? ob : (char *)c->arr + (size_t)((k0 - c->ka) * t->fb) * rowb;
+    char *to = dst + (size_t)k0 * rowb;
+    size_t hp = (size_t)t->fa * rowb, w = (size_t)t->fM * rowb;
+    /* several cards copy out after every copy in: nothing to keep pace with */
+    if (t->n > 1)
+        TRY(hfft__xfer_d2h_alone(&c->xfer, c->out, to, hp, from, w, w, (size_t)t->fb));
+    else
+        TRY(hfft__xfer_d2h(&c->xfer, c->out, to, hp, from, w, w, (size_t)t->fb));
+    return o->record(c->d, c->out_ev[K], c->out);
 }
 
 /* One card: the rounds that follow the slow dimension.  It runs whole, then they
@@ -819,7 +928,7 @@ static int after_out(hfft__trip *t, const hfft__round *real_out, char *dst) {
             TRY(hfft__xfer_d2h(&c->xfer, c->out, dst + (size_t)l0 * es, (size_t)tr->tper * es, tb,
                                (size_t)lines * es, (size_t)lines * es, (size_t)tr->L));
         } else {
-            TRY(copy_chunk(t, c, 1, real_out, dst, base, a, n, 1, 0));
+            TRY(copy_chunk(t, c, 1, real_out, dst, base, a, n, 1, 0, 0));
         }
         TRY(o->record(c->d, c->out_ev[k], c->out));
     }
@@ -843,16 +952,17 @@ static int issue(hfft__trip *t, const char *src, char *dst) {
         TRY(c0->o->wait(c0->d, c0->comp, c0->in_ev[j]));
         TRY(slow_block(t, c0, c, w));
     }
-    if (t->fs)
+    if (t->fs && t->n == 1)
         TRY(fs_in(t, real_in, src));
-    /* Chunk by chunk, every card in turn, so that all links start at once. */
+    /* Chunk by chunk (group by group), every card in turn, so that all links start at
+       once. */
     int most = 0;
     for (int k = 0; k < t->n; k++)
         most = t->c[k].nchunk > most ? t->c[k].nchunk : most;
-    for (int j = 0; j < most && !t->colin && !t->fs; j++)
+    for (int j = 0; j < most && !t->colin && (!t->fs || t->n > 1); j++)
         for (int k = 0; k < t->n; k++)
             if (j < t->c[k].nchunk)
-                TRY(land(t, k, j, src, real_in));
+                TRY(t->fs ? fs_land(t, k, j, src, real_in) : land(t, k, j, src, real_in));
     /* Each card's columns once every card's last chunk went out to it (a stream's
        copies run in order: its last event stands for all of them). */
     for (int m = 0; m < t->n && t->n > 1; m++) {
@@ -864,20 +974,25 @@ static int issue(hfft__trip *t, const char *src, char *dst) {
     if (t->n > 1)
         TRY(c0->o->activate(c0->d));
     TRY(c0->o->record(c0->d, c0->phase_ev, c0->comp));
-    if (t->fs)
-        return fs_out(t, dst);
     if (t->nafter)
         return after_out(t, real_out, dst);
     /* Block by block, every card in turn: a card's blocks issued all at once would
        fill the launch queue, and the host would wait on that card before the next
        card's first block was issued, its link idle meanwhile. */
     int blocks = 0;
-    for (int m = 0; m < t->n; m++)
-        blocks = t->c[m].nblock > blocks ? t->c[m].nblock : blocks;
+    for (int m = 0; m < t->n; m++) {
+        tcard *c = &t->c[m];
+        int nb = t->fs ? (int)((c->kb - c->ka) / t->fM) : c->nblock;
+        blocks = nb > blocks ? nb : blocks;
+    }
     for (int b = 0; b < blocks; b++)
-        for (int m = 0; m < t->n; m++)
-            if (b < t->c[m].nblock)
-                TRY(column_block(t, &t->c[m], b, dst));
+        for (int m = 0; m < t->n; m++) {
+            tcard *c = &t->c[m];
+            if (t->fs)
+                TRY(fs_block(t, c, b, dst));
+            else if (b < c->nblock)
+                TRY(column_block(t, c, b, dst));
+        }
     return 0;
 }
 

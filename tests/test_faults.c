@@ -347,7 +347,7 @@ ParameterizedTestParameters(faults, at_execute) {
         {8, 2, {4100, 3}, 1 << 20, 0, 0, "kernel:2"},
         {4, 2, {64, 48}, 1 << 20, 0, 0, "host_fn:3", 0, HFFT_PINNING_STAGE},
         /* several cards, one trip: a copy in, a peer copy, an FFT, a copy out */
-        {4, 2, {64, 48}, 1 << 20, 0, 0, "h2d:3", 0, 0, "0,1"},
+        {4, 2, {64, 48}, 1 << 20, 0, 0, "h2d:2", 0, 0, "0,1"},
         {8, 2, {64, 48}, 1 << 20, 0, 0, "peer:2", 0, 0, "0,1,2"},
         {4, 3, {12, 10, 14}, 1 << 20, 0, 0, "fft_exec:7", 0, 0, "1,0"},
         {8, 2, {64, 48}, 1 << 20, 0, 0, "d2h:2", 0, 0, "0,1"},

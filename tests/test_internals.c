@@ -1967,6 +1967,90 @@ Test(internals, one_trip_copies_out_from_every_card_at_once) {
         }
 }
 
+/*
+ * One trip over 2, 3 and 4 emulated cards of arrays whose rows are narrow runs
+ * dimension 0 four-step: each card twiddles its own values of k1 and copies out
+ * its share, S / n, in runs of whole rows (the column blocks' copies of part of
+ * every row slow the copy engines beside the column transforms).  Several groups
+ * land on each card (each landing buffer reused), with blocks gathered on the
+ * card or not, 2D and 3D; where dimension 0 has no factor the cards can share (a
+ * prime), the column blocks instead.  Against FFTW, in and out of place.
+ */
+Test(internals, one_trip_over_cards_runs_dimension_0_four_step) {
+    static const struct {
+        const char *devices;
+        int prec, rank;
+        int64_t n[3];
+        int fs;
+    } cases[] = {{"0,1", 4, 2, {960, 40, 0}, 1},     {"0,1,2", 4, 2, {960, 40, 0}, 1},
+                 {"0,1,2,3", 8, 2, {4096, 24, 0}, 1}, {"0,1", 8, 2, {4096, 24, 0}, 1},
+                 {"3,0,2", 4, 3, {240, 6, 5}, 1},     {"0,1", 4, 2, {257, 40, 0}, 0}};
+    for (size_t s = 0; s < sizeof cases / sizeof cases[0]; s++)
+        for (int inplace = 0; inplace < 2; inplace++) {
+            int prec = cases[s].prec, rank = cases[s].rank;
+            int64_t row = rank == 3 ? cases[s].n[1] * cases[s].n[2] : cases[s].n[1];
+            int64_t total = cases[s].n[0] * row;
+            size_t bytes = (size_t)total * (size_t)tu_esize(prec);
+            hfft_options o;
+            hfft_options_init(&o);
+            o.device = HFFT_DEVICE_EMULATED;
+            o.devices = cases[s].devices;
+            o.trace = 1;
+            void *a = tu_alloc(bytes), *b = inplace ? a : tu_alloc(bytes);
+            hfft_ref_fill(prec, a, total, tu_seed());
+            void *orig = tu_dup(a, bytes);
+            if (!inplace)
+                tu_poison(b, bytes);
+            tplan t = tp_dft(prec, rank, cases[s].n, a, b, HFFT_FORWARD, HFFT_GPU_ONLY, &o);
+            cr_assert(t.p, "%s", hfft_last_error_message());
+            cr_assert_eq(tp_execute(t), 0, "%s", hfft_last_error_message());
+            hfft_info info;
+            tp_info(t, &info);
+            int ncard = (int)(strlen(cases[s].devices) + 1) / 2;
+            cr_assert(info.schedule == 3 && info.cards == ncard,
+                      "case %zu: schedule %d on %d cards, not one trip on %d", s, info.schedule,
+                      info.cards, ncard);
+            hfft__plan *p = (hfft__plan *)t.p;
+            for (int k = 0; k < ncard; k++) {
+                int m = hfft__trace_read(p->trace[k], NULL, 0);
+                cr_assert(m > 0 && m < (1 << 16), "card %d traced %d operations", k, m);
+                hfft_trace_op *ops = calloc((size_t)m, sizeof *ops);
+                cr_assert(ops);
+                cr_assert_eq(hfft__trace_read(p->trace[k], ops, m), m);
+                int twiddles = 0;
+                int64_t out = 0;
+                for (int i = 0; i < m; i++) {
+                    twiddles += ops[i].kind == HFFT_TRACE_COMPUTE &&
+                                strcmp(ops[i].name, "twiddle") == 0;
+                    if (ops[i].kind == HFFT_TRACE_D2H) {
+                        out += ops[i].bytes;
+                        if (cases[s].fs)
+                            cr_assert_eq(ops[i].bytes % (row * tu_esize(prec)), 0,
+                                         "case %zu card %d: a copy out of %lld bytes, not "
+                                         "whole rows",
+                                         s, k, (long long)ops[i].bytes);
+                    }
+                }
+                free(ops);
+                cr_assert_eq(twiddles > 0, cases[s].fs, "case %zu card %d: %d twiddles", s, k,
+                             twiddles);
+                if (cases[s].fs)
+                    cr_assert_eq(out, (int64_t)bytes / ncard,
+                                 "case %zu card %d copied out %lld of %zu", s, k,
+                                 (long long)out, bytes);
+            }
+            cr_assert(info.link_bytes[0] == (int64_t)bytes && info.link_bytes[1] == (int64_t)bytes);
+            double e = hfft_ref_error(prec, rank, cases[s].n, orig, b, HFFT_FORWARD, 1);
+            cr_assert(e >= 0 && e < tu_tol(prec), "case %zu %s: error %g", s,
+                      inplace ? "in place" : "out of place", e);
+            tp_destroy(t);
+            tu_free(orig);
+            if (b != a)
+                tu_free(b);
+            tu_free(a);
+        }
+}
+
 /* Several cards streaming their shares of each round (arrays larger than the cards):
    each card's engine is ordered after its own card's operations only, the cards
    meeting at each round's end on the host; within a card, operations come after
