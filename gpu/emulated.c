@@ -627,6 +627,11 @@ static int emu_spift(hfft__dev *d, int prec, hfft__stream s, void *dst, const vo
         st = check(d, dst, 0, (size_t)a->count * es, 1, "an image add");
         if (!st)
             st = check(d, src, 0, (size_t)a->count * es, 1, "an image add's grid");
+    } else if (!st && a->step == HFFT__SPIFT_COMBINE && a->nk > 0 && a->rows > 0) {
+        st = check(d, dst, 0, (size_t)(a->rows * a->L) * es, 1, "a combine's rows");
+        if (!st)
+            st = check(d, src, 0, (size_t)(a->nk * a->rows * a->L) * es, 1,
+                       "a combine's blocks");
     } else if (!st && a->step == HFFT__SPIFT_KEYS && a->nk > 0) {
         st = check(d, dst, 0, (size_t)((a->row0 + a->rows - a->drow) * a->L) * es, 1,
                    "a keys kernel's image");

@@ -114,9 +114,20 @@ DEFINE_CHIRP(double, d)
         R *src = (R *)(uintptr_t)op->src;                                                    \
         if (a->step == HFFT__SPIFT_SCATTER) {                                                \
             for (int64_t p = 0; p < a->count; p++) {                                         \
-                dst[2 * a->cell[p]] += src[2 * p];                                           \
-                dst[2 * a->cell[p] + 1] += src[2 * p + 1];                                   \
+                int64_t c = hfft__spift_cell(a, a->cell[p]);                                 \
+                if (c < 0)                                                                   \
+                    continue;                                                                \
+                dst[2 * c] += src[2 * p];                                                    \
+                dst[2 * c + 1] += src[2 * p + 1];                                            \
             }                                                                                \
+        } else if (a->step == HFFT__SPIFT_COMBINE) {                                         \
+            for (int64_t r = 0; r < a->rows; r++)                                            \
+                for (int64_t k = 0; k < a->L; k++) {                                         \
+                    R acc[2];                                                                \
+                    hfft__spift_combine_at_##sfx(a, src, r, k, acc);                         \
+                    dst[2 * (r * a->L + k)] += acc[0];                                       \
+                    dst[2 * (r * a->L + k) + 1] += acc[1];                                   \
+                }                                                                            \
         } else if (a->step == HFFT__SPIFT_ZERO) {                                            \
             memset(dst, 0, (size_t)a->count * 2 * sizeof(R));                                \
         } else if (a->step == HFFT__SPIFT_ADD) {                                             \

@@ -21,6 +21,16 @@
  * An image too large for the card stays in host memory (hfft__image_pass):
  * the card holds the key vectors and three blocks of rows, and a direct
  * flush passes the image through, each block in, updated and out at once.
+ *
+ * On n cards (hfft__image_cards) each card holds a part: image rows in one
+ * block, dimension 0's indices [q n0 / n, (q + 1) n0 / n) on card q, and the
+ * grid's indices q modulo n.  Each point goes to every card, whose scatter
+ * keeps its own; a keys pass updates each card's rows; a grid flush
+ * transforms each card's grid whole (its indices are a grid of n0 / n along
+ * dimension 0: decimation in time), then each card gathers, block by block,
+ * every card's rows of the indices its output rows need (card to card) and
+ * combines them into its image rows, copied out behind; the grids are
+ * cleared once every card has read them.
  */
 #include "gpu/image.h"
 
@@ -34,6 +44,8 @@
 #define OUT_BLOCKS 8 /* row blocks of a flush's last step, each copied out behind */
 #define PASS_SLOTS 3 /* an image passed through: blocks in, updated, out, in turn */
 #define PASS_BLOCK ((size_t)64 << 20) /* bytes of a block, at most */
+#define COMBINE_BLOCK ((size_t)32 << 20) /* several cards: bytes each card's rows of a
+                                             combined block fill, at most */
 
 struct hfft__image {
     const hfft__dev_ops *o;
@@ -54,6 +66,15 @@ struct hfft__image {
     hfft__fftplan gplan[2], vplan;
     int64_t twn_max;
     int64_t link[2];
+    /* several cards: the whole holds its parts only (nparts > 0); part q of n (of 0:
+       not a part) holds image rows from prow and the grid's dimension-0 indices q
+       mod n, and gathers every card's rows of cb indices at a time into stage */
+    int nparts;
+    hfft__image *parts[HFFT_MAX_CARDS];
+    int q, of;
+    int64_t prow, plane, cb;
+    void *stage;
+    hfft__event ready, read; /* its grid transformed; every card's rows of it read */
 };
 
 static int sync(hfft__image *im) { return im->o->sync(im->d, im->s); }
@@ -66,7 +87,25 @@ static int h2d(hfft__image *im, void *dev, const void *host, size_t bytes) {
 void hfft__image_destroy(hfft__image *im) {
     if (!im)
         return;
+    /* every card's queue run first: a card's stream may wait on another's events */
+    for (int k = 0; k < im->nparts; k++) {
+        hfft__image *p = im->parts[k];
+        if (!p)
+            continue;
+        p->o->activate(p->d);
+        hfft__stream q[3] = {p->s, p->c, p->in};
+        for (int i = 0; i < 3; i++)
+            if (q[i])
+                p->o->sync(p->d, q[i]);
+    }
+    for (int k = 0; k < im->nparts; k++)
+        hfft__image_destroy(im->parts[k]);
+    if (im->nparts) {
+        free(im);
+        return;
+    }
     const hfft__dev_ops *o = im->o;
+    o->activate(im->d);
     if (im->s)
         o->sync(im->d, im->s);
     if (im->c)
@@ -78,8 +117,8 @@ void hfft__image_destroy(hfft__image *im) {
         o->fft_destroy(im->d, im->vplan);
     if (im->in)
         o->sync(im->d, im->in);
-    void *dev[] = {im->img,     im->grid,    im->work,    im->vec,     im->tw,     im->cells,
-                   im->vals,    im->keyv,    im->slot[0], im->slot[1], im->slot[2]};
+    void *dev[] = {im->img,     im->grid,    im->work,    im->vec,     im->tw,    im->cells,
+                   im->vals,    im->keyv,    im->slot[0], im->slot[1], im->slot[2], im->stage};
     for (size_t k = 0; k < sizeof dev / sizeof dev[0]; k++)
         if (dev[k])
             o->free(im->d, dev[k]);
@@ -90,6 +129,10 @@ void hfft__image_destroy(hfft__image *im) {
     for (int b = 0; b < OUT_BLOCKS; b++)
         if (im->ev[b])
             o->event_destroy(im->d, im->ev[b]);
+    if (im->ready)
+        o->event_destroy(im->d, im->ready);
+    if (im->read)
+        o->event_destroy(im->d, im->read);
     for (int k = 0; k < PASS_SLOTS; k++) {
         hfft__event ev[] = {im->in_ev[k], im->comp_ev[k], im->out_ev[k]};
         for (int e = 0; e < 3; e++)
@@ -111,16 +154,18 @@ static int make(hfft__image *im) {
     const hfft__image_desc *q = &im->desc;
     size_t work = 0, w = 0;
     hfft__dev *d = im->d;
+    /* a part's grid: its n0 / n indices of dimension 0 */
+    int64_t gn[3] = {q->n[0] / (im->of ? im->of : 1), q->n[1], q->n[2]};
     if (q->rank <= 2) {
-        TRY(o->fft_plan(d, q->prec, HFFT__C2C, q->rank, q->n, 1, im->total, 1, q->sign,
+        TRY(o->fft_plan(d, q->prec, HFFT__C2C, q->rank, gn, 1, im->total, 1, q->sign,
                         &im->gplan[0], &w));
         work = w > work ? w : work;
     } else { /* planes of n1 x n2, then n1 n2 lines of n0 */
-        TRY(o->fft_plan(d, q->prec, HFFT__C2C, 2, q->n + 1, 1, q->n[1] * q->n[2], q->n[0],
-                        q->sign, &im->gplan[0], &w));
+        TRY(o->fft_plan(d, q->prec, HFFT__C2C, 2, gn + 1, 1, gn[1] * gn[2], gn[0], q->sign,
+                        &im->gplan[0], &w));
         work = w > work ? w : work;
-        TRY(o->fft_plan(d, q->prec, HFFT__C2C, 1, q->n, q->n[1] * q->n[2], 1,
-                        q->n[1] * q->n[2], q->sign, &im->gplan[1], &w));
+        TRY(o->fft_plan(d, q->prec, HFFT__C2C, 1, gn, gn[1] * gn[2], 1, gn[1] * gn[2],
+                        q->sign, &im->gplan[1], &w));
         work = w > work ? w : work;
     }
     TRY(o->fft_plan(d, q->prec, HFFT__C2C, 1, &im->L, 1, im->L, q->keys, q->sign, &im->vplan, &w));
@@ -132,9 +177,12 @@ static int make(hfft__image *im) {
     size_t tw = (size_t)(q->keys * im->twn_max) * im->es;
     size_t pts = (size_t)q->points * (sizeof(int64_t) + im->es);
     size_t keys = (size_t)q->keys * sizeof(int64_t);
-    int64_t need = (int64_t)(2 * img + vec + tw + pts + keys + work);
+    size_t stage = im->of ? (size_t)(im->of * im->cb * im->plane) * im->es : 0;
+    int64_t need = (int64_t)(2 * img + vec + tw + pts + keys + work + stage);
     if (need > o->budget(d) - o->used(d) - o->reserve(d))
         return 1;
+    if (stage)
+        TRY(o->alloc(d, &im->stage, stage));
     TRY(o->alloc(d, &im->img, img));
     TRY(o->alloc(d, &im->grid, img));
     if (work)
@@ -152,13 +200,11 @@ static int make(hfft__image *im) {
     return 0;
 }
 
-/* A new image's fields from desc, and its compute and copy-out streams: 0 and *out,
-   or a failure (nothing held). */
-static int start(const hfft__dev_ops *o, hfft__dev *d, const hfft__image_desc *desc,
-                 hfft__image **out) {
+/* A new image's fields from desc (NULL: out of host memory). */
+static hfft__image *fields(const hfft__dev_ops *o, hfft__dev *d, const hfft__image_desc *desc) {
     hfft__image *im = calloc(1, sizeof *im);
     if (!im)
-        return hfft__fail(HFFT_ERR_HOST_MEMORY, "streaming image: out of host memory");
+        return NULL;
     im->o = o;
     im->d = d;
     im->desc = *desc;
@@ -168,6 +214,16 @@ static int start(const hfft__dev_ops *o, hfft__dev *d, const hfft__image_desc *d
         im->total *= desc->n[k];
     im->L = desc->n[desc->rank - 1];
     im->rows = im->total / im->L;
+    return im;
+}
+
+/* A new image's fields from desc, and its compute and copy-out streams: 0 and *out,
+   or a failure (nothing held). */
+static int start(const hfft__dev_ops *o, hfft__dev *d, const hfft__image_desc *desc,
+                 hfft__image **out) {
+    hfft__image *im = fields(o, d, desc);
+    if (!im)
+        return hfft__fail(HFFT_ERR_HOST_MEMORY, "streaming image: out of host memory");
     int st = o->activate(d);
     if (!st)
         st = o->stream_create(d, &im->s);
@@ -215,8 +271,61 @@ int hfft__image_create(const hfft__dev_ops *o, hfft__dev *d, const hfft__image_d
     return made(im, st, out);
 }
 
+int hfft__image_cards(const hfft__dev_ops *o, hfft__dev *const *devs, int n,
+                      const hfft__image_desc *desc, const void *host, hfft__image **out) {
+    *out = NULL;
+    if (n == 1)
+        return hfft__image_create(o, devs[0], desc, host, out);
+    if (n < 1 || n > HFFT_MAX_CARDS || desc->rank < 2 || desc->n[0] % n != 0)
+        return 1; /* (parts by dimension 0: it has n indices or a multiple) */
+    hfft__image *im = fields(o, NULL, desc);
+    if (!im)
+        return hfft__fail(HFFT_ERR_HOST_MEMORY, "streaming image: out of host memory");
+    im->nparts = n;
+    int64_t plane = im->total / desc->n[0], per = desc->n[0] / n;
+    int64_t cb = (int64_t)(COMBINE_BLOCK / ((size_t)plane * im->es));
+    cb = cb < 1 ? 1 : cb > per ? per : cb;
+    int st = 0;
+    for (int k = 0; k < n && !st; k++) {
+        hfft__image *p;
+        st = start(o, devs[k], desc, &p);
+        if (st)
+            break;
+        im->parts[k] = p;
+        p->q = k;
+        p->of = n;
+        p->plane = plane;
+        p->cb = cb;
+        p->total = im->total / n;
+        p->rows = im->rows / n;
+        p->prow = p->rows * k;
+        for (int b = 0; b < OUT_BLOCKS && !st; b++)
+            st = o->event_create(devs[k], &p->ev[b]);
+        if (!st)
+            st = o->event_create(devs[k], &p->ready);
+        if (!st)
+            st = o->event_create(devs[k], &p->read);
+        if (!st)
+            st = make(p);
+        if (!st) /* its rows of the image in, its grid at zero */
+            st = h2d(p, p->img, (const char *)host + (size_t)(p->prow * im->L) * im->es,
+                     (size_t)p->total * im->es);
+        if (!st) {
+            hfft__spift z = {.step = HFFT__SPIFT_ZERO, .count = p->total};
+            st = o->spift(p->d, desc->prec, p->s, p->grid, NULL, &z);
+        }
+        if (!st)
+            st = sync(p);
+    }
+    return made(im, st, out);
+}
+
 int hfft__image_send(hfft__image *im, int64_t at, int64_t count, const int64_t *cell,
                      const void *value) {
+    for (int k = 0; k < im->nparts; k++)
+        TRY(hfft__image_send(im->parts[k], at, count, cell, value));
+    if (im->nparts)
+        return 0;
     const hfft__dev_ops *o = im->o;
     if (count <= 0)
         return 0;
@@ -228,33 +337,61 @@ int hfft__image_send(hfft__image *im, int64_t at, int64_t count, const int64_t *
     char *dv = (char *)im->vals + (size_t)at * im->es;
     TRY(h2d(im, dc, cell + at, (size_t)count * sizeof(int64_t)));
     TRY(h2d(im, dv, (const char *)value + (size_t)at * im->es, (size_t)count * im->es));
-    hfft__spift a = {.step = HFFT__SPIFT_SCATTER, .count = count, .cell = dc};
+    hfft__spift a = {.step = HFFT__SPIFT_SCATTER, .count = count, .cell = dc,
+                     .parts = im->of, .part = im->q, .plane = im->plane};
     return o->spift(im->d, im->desc.prec, im->s, im->grid, dv, &a);
 }
 
 int hfft__image_wait(hfft__image *im) {
+    for (int k = 0; k < im->nparts; k++)
+        TRY(hfft__image_wait(im->parts[k]));
+    if (im->nparts)
+        return 0;
     TRY(im->o->activate(im->d));
     return sync(im);
 }
 
 int hfft__image_clear(hfft__image *im) {
+    for (int k = 0; k < im->nparts; k++)
+        TRY(hfft__image_clear(im->parts[k]));
+    if (im->nparts)
+        return 0;
     TRY(im->o->activate(im->d));
     hfft__spift z = {.step = HFFT__SPIFT_ZERO, .count = im->total};
     TRY(im->o->spift(im->d, im->desc.prec, im->s, im->grid, NULL, &z));
     return sync(im);
 }
 
+/* Copies out rows [r0, r1) of the card's image to the host image `host` behind what
+   its compute stream has issued, with event e. */
+static int block_out(hfft__image *im, hfft__event e, void *host, int64_t r0, int64_t r1) {
+    const hfft__dev_ops *o = im->o;
+    size_t off = (size_t)(r0 * im->L) * im->es, bytes = (size_t)((r1 - r0) * im->L) * im->es;
+    TRY(o->record(im->d, e, im->s));
+    TRY(o->wait(im->d, im->c, e));
+    im->link[1] += (int64_t)bytes;
+    return o->d2h(im->d, im->c, (char *)host + (size_t)(im->prow * im->L) * im->es + off, bytes,
+                  (char *)im->img + off, bytes, bytes, 1);
+}
+
+static int finish_sync(hfft__image *im) {
+    TRY(im->o->activate(im->d));
+    TRY(im->o->sync(im->d, im->c));
+    return sync(im);
+}
+
 /* The last step, in blocks of rows, each copied out to `host` behind (NULL: none): the
-   grid's add (keys NULL) or a keys pass (*keys with its rows set per block); then
-   waits. */
-static int finish(hfft__image *im, hfft__spift *keys, void *host) {
+   grid's add (keys NULL) or a keys pass (*keys with its rows set per block); issued,
+   not waited for. */
+static int finish_issue(hfft__image *im, hfft__spift *keys, void *host) {
     const hfft__dev_ops *o = im->o;
     int64_t L = im->L, nb = im->rows < OUT_BLOCKS ? im->rows : OUT_BLOCKS;
     for (int64_t b = 0; b < nb; b++) {
         int64_t r0 = im->rows * b / nb, r1 = im->rows * (b + 1) / nb;
-        size_t off = (size_t)(r0 * L) * im->es, bytes = (size_t)((r1 - r0) * L) * im->es;
+        size_t off = (size_t)(r0 * L) * im->es;
         if (keys) {
-            keys->row0 = r0;
+            keys->row0 = im->prow + r0;
+            keys->drow = im->prow;
             keys->rows = r1 - r0;
             TRY(o->spift(im->d, im->desc.prec, im->s, im->img, im->vec, keys));
         } else {
@@ -262,19 +399,80 @@ static int finish(hfft__image *im, hfft__spift *keys, void *host) {
             TRY(o->spift(im->d, im->desc.prec, im->s, (char *)im->img + off,
                          (char *)im->grid + off, &a));
         }
-        if (!host)
-            continue;
-        TRY(o->record(im->d, im->ev[b], im->s));
-        TRY(o->wait(im->d, im->c, im->ev[b]));
-        im->link[1] += (int64_t)bytes;
-        TRY(o->d2h(im->d, im->c, (char *)host + off, bytes, (char *)im->img + off, bytes, bytes,
-                   1));
+        if (host)
+            TRY(block_out(im, im->ev[b], host, r0, r1));
     }
-    TRY(o->sync(im->d, im->c));
-    return sync(im);
+    return 0;
+}
+
+static int finish(hfft__image *im, hfft__spift *keys, void *host) {
+    TRY(finish_issue(im, keys, host));
+    return finish_sync(im);
+}
+
+/* Several cards' grid flush: each card's grid transformed; then card q's output
+   indices of dimension 0, g = q n0 / n + k, gather every card's rows k of its grid
+   (X_g = sum over s of W^(s g) Y_s[k], W = exp(sign 2 pi i / n0)), block by block,
+   each block combined into the image and copied out behind; the grids cleared once
+   every card has read them. */
+static int grid_cards(hfft__image *im, void *host) {
+    const hfft__dev_ops *o = im->o;
+    int n = im->nparts;
+    for (int k = 0; k < n; k++) {
+        hfft__image *p = im->parts[k];
+        TRY(o->activate(p->d));
+        TRY(o->fft_exec(p->d, p->gplan[0], p->s, p->grid, p->work));
+        if (p->gplan[1])
+            TRY(o->fft_exec(p->d, p->gplan[1], p->s, p->grid, p->work));
+        TRY(o->record(p->d, p->ready, p->s));
+    }
+    int64_t per = im->desc.n[0] / n, plane = im->total / im->desc.n[0];
+    size_t es = im->es, pb = (size_t)plane * es;
+    for (int q = 0; q < n; q++) {
+        hfft__image *p = im->parts[q];
+        TRY(o->activate(p->d));
+        for (int k = 0; k < n; k++)
+            TRY(o->wait(p->d, p->s, im->parts[k]->ready));
+        int64_t rows_per = p->rows / per; /* image rows per index of dimension 0 */
+        for (int64_t k0 = 0, b = 0; k0 < per; k0 += p->cb, b++) {
+            int64_t m = per - k0 < p->cb ? per - k0 : p->cb;
+            for (int k = 0; k < n; k++) {
+                hfft__image *from = im->parts[k];
+                /* card k's rows as block k of m indices (the combine's layout) */
+                char *dst = (char *)p->stage + (size_t)(k * m) * pb;
+                const char *src = (const char *)from->grid + (size_t)k0 * pb;
+                if (from == p)
+                    TRY(o->d2d(p->d, p->s, dst, pb, src, pb, pb, (size_t)m));
+                else
+                    TRY(o->peer(p->d, p->s, from->d, dst, pb, src, pb, pb, (size_t)m));
+            }
+            hfft__spift a = {.step = HFFT__SPIFT_COMBINE, .sign = im->desc.sign,
+                             .row0 = q * per + k0, .rows = m, .L = plane, .nk = n};
+            a.n[0] = im->desc.n[0];
+            TRY(o->spift(p->d, im->desc.prec, p->s, (char *)p->img + (size_t)k0 * pb, p->stage,
+                         &a));
+            if (host)
+                TRY(block_out(p, p->ev[b % OUT_BLOCKS], host, k0 * rows_per,
+                              (k0 + m) * rows_per));
+        }
+        TRY(o->record(p->d, p->read, p->s));
+    }
+    for (int q = 0; q < n; q++) {
+        hfft__image *p = im->parts[q];
+        TRY(o->activate(p->d));
+        for (int k = 0; k < n; k++)
+            TRY(o->wait(p->d, p->s, im->parts[k]->read));
+        hfft__spift z = {.step = HFFT__SPIFT_ZERO, .count = p->total};
+        TRY(o->spift(p->d, im->desc.prec, p->s, p->grid, NULL, &z));
+    }
+    for (int q = 0; q < n; q++)
+        TRY(finish_sync(im->parts[q]));
+    return 0;
 }
 
 int hfft__image_grid(hfft__image *im, void *host) {
+    if (im->nparts)
+        return grid_cards(im, host);
     const hfft__dev_ops *o = im->o;
     TRY(o->activate(im->d));
     TRY(o->fft_exec(im->d, im->gplan[0], im->s, im->grid, im->work));
@@ -284,6 +482,8 @@ int hfft__image_grid(hfft__image *im, void *host) {
 }
 
 void hfft__image_staging(hfft__image *im, void **vecs, void **tw) {
+    if (im->nparts) /* the first card's, copied to the others' at each pass */
+        im = im->parts[0];
     *vecs = im->h_vec;
     *tw = im->h_tw;
 }
@@ -319,6 +519,31 @@ static int vectors(hfft__image *im, int64_t nk, const int64_t *keys, hfft__spift
 }
 
 int hfft__image_keys(hfft__image *im, int64_t nk, const int64_t *keys, void *host) {
+    if (im->nparts) {
+        /* every card's rows at once, from the first card's staging */
+        hfft__image *p0 = im->parts[0];
+        for (int k = 1; k < im->nparts && nk > 0 && nk <= im->desc.keys; k++) {
+            hfft__image *p = im->parts[k];
+            memcpy(p->h_vec, p0->h_vec, (size_t)(nk * im->L) * im->es);
+            if (p->twn_max)
+                memcpy(p->h_tw, p0->h_tw, (size_t)(nk * p->twn_max) * im->es);
+        }
+        for (int k = 0; k < im->nparts; k++) {
+            hfft__image *p = im->parts[k];
+            hfft__spift a;
+            TRY(vectors(p, nk, keys, &a));
+            if (host) {
+                TRY(finish_issue(p, &a, host));
+            } else {
+                a.row0 = a.drow = p->prow;
+                a.rows = p->rows;
+                TRY(p->o->spift(p->d, im->desc.prec, p->s, p->img, p->vec, &a));
+            }
+        }
+        for (int k = 0; k < im->nparts; k++)
+            TRY(finish_sync(im->parts[k]));
+        return 0;
+    }
     const hfft__dev_ops *o = im->o;
     const hfft__image_desc *q = &im->desc;
     hfft__spift a;
@@ -333,9 +558,27 @@ void hfft__image_take_link(hfft__image *im, int64_t bytes[2]) {
     bytes[0] = im->link[0];
     bytes[1] = im->link[1];
     im->link[0] = im->link[1] = 0;
+    for (int k = 0; k < im->nparts; k++) {
+        int64_t b[2];
+        hfft__image_take_link(im->parts[k], b);
+        bytes[0] += b[0];
+        bytes[1] += b[1];
+    }
 }
 
 int hfft__image_peek(hfft__image *im, void *host, size_t bytes) {
+    if (im->nparts) { /* every card its share at once */
+        size_t each = bytes / (size_t)im->nparts;
+        for (int k = 0; k < im->nparts && each; k++) {
+            hfft__image *p = im->parts[k];
+            size_t most = (size_t)p->total * im->es, b = each < most ? each : most;
+            TRY(p->o->activate(p->d));
+            TRY(p->o->d2h(p->d, p->c, (char *)host + (size_t)k * each, b, p->img, b, b, 1));
+        }
+        for (int k = 0; k < im->nparts; k++)
+            TRY(finish_sync(im->parts[k]));
+        return 0;
+    }
     size_t most = (size_t)im->total * im->es;
     TRY(im->o->activate(im->d));
     TRY(im->o->d2h(im->d, im->c, host, bytes, im->img, bytes, bytes < most ? bytes : most, 1));

@@ -1,6 +1,6 @@
 /*
- * image.h: a streaming image held on one card between flushes (src/stream.c
- * decides when), with the pending points' grid beside it.  Every step runs on
+ * image.h: a streaming image held on one card, or on several, between flushes
+ * (src/stream.c decides when), with the pending points' grid beside it.  Every step runs on
  * the card's one stream and returns once it has run there.  Private to the
  * library; the creator destroys.
  */
@@ -26,6 +26,11 @@ typedef struct hfft__image_desc {
    error); or a failure. */
 int hfft__image_create(const hfft__dev_ops *o, hfft__dev *d, const hfft__image_desc *desc,
                        const void *host, hfft__image **out);
+/* The same over n cards devs[] (n = 1: hfft__image_create), each holding its part
+   (image.c); 1 also where the shape cannot be cut so (rank 1, or n0 not a multiple of
+   n).  The steps below apply to the whole, on every card at once. */
+int hfft__image_cards(const hfft__dev_ops *o, hfft__dev *const *devs, int n,
+                      const hfft__image_desc *desc, const void *host, hfft__image **out);
 void hfft__image_destroy(hfft__image *im);
 
 /* Points [at, at + count) of the pinned host arrays cell and value (the backend's

@@ -166,10 +166,12 @@ __device__ inline void add_at(float *p, float x) { atomicAdd(p, x); }
 __device__ inline void add_at(double *p, double x) { atomicAdd(p, x); }
 
 template <typename R>
-__global__ void spift_scatter_kernel(R *dst, const R *src, const int64_t *cell, int64_t count) {
-    for (int64_t p = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; p < count;
+__global__ void spift_scatter_kernel(R *dst, const R *src, hfft__spift a) {
+    for (int64_t p = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; p < a.count;
          p += (int64_t)gridDim.x * blockDim.x) {
-        int64_t c = cell[p];
+        int64_t c = hfft__spift_cell(&a, a.cell[p]);
+        if (c < 0)
+            continue;
         add_at(dst + 2 * c, src[2 * p]);
         add_at(dst + 2 * c + 1, src[2 * p + 1]);
     }
@@ -217,6 +219,27 @@ __global__ void spift_keys_kernel(R *image, const R *v, hfft__spift a) {
         }
 }
 
+__device__ inline void spift_combine_at(const hfft__spift *a, const float *src, int64_t r,
+                                        int64_t k, float *acc) {
+    hfft__spift_combine_at_f(a, src, r, k, acc);
+}
+__device__ inline void spift_combine_at(const hfft__spift *a, const double *src, int64_t r,
+                                        int64_t k, double *acc) {
+    hfft__spift_combine_at_d(a, src, r, k, acc);
+}
+
+template <typename R>
+__global__ void spift_combine_kernel(R *dst, const R *src, hfft__spift a) {
+    for (int64_t r = blockIdx.y; r < a.rows; r += gridDim.y)
+        for (int64_t k = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; k < a.L;
+             k += (int64_t)gridDim.x * blockDim.x) {
+            R acc[2];
+            spift_combine_at(&a, src, r, k, acc);
+            dst[2 * (r * a.L + k)] += acc[0];
+            dst[2 * (r * a.L + k) + 1] += acc[1];
+        }
+}
+
 unsigned blocks_for(int64_t count) {
     int64_t b = (count + kThreads - 1) / kThreads;
     return (unsigned)(b < 1 ? 1 : b > 65536 ? 65536 : b);
@@ -229,7 +252,12 @@ int spift_launch(cudaStream_t s, void *dst, const void *src, const hfft__spift *
     case HFFT__SPIFT_SCATTER:
         if (a->count > 0)
             spift_scatter_kernel<R><<<blocks_for(a->count), kThreads, 0, s>>>(
-                d, static_cast<const R *>(src), a->cell, a->count);
+                d, static_cast<const R *>(src), *a);
+        break;
+    case HFFT__SPIFT_COMBINE:
+        if (a->nk > 0 && a->rows > 0)
+            spift_combine_kernel<R><<<grid_for(a->rows, a->L), kThreads, 0, s>>>(
+                d, static_cast<const R *>(src), *a);
         break;
     case HFFT__SPIFT_ADD:
         if (a->count > 0)

@@ -50,4 +50,30 @@
 HFFT__DEFINE_SPIFT_AT(float, f)
 HFFT__DEFINE_SPIFT_AT(double, d)
 
+/* Where a scatter's cell c goes on its card (HFFT__SPIFT_SCATTER), or -1: not there. */
+HFFT__HD int64_t hfft__spift_cell(const hfft__spift *a, int64_t c) {
+    if (a->parts <= 1)
+        return c;
+    int64_t u = c / a->plane;
+    return u % a->parts == a->part ? u / a->parts * a->plane + c % a->plane : -1;
+}
+
+/* acc = what the HFFT__SPIFT_COMBINE step adds at element (r, k). */
+#define HFFT__DEFINE_SPIFT_COMBINE_AT(R, sfx)                                                \
+    HFFT__HD void hfft__spift_combine_at_##sfx(const hfft__spift *a, const R *src, int64_t r, \
+                                               int64_t k, R *acc) {                          \
+        double sr = 0, si = 0;                                                               \
+        for (int64_t s = 0; s < a->nk; s++) {                                                \
+            const R *x = src + 2 * ((s * a->rows + r) * a->L + k);                           \
+            double wr, wi;                                                                   \
+            hfft__twiddle(s * (a->row0 + r), a->n[0], a->sign, &wr, &wi);                    \
+            sr += (double)x[0] * wr - (double)x[1] * wi;                                     \
+            si += (double)x[0] * wi + (double)x[1] * wr;                                     \
+        }                                                                                    \
+        acc[0] = (R)sr;                                                                      \
+        acc[1] = (R)si;                                                                      \
+    }
+HFFT__DEFINE_SPIFT_COMBINE_AT(float, f)
+HFFT__DEFINE_SPIFT_COMBINE_AT(double, d)
+
 #endif

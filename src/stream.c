@@ -111,7 +111,9 @@ struct X(stream_s) {
     /* on a card (NULL card: the image stays in host memory) */
     const hfft__dev_ops *ops;
     hfft__dev *dev;
-    hfft__image *card; /* the image held on the card */
+    hfft__dev *more[HFFT_MAX_CARDS]; /* the other cards that hold the image's parts */
+    int nmore;
+    hfft__image *card; /* the image held on the card (or the cards) */
     hfft__image *pass; /* or in host memory, passed through the card at direct flushes */
     hfft__place place; /* the image registered for the passes */
     double c_pass;     /* a pass's seconds, measured */
@@ -615,21 +617,24 @@ static int card_room(X(stream) s, int64_t want) {
     return 0;
 }
 
-/* The image onto the first card the settings name, where it fits with its grid: 0
-   with s->card set, or left NULL (the host path); or a failure. */
+/* The image onto the cards the settings name, where it and its grid fit them and its
+   dimension 0 can be cut between them (image.c), else onto the first; 0 with s->card
+   set, or left NULL (the host path); or a failure. */
 static int card_open(X(stream) s, int kind, hfft__settings *set) {
     if (kind == HFFT_DEVICE_CUDA && !hfft__cuda_usable())
         return hfft__fail(HFFT_ERR_NO_DEVICE,
                           hfft__device_ops(HFFT_DEVICE_CUDA)
                               ? "HFFT_DEVICE=cuda but no usable CUDA GPU was found"
                               : "HFFT_DEVICE=cuda but this hfft was built without CUDA");
-    /* one card holds the image: the first the settings name, else the current one
-       (no context made on the others) */
+    /* the cards named, where the image can be cut between them; else one card holds it:
+       the first the settings name, else the current one (no context made on the
+       others) */
     const hfft__dev_ops *ops = hfft__device_ops(kind);
     hfft__settings one = *set;
+    int want = set->ncard > 1 && s->rank > 1 && s->n[0] % set->ncard == 0 ? set->ncard : 1;
     if (one.ncard == 0)
         one.card[0] = -1;
-    one.ncard = 1;
+    one.ncard = want;
     hfft__dev *devs[HFFT_MAX_CARDS];
     int n = 0;
     TRY(hfft__devices_open(ops, &one, devs, &n));
@@ -646,7 +651,13 @@ static int card_open(X(stream) s, int kind, hfft__settings *set) {
         d.n[k] = s->n[k];
         d.lead[k] = s->lead[k];
     }
-    int st = hfft__image_create(ops, devs[0], &d, s->image, &s->card);
+    int st = hfft__image_cards(ops, devs, n, &d, s->image, &s->card);
+    if (st == 1 && n > 1) { /* not on them all: on the first */
+        for (int k = 1; k < n; k++)
+            ops->close(devs[k]);
+        n = 1;
+        st = hfft__image_create(ops, devs[0], &d, s->image, &s->card);
+    }
     if (st == 1 && s->force != 2) {
         /* too large for the card: it stays in host memory and passes through the card
            at direct flushes, with as many key vectors as a quarter of the budget holds */
@@ -657,13 +668,19 @@ static int card_open(X(stream) s, int kind, hfft__settings *set) {
         s->pkeys = d.keys;
     }
     if (st) {
-        ops->close(devs[0]);
+        for (int k = 0; k < n; k++)
+            ops->close(devs[k]);
         return st == 1 ? 0 : st;
     }
     s->ops = ops;
     s->dev = devs[0];
-    s->st.cards = 1;
-    s->st.card_ids[0] = ops->ordinal(devs[0]);
+    s->nmore = n - 1;
+    s->st.cards = n;
+    for (int k = 0; k < n; k++) {
+        s->st.card_ids[k] = ops->ordinal(devs[k]);
+        if (k)
+            s->more[k - 1] = devs[k];
+    }
     /* the image registered, for the link's rate (an array from hfft_malloc is already);
        where the driver refuses, the copies run from pageable memory */
     s->place.ops = ops;
@@ -1212,6 +1229,8 @@ void X(stream_destroy)(X(stream) s) {
     if (s->dev) {
         card_unroom(s);
         hfft__place_release(&s->place);
+        for (int k = 0; k < s->nmore; k++)
+            s->ops->close(s->more[k]);
         s->ops->close(s->dev);
     }
     for (int d = 0; d < 3; d++)

@@ -331,6 +331,57 @@ Test(stream, the_image_passed_through_an_emulated_card) {
         }
 }
 
+/*
+ * The image held on several emulated cards, dimension 0 cut between them: every way
+ * (the model's, direct, grid) on 2, 3, 4 and 8 cards, shift keys and row keys, rank 2
+ * and 3, both precisions; each flush copies the whole image out once over the cards;
+ * a dimension 0 the cards cannot share keeps the image on the first card.
+ */
+Test(stream, every_way_on_emulated_cards_holding_parts) {
+    static const struct {
+        const char *cards;
+        shape sh;
+        int held; /* cards that hold it */
+    } runs[] = {{"0,1", {2, {64, 64}}, 2},          {"0,1,2,3", {2, {64, 32}}, 4},
+                {"2,0,1", {3, {12, 4, 6}}, 3},      {"0,1,2,3", {3, {8, 12, 10}}, 4},
+                {"0,1,2,3,4,5,6,7", {2, {32, 32}}, 8}, {"0,1,2", {2, {64, 64}}, 1},
+                {"1,0", {2, {48, 20}}, 2}};
+    for (size_t r = 0; r < sizeof runs / sizeof runs[0]; r++)
+        for (int prec = 4; prec <= 8; prec += 4)
+            for (int way = 0; way < 3; way++) {
+                hfft_options o;
+                hfft_options_init(&o);
+                o.device = HFFT_DEVICE_EMULATED;
+                o.device_memory = 16 << 20;
+                o.devices = runs[r].cards;
+                o.threads = 2;
+                unsigned flags = way == 1 ? HFFT_STREAM_DIRECT : way == 2 ? HFFT_STREAM_GRID : 0;
+                const shape *sh = &runs[r].sh;
+                check_stream(prec, sh, r % 2 ? HFFT_FORWARD : HFFT_BACKWARD, flags, &o, way);
+                int64_t total = tu_total(sh->rank, sh->n);
+                void *image = tu_alloc((size_t)total * tu_esize(prec));
+                memset(image, 0, (size_t)total * tu_esize(prec));
+                ts t = ts_make(prec, sh->rank, sh->n, image, HFFT_FORWARD, flags, &o);
+                cr_assert(t.s, "%s", hfft_last_error_message());
+                hfft_stream_stats st;
+                cr_assert_eq(ts_info(t, &st), 0);
+                cr_assert_eq(st.image_on_cards, 1, "run %zu: the image is not on the cards", r);
+                cr_assert_eq(st.cards, runs[r].held, "run %zu: %d cards hold it, not %d", r,
+                             st.cards, runs[r].held);
+                cr_assert_eq(st.card_ids[0], runs[r].cards[0] - '0');
+                int64_t idx[6] = {1, 1, 1, 5, 3, 2};
+                double v[4] = {1, 0, 0.5, -2};
+                float vf[4] = {1, 0, 0.5f, -2};
+                cr_assert_eq(ts_add(t, 2, idx, prec == 4 ? (void *)vf : (void *)v), 0);
+                cr_assert_eq(ts_flush(t), 0, "%s", hfft_last_error_message());
+                cr_assert_eq(ts_info(t, &st), 0);
+                cr_assert_eq(st.link_bytes[1], total * (int64_t)tu_esize(prec),
+                             "run %zu: %lld bytes out", r, (long long)st.link_bytes[1]);
+                ts_destroy(t);
+                tu_free(image);
+            }
+}
+
 /* The grid's transform on emulated cards, one and four, in card and streamed. */
 Test(stream, the_grid_on_emulated_cards) {
     static const struct {
@@ -634,29 +685,31 @@ Test(stream, a_failed_grid_flush_runs_again) {
    crash; after a failure midway the stream says so at every call; destroying it
    frees everything (the sanitizer tree's leak check); a new stream works after. */
 Test(stream, device_faults) {
-    static const char *ops[] = {"alloc", "h2d", "d2h", "fft_plan", "fft_exec", "kernel",
-                                "host_alloc"};
+    /* (peer and d2d: the grid flush of an image held on two cards, the third pass) */
+    static const char *ops[] = {"alloc", "h2d",  "d2h",  "fft_plan", "fft_exec",
+                                "kernel", "host_alloc", "peer", "d2d"};
     static const shape sh = {2, {64, 64}};
     int64_t total = tu_total(2, sh.n), count = 300;
     int64_t *index = malloc((size_t)count * 2 * sizeof(int64_t));
     float *value = tu_alloc((size_t)count * tu_esize(4));
     points(4, 2, sh.n, count, 0, tu_seed(), index, value);
     int failed[sizeof ops / sizeof ops[0]] = {0};
-    for (int pass = 0; pass < 2; pass++)
+    for (int pass = 0; pass < 3; pass++)
         for (size_t k = 0; k < sizeof ops / sizeof ops[0]; k++)
             for (int nth = 1; nth <= 6; nth++) {
                 hfft_options o;
                 hfft_options_init(&o);
                 o.device = HFFT_DEVICE_EMULATED;
-                o.device_memory = pass ? 32 << 10 : 16 << 20;
+                o.device_memory = pass == 1 ? 32 << 10 : 16 << 20;
+                o.devices = pass == 2 ? "0,1" : NULL;
                 o.threads = 2;
                 void *image = tu_alloc((size_t)total * tu_esize(4));
                 memset(image, 0, (size_t)total * tu_esize(4));
                 char spec[32];
                 snprintf(spec, sizeof spec, "%s:%d", ops[k], nth);
                 tu_fault_arm(spec);
-                ts t = ts_make(4, 2, sh.n, image, HFFT_FORWARD, nth % 2 ? HFFT_STREAM_DIRECT : 0,
-                               &o);
+                unsigned way = nth % 2 ? HFFT_STREAM_DIRECT : pass == 2 ? HFFT_STREAM_GRID : 0;
+                ts t = ts_make(4, 2, sh.n, image, HFFT_FORWARD, way, &o);
                 int st = t.s ? ts_add(t, count, index, value) : hfft_last_error();
                 if (t.s && !st)
                     st = ts_flush(t);

@@ -50,6 +50,9 @@ typedef struct hfft__chirps {
 /* A streaming image's steps on a card (gpu/spift.c), each on `count` elements or over
    the image:
    HFFT__SPIFT_SCATTER dst[cell[p]] += src[p] for p < count (repeated cells summed);
+                       with parts > 1, only cells whose index along dimension 0 (cell /
+                       plane) is part modulo parts, at that index over parts (a card's
+                       share of an image's grid held on `parts` cards);
    HFFT__SPIFT_ADD     dst[k] += src[k], then src[k] = 0, for k < count;
    HFFT__SPIFT_ZERO    dst[k] = 0 for k < count (src unused);
    HFFT__SPIFT_KEYS    image rows [row0, row0 + rows) of dst (rows of L points, dst's
@@ -59,11 +62,18 @@ typedef struct hfft__chirps {
                        row key L + t adds v[(j + t k) mod L] at (j, k); without, row j gains
                        the vector times the product over d < rank - 1 of tw[q twn + off_d +
                        j_d], j_d the row's index along dimension d (lead[d] rows apart),
-                       off_d the sum of the sizes before d. */
-enum { HFFT__SPIFT_SCATTER, HFFT__SPIFT_ADD, HFFT__SPIFT_ZERO, HFFT__SPIFT_KEYS };
+                       off_d the sum of the sizes before d;
+   HFFT__SPIFT_COMBINE dst's element (r, k) (rows r < rows of L elements) gains the sum
+                       over s < nk of src's element (s rows + r, k) times exp(sign 2 pi i
+                       s (row0 + r) / n[0]): the last step of a transform along dimension
+                       0 split over nk cards (each card's rows of dimension 0 transformed,
+                       then combined where each output row lies). */
+enum { HFFT__SPIFT_SCATTER, HFFT__SPIFT_ADD, HFFT__SPIFT_ZERO, HFFT__SPIFT_KEYS,
+       HFFT__SPIFT_COMBINE };
 typedef struct hfft__spift {
-    int step, shift, rank;
+    int step, shift, rank, sign;
     int64_t count, row0, rows, drow, L, nk, twn;
+    int64_t parts, part, plane; /* SCATTER: a card's share of the grid (parts 0, 1: all) */
     int64_t n[3], lead[3];
     const int64_t *cell; /* SCATTER: the cells; KEYS: the keys (device memory) */
     const void *tw;      /* KEYS without shift: nk tables of twn phases (device memory) */
