@@ -26,8 +26,10 @@
  * block, dimension 0's indices [q n0 / n, (q + 1) n0 / n) on card q, and the
  * grid's indices q modulo n.  Each point goes to every card, whose scatter
  * keeps its own; a keys pass updates each card's rows; a grid flush
- * transforms each card's grid whole (its indices are a grid of n0 / n along
- * dimension 0: decimation in time), then each card gathers, block by block,
+ * transforms each card's grid (its indices are a grid of n0 / n along
+ * dimension 0: decimation in time) in chunks of its fast dimensions, then
+ * along dimension 0 through transposed tiles, so that no work area is as
+ * large as the grid; then each card gathers, block by block,
  * every card's rows of the indices its output rows need (card to card) and
  * combines them into its image rows, copied out behind; the grids are
  * cleared once every card has read them.
@@ -37,6 +39,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gpu/xfer.h"
 #include "src/core/problem.h"
 #include "src/core/status.h"
 
@@ -46,6 +49,10 @@
 #define PASS_BLOCK ((size_t)64 << 20) /* bytes of a block, at most */
 #define COMBINE_BLOCK ((size_t)32 << 20) /* several cards: bytes each card's rows of a
                                              combined block fill, at most */
+#define PART_CHUNK ((size_t)64 << 20) /* a part's grid transformed in chunks of this (its
+                                         fast dimensions) and dimension 0 through a
+                                         transposed tile of this, at most */
+#define PART_COLS 128                 /* dimension-0 lines per transposed tile, at most */
 
 struct hfft__image {
     const hfft__dev_ops *o;
@@ -73,7 +80,9 @@ struct hfft__image {
     hfft__image *parts[HFFT_MAX_CARDS];
     int q, of;
     int64_t prow, plane, cb;
-    void *stage;
+    int64_t gchunk, gcols;   /* its grid's transform: indices of dimension 0 a chunk,
+                                dimension-0 lines a tile */
+    void *stage, *tb;
     hfft__event ready, read; /* its grid transformed; every card's rows of it read */
 };
 
@@ -118,7 +127,8 @@ void hfft__image_destroy(hfft__image *im) {
     if (im->in)
         o->sync(im->d, im->in);
     void *dev[] = {im->img,     im->grid,    im->work,    im->vec,     im->tw,    im->cells,
-                   im->vals,    im->keyv,    im->slot[0], im->slot[1], im->slot[2], im->stage};
+                   im->vals,    im->keyv,    im->slot[0], im->slot[1], im->slot[2], im->stage,
+                   im->tb};
     for (size_t k = 0; k < sizeof dev / sizeof dev[0]; k++)
         if (dev[k])
             o->free(im->d, dev[k]);
@@ -154,9 +164,28 @@ static int make(hfft__image *im) {
     const hfft__image_desc *q = &im->desc;
     size_t work = 0, w = 0;
     hfft__dev *d = im->d;
-    /* a part's grid: its n0 / n indices of dimension 0 */
+    /* a part's grid: its n0 / n indices of dimension 0, its fast dimensions in chunks of
+       gchunk indices, then dimension 0 through a transposed tile of gcols lines (no work
+       area as large as the grid: each card holds twice its part) */
     int64_t gn[3] = {q->n[0] / (im->of ? im->of : 1), q->n[1], q->n[2]};
-    if (q->rank <= 2) {
+    size_t tbb = 0;
+    if (im->of) {
+        int64_t g = gn[0], P = im->plane;
+        im->gchunk = 1;
+        for (int64_t c = 1; c <= (g / 4 > 1 ? g / 4 : 1); c++) /* four chunks at least */
+            if (g % c == 0 && (size_t)(c * P) * im->es <= PART_CHUNK)
+                im->gchunk = c;
+        int64_t wc = (int64_t)(PART_CHUNK / ((size_t)g * im->es));
+        wc = wc < 1 ? 1 : wc > PART_COLS ? PART_COLS : wc;
+        im->gcols = wc > P ? P : wc;
+        tbb = (size_t)(im->gcols * g) * im->es;
+        TRY(o->fft_plan(d, q->prec, HFFT__C2C, q->rank - 1, gn + 1, 1, P, im->gchunk, q->sign,
+                        &im->gplan[0], &w));
+        work = w > work ? w : work;
+        TRY(o->fft_plan(d, q->prec, HFFT__C2C, 1, gn, 1, g, im->gcols, q->sign, &im->gplan[1],
+                        &w));
+        work = w > work ? w : work;
+    } else if (q->rank <= 2) {
         TRY(o->fft_plan(d, q->prec, HFFT__C2C, q->rank, gn, 1, im->total, 1, q->sign,
                         &im->gplan[0], &w));
         work = w > work ? w : work;
@@ -178,11 +207,13 @@ static int make(hfft__image *im) {
     size_t pts = (size_t)q->points * (sizeof(int64_t) + im->es);
     size_t keys = (size_t)q->keys * sizeof(int64_t);
     size_t stage = im->of ? (size_t)(im->of * im->cb * im->plane) * im->es : 0;
-    int64_t need = (int64_t)(2 * img + vec + tw + pts + keys + work + stage);
+    int64_t need = (int64_t)(2 * img + vec + tw + pts + keys + work + stage + tbb);
     if (need > o->budget(d) - o->used(d) - o->reserve(d))
         return 1;
     if (stage)
         TRY(o->alloc(d, &im->stage, stage));
+    if (tbb)
+        TRY(o->alloc(d, &im->tb, tbb));
     TRY(o->alloc(d, &im->img, img));
     TRY(o->alloc(d, &im->grid, img));
     if (work)
@@ -418,16 +449,17 @@ static int finish(hfft__image *im, hfft__spift *keys, void *host) {
 static int grid_cards(hfft__image *im, void *host) {
     const hfft__dev_ops *o = im->o;
     int n = im->nparts;
+    int64_t per = im->desc.n[0] / n, plane = im->total / im->desc.n[0];
+    size_t es = im->es, pb = (size_t)plane * es;
     for (int k = 0; k < n; k++) {
         hfft__image *p = im->parts[k];
         TRY(o->activate(p->d));
-        TRY(o->fft_exec(p->d, p->gplan[0], p->s, p->grid, p->work));
-        if (p->gplan[1])
-            TRY(o->fft_exec(p->d, p->gplan[1], p->s, p->grid, p->work));
+        for (int64_t c = 0; c < per; c += p->gchunk)
+            TRY(o->fft_exec(p->d, p->gplan[0], p->s, (char *)p->grid + (size_t)c * pb, p->work));
+        TRY(hfft__columns(o, p->d, im->desc.prec, p->s, p->tb, p->work, p->gplan[1], p->grid,
+                          plane, per, plane, p->gcols));
         TRY(o->record(p->d, p->ready, p->s));
     }
-    int64_t per = im->desc.n[0] / n, plane = im->total / im->desc.n[0];
-    size_t es = im->es, pb = (size_t)plane * es;
     for (int q = 0; q < n; q++) {
         hfft__image *p = im->parts[q];
         TRY(o->activate(p->d));
