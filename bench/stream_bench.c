@@ -17,8 +17,10 @@
  *                     [--csv FILE]
  *
  * --flushes K caps a run at K flushes (P at most F K points), so that small F stay
- * short.  Settings (HFFT_DEVICE, HFFT_DEVICE_MEMORY, HFFT_THREADS) apply as to
- * any hfft program.
+ * short.  Settings (HFFT_DEVICE, HFFT_DEVICES, HFFT_DEVICE_MEMORY, HFFT_THREADS)
+ * apply as to any hfft program: HFFT_DEVICES naming several cards holds the image
+ * on them where its size allows (docs/streaming.md); the last flush's line gives
+ * its bytes out, their rate and the cards.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -225,11 +227,14 @@ int main(int argc, char **argv) {
                        1e6 * total / (double)npts, (double)npts / total, (long long)nflush, med,
                        mx, st.image_on_cards ? "yes" : "no", errs);
                 if (w != WAY_CUFFT && st.flushes)
-                    printf("%6s %8s %9s %-7s last flush: %s, %lld keys; adds %.4f s, flushes "
-                           "%.4f s\n",
+                    printf("%6s %8s %9s %-7s last flush: %s, %lld keys, %.4f s, %.1f GB out "
+                           "(%.1f GB/s) over %d card(s); adds %.4f s, flushes %.4f s\n",
                            "", "", "", "",
                            st.last_strategy == HFFT_STREAM_BY_KEYS ? "keys" : "grid",
-                           (long long)st.last_keys, st.add_seconds, st.flush_seconds);
+                           (long long)st.last_keys, st.last_seconds, 1e-9 * (double)st.link_bytes[1],
+                           st.last_seconds > 0 ? 1e-9 * (double)st.link_bytes[1] / st.last_seconds
+                                               : 0.0,
+                           st.cards, st.add_seconds, st.flush_seconds);
                 if (out)
                     fprintf(out, "%lld,%d,%lld,%lld,%s,%.6f,%.6g,%.6g,%lld,%.6g,%.6g,%lld,%d,%d,%.3g\n",
                             (long long)n, prec * 8, (long long)F, (long long)npts, way_name[w],

@@ -20,6 +20,8 @@
 #   images  streaming images (hfft-stream-bench): the image at the end and every F
 #           points against a cuFFT stream by hand, f32 and f64; N = 65536 at an 8 GiB
 #           budget (the image passed through the card)
+#   images-cards  (2 x H200) streaming images held on both cards: 8 GiB verified,
+#           128 GiB (N = 131072 f32) with a flush every 4 x 10^8 points
 # The 8 GiB runs are verified against FFTW in higher precision; larger ones
 # are not (the reference needs twice the array again in host memory).
 set -uo pipefail
@@ -133,6 +135,24 @@ for set in "$@"; do
                 --ways auto,direct,grid
         } >>"$out/images.log" 2>&1
         cat "$out/images.log"
+        continue
+        ;;
+    images-cards)
+        # (2 x H200) streaming images held on both cards: 8 GiB checked against FFTW,
+        # then 128 GiB (N = 131072 f32, half of each card) with a flush every 4 x 10^8
+        # points; the link with both cards at once from hfft-bench's probe
+        sb=build/bench/hfft-stream-bench
+        {
+            echo "+ HFFT_DEVICES=0,1 hfft-stream-bench --sizes 32768 --points 100000000 --every 0,25000000 --ways auto,direct,grid --verify"
+            HFFT_DEVICES=0,1 "$sb" --sizes 32768 --points 100000000 --every 0,25000000 \
+                --ways auto,direct,grid --verify
+            echo "+ HFFT_DEVICES=0,1 hfft-stream-bench --sizes 131072 --points 1200000000 --every 400000000 --ways auto"
+            HFFT_DEVICES=0,1 "$sb" --sizes 131072 --points 1200000000 --every 400000000 \
+                --ways auto
+            build/bench/hfft-bench --mode none --devices 0,1 --baselines none \
+                2d:1024x1024:f32 | grep -E "^link"
+        } >>"$out/images-cards.log" 2>&1
+        cat "$out/images-cards.log"
         continue
         ;;
     *)
