@@ -331,6 +331,58 @@ Test(stream, the_image_passed_through_an_emulated_card) {
         }
 }
 
+/* CUDA options on the cards `devices` names; the test skipped where the settings keep
+   tests off the GPU or those cards cannot be opened. */
+static hfft_options cuda_stream_options(const char *devices) {
+    const char *dev = getenv("HFFT_DEVICE");
+    if (dev && (!strcmp(dev, "none") || !strcmp(dev, "cpu")))
+        cr_skip_test("no GPU tests (HFFT_DEVICE=%s)", dev);
+    hfft_options o;
+    hfft_options_init(&o);
+    o.device = HFFT_DEVICE_CUDA;
+    o.devices = devices;
+    int64_t n[2] = {64, 64};
+    float *probe = tu_alloc(64 * 64 * 8);
+    memset(probe, 0, 64 * 64 * 8);
+    hfftf_stream p = hfftf_stream_dft(2, n, (hfftf_complex *)probe, HFFT_FORWARD, 0, &o);
+    tu_free(probe);
+    if (!p) {
+        cr_assert_eq(hfft_last_error(), HFFT_ERR_NO_DEVICE, "%s", hfft_last_error_message());
+        cr_skip_test("CUDA cards %s not usable: %s", devices, hfft_last_error_message());
+    }
+    hfftf_stream_destroy(p);
+    return o;
+}
+
+/* check_stream on the cards o->devices names (way 0: the model's, 1 direct, 2 grid), then
+   a stream of two points whose stats must say that `held` cards hold the image (the
+   first named first) and that one flush copies the whole image out. */
+static void check_held(int prec, const shape *sh, const hfft_options *o, int way, int held,
+                       int sign) {
+    unsigned flags = way == 1 ? HFFT_STREAM_DIRECT : way == 2 ? HFFT_STREAM_GRID : 0;
+    check_stream(prec, sh, sign, flags, o, way);
+    int64_t total = tu_total(sh->rank, sh->n);
+    void *image = tu_alloc((size_t)total * tu_esize(prec));
+    memset(image, 0, (size_t)total * tu_esize(prec));
+    ts t = ts_make(prec, sh->rank, sh->n, image, HFFT_FORWARD, flags, o);
+    cr_assert(t.s, "%s", hfft_last_error_message());
+    hfft_stream_stats st;
+    cr_assert_eq(ts_info(t, &st), 0);
+    cr_assert_eq(st.image_on_cards, 1, "%s: the image is not on the cards", o->devices);
+    cr_assert_eq(st.cards, held, "%s: %d cards hold it, not %d", o->devices, st.cards, held);
+    cr_assert_eq(st.card_ids[0], o->devices[0] - '0');
+    int64_t idx[6] = {1, 1, 1, 5, 3, 2};
+    double v[4] = {1, 0, 0.5, -2};
+    float vf[4] = {1, 0, 0.5f, -2};
+    cr_assert_eq(ts_add(t, 2, idx, prec == 4 ? (void *)vf : (void *)v), 0);
+    cr_assert_eq(ts_flush(t), 0, "%s", hfft_last_error_message());
+    cr_assert_eq(ts_info(t, &st), 0);
+    cr_assert_eq(st.link_bytes[1], total * (int64_t)tu_esize(prec), "%s: %lld bytes out",
+                 o->devices, (long long)st.link_bytes[1]);
+    ts_destroy(t);
+    tu_free(image);
+}
+
 /*
  * The image held on several emulated cards, dimension 0 cut between them: every way
  * (the model's, direct, grid) on 2, 3, 4 and 8 cards, shift keys and row keys, rank 2
@@ -355,31 +407,21 @@ Test(stream, every_way_on_emulated_cards_holding_parts) {
                 o.device_memory = 16 << 20;
                 o.devices = runs[r].cards;
                 o.threads = 2;
-                unsigned flags = way == 1 ? HFFT_STREAM_DIRECT : way == 2 ? HFFT_STREAM_GRID : 0;
-                const shape *sh = &runs[r].sh;
-                check_stream(prec, sh, r % 2 ? HFFT_FORWARD : HFFT_BACKWARD, flags, &o, way);
-                int64_t total = tu_total(sh->rank, sh->n);
-                void *image = tu_alloc((size_t)total * tu_esize(prec));
-                memset(image, 0, (size_t)total * tu_esize(prec));
-                ts t = ts_make(prec, sh->rank, sh->n, image, HFFT_FORWARD, flags, &o);
-                cr_assert(t.s, "%s", hfft_last_error_message());
-                hfft_stream_stats st;
-                cr_assert_eq(ts_info(t, &st), 0);
-                cr_assert_eq(st.image_on_cards, 1, "run %zu: the image is not on the cards", r);
-                cr_assert_eq(st.cards, runs[r].held, "run %zu: %d cards hold it, not %d", r,
-                             st.cards, runs[r].held);
-                cr_assert_eq(st.card_ids[0], runs[r].cards[0] - '0');
-                int64_t idx[6] = {1, 1, 1, 5, 3, 2};
-                double v[4] = {1, 0, 0.5, -2};
-                float vf[4] = {1, 0, 0.5f, -2};
-                cr_assert_eq(ts_add(t, 2, idx, prec == 4 ? (void *)vf : (void *)v), 0);
-                cr_assert_eq(ts_flush(t), 0, "%s", hfft_last_error_message());
-                cr_assert_eq(ts_info(t, &st), 0);
-                cr_assert_eq(st.link_bytes[1], total * (int64_t)tu_esize(prec),
-                             "run %zu: %lld bytes out", r, (long long)st.link_bytes[1]);
-                ts_destroy(t);
-                tu_free(image);
+                check_held(prec, &runs[r].sh, &o, way, runs[r].held,
+                           r % 2 ? HFFT_FORWARD : HFFT_BACKWARD);
             }
+}
+
+/* The same on two CUDA cards (skipped with fewer), including an image of 32 MiB a
+   card whose grid transform takes several chunks and tiles. */
+Test(stream, every_way_on_two_cuda_cards) {
+    hfft_options o = cuda_stream_options("0,1");
+    static const shape shapes2[] = {{2, {256, 256}}, {2, {64, 48}}, {3, {16, 24, 20}},
+                                    {2, {2048, 2048}}};
+    for (int prec = 4; prec <= 8; prec += 4)
+        for (size_t i = 0; i < sizeof shapes2 / sizeof shapes2[0]; i++)
+            for (int way = 0; way < 3; way++)
+                check_held(prec, &shapes2[i], &o, way, 2, i % 2 ? HFFT_FORWARD : HFFT_BACKWARD);
 }
 
 /* The grid's transform on emulated cards, one and four, in card and streamed. */
@@ -408,21 +450,7 @@ Test(stream, the_grid_on_emulated_cards) {
    transform streamed through the card, the image passed through it at direct
    flushes. */
 Test(stream, every_way_on_a_cuda_card) {
-    const char *dev = getenv("HFFT_DEVICE");
-    if (dev && (!strcmp(dev, "none") || !strcmp(dev, "cpu")))
-        cr_skip_test("no GPU tests (HFFT_DEVICE=%s)", dev);
-    hfft_options o;
-    hfft_options_init(&o);
-    o.device = HFFT_DEVICE_CUDA;
-    o.devices = "0";
-    int64_t one[1] = {64};
-    float probe[128];
-    hfftf_stream p = hfftf_stream_dft(1, one, (hfftf_complex *)probe, HFFT_FORWARD, 0, &o);
-    if (!p) {
-        cr_assert_eq(hfft_last_error(), HFFT_ERR_NO_DEVICE, "%s", hfft_last_error_message());
-        cr_skip_test("no usable CUDA GPU: %s", hfft_last_error_message());
-    }
-    hfftf_stream_destroy(p);
+    hfft_options o = cuda_stream_options("0");
     every_shape_and_way(&o);
     static const shape big = {2, {2048, 2048}};
     hfft_options small = o;
