@@ -626,18 +626,23 @@ static int card_open(X(stream) s, int kind, hfft__settings *set) {
                           hfft__device_ops(HFFT_DEVICE_CUDA)
                               ? "HFFT_DEVICE=cuda but no usable CUDA GPU was found"
                               : "HFFT_DEVICE=cuda but this hfft was built without CUDA");
-    /* the cards named, where the image can be cut between them; else one card holds it:
-       the first the settings name, else the current one (no context made on the
-       others) */
+    /* every card named (a card the backend lacks is an error whatever the shape), held
+       where the image can be cut between them; else one card holds it: the first the
+       settings name, else the current one (no context made on the others) */
     const hfft__dev_ops *ops = hfft__device_ops(kind);
     hfft__settings one = *set;
-    int want = set->ncard > 1 && s->rank > 1 && s->n[0] % set->ncard == 0 ? set->ncard : 1;
-    if (one.ncard == 0)
+    if (one.ncard == 0) {
         one.card[0] = -1;
-    one.ncard = want;
+        one.ncard = 1;
+    }
     hfft__dev *devs[HFFT_MAX_CARDS];
     int n = 0;
     TRY(hfft__devices_open(ops, &one, devs, &n));
+    if (n > 1 && (s->rank < 2 || s->n[0] % n != 0)) {
+        for (int k = 1; k < n; k++)
+            ops->close(devs[k]);
+        n = 1;
+    }
     int64_t per = (int64_t)(KEY_BATCH_BYTES / ((size_t)s->nlast * sizeof(C)));
     s->ckeys = per < 1 ? 1 : per > CARD_KEYS_MAX ? CARD_KEYS_MAX : per;
     if (s->ckeys > s->nkeyspace)

@@ -412,6 +412,26 @@ Test(stream, every_way_on_emulated_cards_holding_parts) {
             }
 }
 
+/* A card the backend lacks, named beside one it has: an error for every shape, the
+   image's first size a multiple of the cards' count or not. */
+Test(stream, a_missing_card_is_an_error) {
+    static const shape sh[] = {{2, {64, 32}}, {2, {63, 32}}, {1, {64}}};
+    for (size_t i = 0; i < sizeof sh / sizeof sh[0]; i++) {
+        hfft_options o;
+        hfft_options_init(&o);
+        o.device = HFFT_DEVICE_EMULATED;
+        o.devices = "0,17";
+        int64_t total = tu_total(sh[i].rank, sh[i].n);
+        void *image = tu_alloc((size_t)total * tu_esize(4));
+        memset(image, 0, (size_t)total * tu_esize(4));
+        ts t = ts_make(4, sh[i].rank, sh[i].n, image, HFFT_FORWARD, 0, &o);
+        cr_assert_null(t.s, "shape %zu: a stream on a card the backend lacks", i);
+        cr_assert_eq(hfft_last_error(), HFFT_ERR_NO_DEVICE, "shape %zu: %s", i,
+                     hfft_last_error_message());
+        tu_free(image);
+    }
+}
+
 /* The same on two CUDA cards (skipped with fewer), including an image of 32 MiB a
    card whose grid transform takes several chunks and tiles. */
 Test(stream, every_way_on_two_cuda_cards) {
