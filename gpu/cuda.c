@@ -329,12 +329,24 @@ static int copy(hfft__stream s, void *dst, size_t dpitch, const void *src, size_
     if (hfft__fault_hit(what))
         return hfft__fail(HFFT_ERR_CUDA, "%s failed: injected fault", what);
     cudaError_t e;
-    if (height == 1 || (dpitch == width && spitch == width))
+    int flat = height == 1 || (dpitch == width && spitch == width);
+    if (flat) {
         e = cudaMemcpyAsync(dst, src, width * height, kind, (cudaStream_t)s);
-    else
+    } else {
         e = cudaMemcpy2DAsync(dst, dpitch, src, spitch, width, height, kind, (cudaStream_t)s);
+        if (e == cudaErrorInvalidPitchValue) {
+            /* a pitch above what the card takes (rows gigabytes apart: dimension 0
+               four-step over hundreds of GiB): one copy a row */
+            (void)cudaGetLastError();
+            flat = 1;
+            e = cudaSuccess;
+            for (size_t r = 0; r < height && e == cudaSuccess; r++)
+                e = cudaMemcpyAsync((char *)dst + r * dpitch, (const char *)src + r * spitch,
+                                    width, kind, (cudaStream_t)s);
+        }
+    }
     if (e != cudaSuccess)
-        return cuda_fail(e, height == 1 ? "cudaMemcpyAsync" : "cudaMemcpy2DAsync");
+        return cuda_fail(e, flat ? "cudaMemcpyAsync" : "cudaMemcpy2DAsync");
     return 0;
 }
 
