@@ -441,6 +441,15 @@ static int finish(hfft__image *im, hfft__spift *keys, void *host) {
     return finish_sync(im);
 }
 
+/* Card p's compute stream, active, waits for every card's `ready` (read 0: its grid
+   transformed) or `read` (1: every card's rows of it gathered). */
+static int after_every_card(hfft__image *im, hfft__image *p, int read) {
+    TRY(p->o->activate(p->d));
+    for (int k = 0; k < im->nparts; k++)
+        TRY(p->o->wait(p->d, p->s, read ? im->parts[k]->read : im->parts[k]->ready));
+    return 0;
+}
+
 /* Several cards' grid flush: each card's grid transformed; then card q's output
    indices of dimension 0, g = q n0 / n + k, gather every card's rows k of its grid
    (X_g = sum over s of W^(s g) Y_s[k], W = exp(sign 2 pi i / n0)), block by block,
@@ -462,9 +471,7 @@ static int grid_cards(hfft__image *im, void *host) {
     }
     for (int q = 0; q < n; q++) {
         hfft__image *p = im->parts[q];
-        TRY(o->activate(p->d));
-        for (int k = 0; k < n; k++)
-            TRY(o->wait(p->d, p->s, im->parts[k]->ready));
+        TRY(after_every_card(im, p, 0));
         int64_t rows_per = p->rows / per; /* image rows per index of dimension 0 */
         for (int64_t k0 = 0, b = 0; k0 < per; k0 += p->cb, b++) {
             int64_t m = per - k0 < p->cb ? per - k0 : p->cb;
@@ -491,9 +498,7 @@ static int grid_cards(hfft__image *im, void *host) {
     }
     for (int q = 0; q < n; q++) {
         hfft__image *p = im->parts[q];
-        TRY(o->activate(p->d));
-        for (int k = 0; k < n; k++)
-            TRY(o->wait(p->d, p->s, im->parts[k]->read));
+        TRY(after_every_card(im, p, 1));
         hfft__spift z = {.step = HFFT__SPIFT_ZERO, .count = p->total};
         TRY(o->spift(p->d, im->desc.prec, p->s, p->grid, NULL, &z));
     }

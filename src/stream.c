@@ -638,11 +638,6 @@ static int card_open(X(stream) s, int kind, hfft__settings *set) {
     hfft__dev *devs[HFFT_MAX_CARDS];
     int n = 0;
     TRY(hfft__devices_open(ops, &one, devs, &n));
-    if (n > 1 && (s->rank < 2 || s->n[0] % n != 0)) {
-        for (int k = 1; k < n; k++)
-            ops->close(devs[k]);
-        n = 1;
-    }
     int64_t per = (int64_t)(KEY_BATCH_BYTES / ((size_t)s->nlast * sizeof(C)));
     s->ckeys = per < 1 ? 1 : per > CARD_KEYS_MAX ? CARD_KEYS_MAX : per;
     if (s->ckeys > s->nkeyspace)
@@ -657,7 +652,7 @@ static int card_open(X(stream) s, int kind, hfft__settings *set) {
         d.lead[k] = s->lead[k];
     }
     int st = hfft__image_cards(ops, devs, n, &d, s->image, &s->card);
-    if (st == 1 && n > 1) { /* not on them all: on the first */
+    if (st == 1 && n > 1) { /* not cut between them, or not fitting them: on the first */
         for (int k = 1; k < n; k++)
             ops->close(devs[k]);
         n = 1;
