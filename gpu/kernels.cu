@@ -65,6 +65,7 @@ __global__ void radixr_kernel(Tiles t, int r, int64_t rows, int64_t width, int64
  * exp(sign 2 pi i (row col) / twn), its source row and column.
  */
 constexpr int kTile = 32, kRows = 8;
+constexpr int kR2RPoints = 4; /* points of a line each thread of r2r_kernel takes */
 
 __device__ inline void rot(float2 &v, int64_t k, int64_t n, int s) {
     float x[2] = {v.x, v.y};
@@ -277,31 +278,36 @@ int spift_launch(cudaStream_t s, void *dst, const void *src, const hfft__spift *
     return static_cast<int>(cudaGetLastError());
 }
 
-/* A real-to-real step (hfft__r2r_step): a grid-stride loop over the chunk's lines
-   (y) and each line's points or outputs (x). */
-__device__ inline void r2r_at(const hfft__r2r_step *a, float *lines, float *buf, int64_t l,
-                              int64_t t) {
-    hfft__r2r_at_f(a, lines, buf, l, t);
-}
-__device__ inline void r2r_at(const hfft__r2r_step *a, double *lines, double *buf, int64_t l,
-                              int64_t t) {
-    hfft__r2r_at_d(a, lines, buf, l, t);
-}
-
+/* A real-to-real step (hfft__r2r_step): kernels instantiated per kind K (the steps'
+   switch then compiles away, and with it most of a point's instructions and
+   registers), a grid-stride loop over the chunk's lines (y) and each line's points
+   or outputs (x). */
+template <int K>
 __device__ inline void r2r_pre(const hfft__r2r_step *a, const float *line, int64_t t, float *w) {
-    hfft__r2r_pre_f(a, line, t, w);
+    hfft__r2r_pre_f(a, K, line, t, w);
 }
+template <int K>
 __device__ inline void r2r_pre(const hfft__r2r_step *a, const double *line, int64_t t,
                                double *w) {
-    hfft__r2r_pre_d(a, line, t, w);
+    hfft__r2r_pre_d(a, K, line, t, w);
 }
+template <int K>
 __device__ inline void r2r_post(const hfft__r2r_step *a, const float *X, int64_t k, double *yr,
                                 double *yi) {
-    hfft__r2r_post_f(a, X, k, yr, yi);
+    hfft__r2r_post_f(a, K, X, k, yr, yi);
 }
+template <int K>
 __device__ inline void r2r_post(const hfft__r2r_step *a, const double *X, int64_t k, double *yr,
                                 double *yi) {
-    hfft__r2r_post_d(a, X, k, yr, yi);
+    hfft__r2r_post_d(a, K, X, k, yr, yi);
+}
+__device__ inline void r2r_put(const hfft__r2r_step *a, float *line, int64_t t, double yr,
+                               double yi) {
+    hfft__r2r_put_f(a, line, t, yr, yi);
+}
+__device__ inline void r2r_put(const hfft__r2r_step *a, double *line, int64_t t, double yr,
+                               double yi) {
+    hfft__r2r_put_d(a, line, t, yr, yi);
 }
 
 /* The same where neighbouring lines are neighbours in memory (a.across): tiles of
@@ -309,7 +315,7 @@ __device__ inline void r2r_post(const hfft__r2r_step *a, const double *X, int64_
    lines read (PRE) or written (POST) across lines and the buffer along them, so
    that every access is coalesced; blocks of kTile x kRows threads. */
 
-template <typename R>
+template <typename R, int K>
 __global__ void r2r_tiled_kernel(R *lines, R *buf, hfft__r2r_step a) {
     __shared__ R sr[kTile][kTile + 1], si[kTile][kTile + 1]; /* [point][line] */
     int64_t per = a.step == HFFT__R2R_PRE ? a.m : a.n;
@@ -319,10 +325,11 @@ __global__ void r2r_tiled_kernel(R *lines, R *buf, hfft__r2r_step a) {
              t0 += (int64_t)gridDim.x * kTile) {
             if (a.step == HFFT__R2R_PRE) {
                 int64_t l = l0 + tx; /* across the lines */
+                const R *line = lines + 2 * hfft__r2r_line(&a, a.b0 + l);
                 for (int i = ty; i < kTile; i += kRows)
                     if (l < a.count && t0 + i < per) {
                         R w[2];
-                        r2r_pre(&a, lines + 2 * hfft__r2r_line(&a, a.b0 + l), t0 + i, w);
+                        r2r_pre<K>(&a, line, t0 + i, w);
                         sr[i][tx] = w[0];
                         si[i][tx] = w[1];
                     }
@@ -339,15 +346,16 @@ __global__ void r2r_tiled_kernel(R *lines, R *buf, hfft__r2r_step a) {
                 for (int i = ty; i < kTile; i += kRows)
                     if (l0 + i < a.count && k < per) {
                         double yr, yi;
-                        r2r_post(&a, buf + 2 * (l0 + i) * a.m, k, &yr, &yi);
+                        r2r_post<K>(&a, buf + 2 * (l0 + i) * a.m, k, &yr, &yi);
                         sr[tx][i] = (R)yr;
                         si[tx][i] = (R)yi;
                     }
                 __syncthreads();
                 int64_t l = l0 + tx; /* across the lines */
+                R *line = lines + 2 * hfft__r2r_line(&a, a.b0 + l);
                 for (int i = ty; i < kTile; i += kRows)
                     if (l < a.count && t0 + i < per) {
-                        R *y = lines + 2 * (hfft__r2r_line(&a, a.b0 + l) + (t0 + i) * a.stride);
+                        R *y = line + 2 * (t0 + i) * a.stride;
                         y[0] = sr[i][tx];
                         y[1] = si[i][tx];
                     }
@@ -356,13 +364,58 @@ __global__ void r2r_tiled_kernel(R *lines, R *buf, hfft__r2r_step a) {
         }
 }
 
-template <typename R>
+template <typename R, int K>
 __global__ void r2r_kernel(R *lines, R *buf, hfft__r2r_step a) {
     int64_t per = a.step == HFFT__R2R_PRE ? a.m : a.n;
-    for (int64_t l = blockIdx.y; l < a.count; l += gridDim.y)
+    for (int64_t l = blockIdx.y; l < a.count; l += gridDim.y) {
+        /* the line's start once for all of this thread's points of it */
+        R *line = lines + 2 * hfft__r2r_line(&a, a.b0 + l), *b = buf + 2 * l * a.m;
         for (int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; t < per;
-             t += (int64_t)gridDim.x * blockDim.x)
-            r2r_at(&a, lines, buf, l, t);
+             t += (int64_t)gridDim.x * blockDim.x) {
+            if (a.step == HFFT__R2R_PRE) {
+                r2r_pre<K>(&a, line, t, b + 2 * t);
+            } else {
+                double yr, yi;
+                r2r_post<K>(&a, b, t, &yr, &yi);
+                r2r_put(&a, line, t, yr, yi);
+            }
+        }
+    }
+}
+
+/* One step of kind K on stream s. */
+template <typename R, int K>
+void r2r_launch(R *lines, R *buf, const hfft__r2r_step *a, cudaStream_t s) {
+    int64_t per = a->step == HFFT__R2R_PRE ? a->m : a->n;
+    if (a->across) {
+        int64_t tx = (per + kTile - 1) / kTile, ty = (a->count + kTile - 1) / kTile;
+        dim3 g((unsigned)(tx < 65535 ? tx : 65535), (unsigned)(ty < 65535 ? ty : 65535));
+        r2r_tiled_kernel<R, K><<<g, dim3(kTile, kRows), 0, s>>>(lines, buf, *a);
+        return;
+    }
+    /* a few points of a line a thread (kR2RPoints), so that its start is taken once
+       for them */
+    r2r_kernel<R, K><<<grid_for(a->count, (per + kR2RPoints - 1) / kR2RPoints), kThreads, 0, s>>>(
+        lines, buf, *a);
+}
+
+template <typename R>
+int r2r_kind(R *lines, R *buf, const hfft__r2r_step *a, cudaStream_t s) {
+    switch (a->kind) {
+    case HFFT_R2HC: r2r_launch<R, HFFT_R2HC>(lines, buf, a, s); break;
+    case HFFT_HC2R: r2r_launch<R, HFFT_HC2R>(lines, buf, a, s); break;
+    case HFFT_DHT: r2r_launch<R, HFFT_DHT>(lines, buf, a, s); break;
+    case HFFT_REDFT00: r2r_launch<R, HFFT_REDFT00>(lines, buf, a, s); break;
+    case HFFT_REDFT01: r2r_launch<R, HFFT_REDFT01>(lines, buf, a, s); break;
+    case HFFT_REDFT10: r2r_launch<R, HFFT_REDFT10>(lines, buf, a, s); break;
+    case HFFT_REDFT11: r2r_launch<R, HFFT_REDFT11>(lines, buf, a, s); break;
+    case HFFT_RODFT00: r2r_launch<R, HFFT_RODFT00>(lines, buf, a, s); break;
+    case HFFT_RODFT01: r2r_launch<R, HFFT_RODFT01>(lines, buf, a, s); break;
+    case HFFT_RODFT10: r2r_launch<R, HFFT_RODFT10>(lines, buf, a, s); break;
+    case HFFT_RODFT11: r2r_launch<R, HFFT_RODFT11>(lines, buf, a, s); break;
+    default: return static_cast<int>(cudaErrorInvalidValue);
+    }
+    return static_cast<int>(cudaGetLastError());
 }
 
 } // namespace
@@ -371,28 +424,10 @@ extern "C" int hfft__cuda_r2r(int prec, void *stream, void *lines, void *buf,
                               const hfft__r2r_step *a) {
     if (a->count <= 0)
         return 0;
-    int64_t per = a->step == HFFT__R2R_PRE ? a->m : a->n;
     cudaStream_t s = static_cast<cudaStream_t>(stream);
-    if (a->across) {
-        int64_t tx = (per + kTile - 1) / kTile, ty = (a->count + kTile - 1) / kTile;
-        dim3 g((unsigned)(tx < 65535 ? tx : 65535), (unsigned)(ty < 65535 ? ty : 65535));
-        dim3 b(kTile, kRows);
-        if (prec == 4)
-            r2r_tiled_kernel<float><<<g, b, 0, s>>>(static_cast<float *>(lines),
-                                                    static_cast<float *>(buf), *a);
-        else
-            r2r_tiled_kernel<double><<<g, b, 0, s>>>(static_cast<double *>(lines),
-                                                     static_cast<double *>(buf), *a);
-        return static_cast<int>(cudaGetLastError());
-    }
-    dim3 g = grid_for(a->count, per);
     if (prec == 4)
-        r2r_kernel<float><<<g, kThreads, 0, s>>>(static_cast<float *>(lines),
-                                                 static_cast<float *>(buf), *a);
-    else
-        r2r_kernel<double><<<g, kThreads, 0, s>>>(static_cast<double *>(lines),
-                                                  static_cast<double *>(buf), *a);
-    return static_cast<int>(cudaGetLastError());
+        return r2r_kind(static_cast<float *>(lines), static_cast<float *>(buf), a, s);
+    return r2r_kind(static_cast<double *>(lines), static_cast<double *>(buf), a, s);
 }
 
 extern "C" int hfft__cuda_radix2(int prec, void *stream, void *a, void *b, int64_t rows,

@@ -51,9 +51,16 @@ HFFT__HD int hfft__r2r_sign(int kind) {
                                                                              : HFFT_FORWARD;
 }
 
-/* Where line b of a step starts, in complex elements. */
+/* Where line b of a step starts, in complex elements (in 32 bits where b and inner
+   fit: a 64-bit division is a long routine on a card, and the kernels take a line's
+   start once for a few of its points). */
 HFFT__HD int64_t hfft__r2r_line(const hfft__r2r_step *a, int64_t b) {
-    return b / a->inner * a->odist + b % a->inner * a->idist;
+    int64_t q;
+    if (((uint64_t)b | (uint64_t)a->inner) >> 32 == 0)
+        q = (int64_t)((uint32_t)b / (uint32_t)a->inner);
+    else
+        q = b / a->inner;
+    return q * a->odist + (b - q * a->inner) * a->idist;
 }
 
 /* Point j of a line's FFT in the buffer (hfft__r2r_post's X). */
@@ -72,13 +79,14 @@ HFFT__HD int64_t hfft__r2r_line(const hfft__r2r_step *a, int64_t b) {
             *im = (double)line[2 * j * a->stride + 1];                                         \
         }                                                                                      \
     }                                                                                          \
-    /* buf point t of a line. */                                                               \
-    HFFT__HD void hfft__r2r_pre_##sfx(const hfft__r2r_step *a, const R *line, int64_t t,       \
-                                      R *w) {                                                  \
+    /* buf point t of a line, for a->kind given as `kind` (a constant in the CUDA          \
+       kernels, one instance a kind, so that each compiles to its own kind's steps). */        \
+    HFFT__HD void hfft__r2r_pre_##sfx(const hfft__r2r_step *a, int kind, const R *line,        \
+                                      int64_t t, R *w) {                                       \
         int64_t n = a->n, m = a->m;                                                            \
         double re = 0.0, im = 0.0, br, bi, wr, wi;                                             \
         int neg = 0, rot = 0;                                                                  \
-        switch (a->kind) {                                                                     \
+        switch (kind) {                                                                        \
         case HFFT_HC2R:                                                                        \
             if (t == 0 || 2 * t == n) {                                                        \
                 hfft__r2r_get_##sfx(a, line, t, &re, &im);                                     \
@@ -100,12 +108,12 @@ HFFT__HD int64_t hfft__r2r_line(const hfft__r2r_step *a, int64_t b) {
                 hfft__r2r_get_##sfx(a, line, 2 * t, &re, &im);                                 \
             } else {                                                                           \
                 hfft__r2r_get_##sfx(a, line, 2 * n - 1 - 2 * t, &re, &im);                     \
-                neg = a->kind == HFFT_RODFT10;                                                 \
+                neg = kind == HFFT_RODFT10;                                                    \
             }                                                                                  \
             break;                                                                             \
         case HFFT_REDFT01:                                                                     \
         case HFFT_RODFT01: {                                                                   \
-            int rev = a->kind == HFFT_RODFT01;                                                 \
+            int rev = kind == HFFT_RODFT01;                                                    \
             if (t == 0) {                                                                      \
                 hfft__r2r_get_##sfx(a, line, rev ? n - 1 : 0, &re, &im);                       \
                 break;                                                                         \
@@ -121,7 +129,7 @@ HFFT__HD int64_t hfft__r2r_line(const hfft__r2r_step *a, int64_t b) {
         case HFFT_REDFT11:                                                                     \
         case HFFT_RODFT11:                                                                     \
             if (t < n) {                                                                       \
-                hfft__r2r_get_##sfx(a, line, a->kind == HFFT_RODFT11 ? n - 1 - t : t, &re,     \
+                hfft__r2r_get_##sfx(a, line, kind == HFFT_RODFT11 ? n - 1 - t : t, &re,        \
                                     &im);                                                      \
                 hfft__twiddle(t, 4 * n, HFFT_FORWARD, &wr, &wi);                               \
                 rot = 1;                                                                       \
@@ -150,16 +158,16 @@ HFFT__HD int64_t hfft__r2r_line(const hfft__r2r_step *a, int64_t b) {
         w[0] = (R)(neg ? -re : re);                                                            \
         w[1] = (R)(neg ? -im : im);                                                            \
     }                                                                                          \
-    /* Output k of a line from its FFT X (buf's m points). */                                  \
-    HFFT__HD void hfft__r2r_post_##sfx(const hfft__r2r_step *a, const R *X, int64_t k,         \
-                                       double *yr, double *yi) {                               \
+    /* Output k of a line from its FFT X (buf's m points); `kind` as above. */                \
+    HFFT__HD void hfft__r2r_post_##sfx(const hfft__r2r_step *a, int kind, const R *X,          \
+                                       int64_t k, double *yr, double *yi) {                    \
         int64_t n = a->n;                                                                      \
         double ar, ai, br, bi, wr, wi, vr, vi;                                                 \
-        int kind = a->kind, flip = 0;                                                          \
+        int flip = 0;                                                                          \
         switch (kind) {                                                                        \
         case HFFT_R2HC:                                                                        \
             if (2 * k <= n) {                                                                  \
-                int64_t q = (n - k) % n;                                                       \
+                int64_t q = k ? n - k : 0;                                                       \
                 *yr = 0.5 * (XR_(k) + XR_(q));                             \
                 *yi = 0.5 * (XI_(k) + XI_(q));                     \
             } else { /* (X_-k - X_k) / 2i, k' = n - k */                                       \
@@ -170,7 +178,7 @@ HFFT__HD int64_t hfft__r2r_line(const hfft__r2r_step *a, int64_t b) {
             }                                                                                  \
             return;                                                                            \
         case HFFT_DHT: {                                                                       \
-            int64_t q = (n - k) % n;                                                           \
+            int64_t q = k ? n - k : 0;                                                           \
             ar = XR_(k);                                                             \
             ai = XI_(k);                                                         \
             br = XR_(q);                                                             \
@@ -181,7 +189,7 @@ HFFT__HD int64_t hfft__r2r_line(const hfft__r2r_step *a, int64_t b) {
         }                                                                                      \
         case HFFT_REDFT10:                                                                     \
         case HFFT_RODFT10: {                                                                   \
-            int64_t kk = kind == HFFT_RODFT10 ? n - 1 - k : k, q = (n - kk) % n;               \
+            int64_t kk = kind == HFFT_RODFT10 ? n - 1 - k : k, q = kk ? n - kk : 0;               \
             hfft__twiddle(kk, 4 * n, HFFT_FORWARD, &wr, &wi);                                  \
             ar = XR_(kk);                                                            \
             ai = XI_(kk);                                                        \
@@ -229,6 +237,16 @@ HFFT__HD int64_t hfft__r2r_line(const hfft__r2r_step *a, int64_t b) {
             *yi = -*yi;                                                                        \
         }                                                                                      \
     }                                                                                          \
+    /* Output t of a line (starting at `line`): a row's real, or a pair. */                  \
+    HFFT__HD void hfft__r2r_put_##sfx(const hfft__r2r_step *a, R *line, int64_t t, double yr, \
+                                      double yi) {                                             \
+        if (a->row) {                                                                          \
+            line[t] = (R)yr;                                                                   \
+        } else {                                                                               \
+            line[2 * t * a->stride] = (R)yr;                                                   \
+            line[2 * t * a->stride + 1] = (R)yi;                                               \
+        }                                                                                      \
+    }                                                                                          \
     /* One element of a step: point t of line b0 + l (PRE, t < m), or output t (POST,          \
        t < n). */                                                                              \
     HFFT__HD void hfft__r2r_at_##sfx(const hfft__r2r_step *a, R *lines, R *buf, int64_t l,     \
@@ -236,17 +254,12 @@ HFFT__HD int64_t hfft__r2r_line(const hfft__r2r_step *a, int64_t b) {
         R *line = lines + 2 * hfft__r2r_line(a, a->b0 + l);                                    \
         R *b = buf + 2 * l * a->m;                                                             \
         if (a->step == HFFT__R2R_PRE) {                                                        \
-            hfft__r2r_pre_##sfx(a, line, t, b + 2 * t);                                        \
+            hfft__r2r_pre_##sfx(a, a->kind, line, t, b + 2 * t);                               \
             return;                                                                            \
         }                                                                                      \
         double yr, yi;                                                                         \
-        hfft__r2r_post_##sfx(a, b, t, &yr, &yi);                                               \
-        if (a->row) {                                                                          \
-            line[t] = (R)yr;                                                                   \
-        } else {                                                                               \
-            line[2 * t * a->stride] = (R)yr;                                                   \
-            line[2 * t * a->stride + 1] = (R)yi;                                               \
-        }                                                                                      \
+        hfft__r2r_post_##sfx(a, a->kind, b, t, &yr, &yi);                                      \
+        hfft__r2r_put_##sfx(a, line, t, yr, yi);                                               \
     }
 HFFT__DEFINE_R2R(float, f)
 HFFT__DEFINE_R2R(double, d)

@@ -28,6 +28,16 @@ HFFT__HD int hfft__ctz64(uint64_t x) {
 #endif
 }
 
+/* cos and sin of x together: one range reduction on a card. */
+HFFT__HD void hfft__cos_sin(double x, double *c, double *s) {
+#ifdef __CUDA_ARCH__
+    sincos(x, s, c);
+#else
+    *c = cos(x);
+    *s = sin(x);
+#endif
+}
+
 /* exp(sign * 2 pi i k / n) in double, for any 0 <= k and n > 0. */
 HFFT__HD void hfft__twiddle(int64_t k, int64_t n, int sign, double *re, double *im) {
     /* theta = 2 pi k / n = (pi / 4) (octant + rem / n); a power of two reduces with
@@ -36,6 +46,10 @@ HFFT__HD void hfft__twiddle(int64_t k, int64_t n, int sign, double *re, double *
     if ((un & (un - 1)) == 0) {
         k8 = 8u * ((uint64_t)k & (un - 1));
         uoct = k8 >> hfft__ctz64(un);
+    } else if (((uint64_t)k | un) >> 28 == 0) { /* 32-bit arithmetic, a few instructions */
+        uint32_t k32 = (uint32_t)k, n32 = (uint32_t)un, r8 = 8u * (k32 % n32);
+        k8 = r8;
+        uoct = r8 / n32;
     } else {
         k8 = 8u * ((uint64_t)k % un);
         uoct = k8 / un;
@@ -46,7 +60,8 @@ HFFT__HD void hfft__twiddle(int64_t k, int64_t n, int sign, double *re, double *
     if (oct & 1) {
         /* Odd octants measure from the octant's far end: psi = pi/4 - phi. */
         double psi = HFFT__PI_4 * (double)(n - rem) / (double)n;
-        double cp = cos(psi), sp = sin(psi);
+        double cp, sp;
+        hfft__cos_sin(psi, &cp, &sp);
         switch (oct) {
         case 1: c = sp; s = cp; break;
         case 3: c = -cp; s = sp; break;
@@ -55,7 +70,8 @@ HFFT__HD void hfft__twiddle(int64_t k, int64_t n, int sign, double *re, double *
         }
     } else {
         double phi = HFFT__PI_4 * (double)rem / (double)n;
-        double cp = cos(phi), sp = sin(phi);
+        double cp, sp;
+        hfft__cos_sin(phi, &cp, &sp);
         switch (oct) {
         case 0: c = cp; s = sp; break;
         case 2: c = -sp; s = cp; break;
