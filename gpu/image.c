@@ -45,7 +45,9 @@
 
 #define TRY HFFT__TRY
 #define OUT_BLOCKS 8 /* row blocks of a flush's last step, each copied out behind */
-#define PASS_SLOTS 3 /* an image passed through: blocks in, updated, out, in turn */
+#define PASS_SLOTS 4 /* an image passed through: blocks in, updated, out, in turn (a
+                        fourth, so that a block's copy in never waits for the copy
+                        out of the block three before it) */
 #define PASS_BLOCK ((size_t)64 << 20) /* bytes of a block, at most */
 #define COMBINE_BLOCK ((size_t)32 << 20) /* several cards: bytes each card's rows of a
                                              combined block fill, at most */
@@ -126,12 +128,14 @@ void hfft__image_destroy(hfft__image *im) {
         o->fft_destroy(im->d, im->vplan);
     if (im->in)
         o->sync(im->d, im->in);
-    void *dev[] = {im->img,     im->grid,    im->work,    im->vec,     im->tw,    im->cells,
-                   im->vals,    im->keyv,    im->slot[0], im->slot[1], im->slot[2], im->stage,
-                   im->tb};
+    void *dev[] = {im->img,  im->grid, im->work, im->vec,   im->tw,
+                   im->cells, im->vals, im->keyv, im->stage, im->tb};
     for (size_t k = 0; k < sizeof dev / sizeof dev[0]; k++)
         if (dev[k])
             o->free(im->d, dev[k]);
+    for (int k = 0; k < PASS_SLOTS; k++)
+        if (im->slot[k])
+            o->free(im->d, im->slot[k]);
     void *host[] = {im->h_keys, im->h_vec, im->h_tw};
     for (size_t k = 0; k < sizeof host / sizeof host[0]; k++)
         if (host[k])
@@ -688,17 +692,18 @@ int hfft__image_pass_keys(hfft__image *im, int64_t nk, const int64_t *keys, void
     size_t rowb = (size_t)im->L * im->es;
     hfft__spift a;
     TRY(vectors(im, nk, keys, &a));
-    /* block b through slot b mod 3: in on its stream once the slot's last block is out,
-       its keys once in, out once updated */
+    /* block b through slot b mod PASS_SLOTS: in on its stream once the slot's last
+       block is out, its keys once in, out once updated; the copies in the link's
+       pieces, which keep the copy in up with the copy out (gpu/pass.c) */
+    hfft__xfer l = {.ops = o, .d = im->d};
     for (int64_t r0 = 0, b = 0; r0 < rows; r0 += im->brows, b++) {
         int k = (int)(b % PASS_SLOTS);
         int64_t n = rows - r0 < im->brows ? rows - r0 : im->brows;
+        size_t bytes = (size_t)n * rowb;
         char *at = (char *)host + (size_t)r0 * rowb;
         if (b >= PASS_SLOTS)
             TRY(o->wait(im->d, im->in, im->out_ev[k]));
-        im->link[0] += (int64_t)((size_t)n * rowb);
-        TRY(o->h2d(im->d, im->in, im->slot[k], (size_t)n * rowb, at, (size_t)n * rowb,
-                   (size_t)n * rowb, 1));
+        TRY(hfft__xfer_h2d(&l, im->in, im->slot[k], bytes, at, bytes, bytes, 1));
         TRY(o->record(im->d, im->in_ev[k], im->in));
         TRY(o->wait(im->d, im->s, im->in_ev[k]));
         a.row0 = a.drow = r0;
@@ -706,11 +711,11 @@ int hfft__image_pass_keys(hfft__image *im, int64_t nk, const int64_t *keys, void
         TRY(o->spift(im->d, q->prec, im->s, im->slot[k], im->vec, &a));
         TRY(o->record(im->d, im->comp_ev[k], im->s));
         TRY(o->wait(im->d, im->c, im->comp_ev[k]));
-        im->link[1] += (int64_t)((size_t)n * rowb);
-        TRY(o->d2h(im->d, im->c, at, (size_t)n * rowb, im->slot[k], (size_t)n * rowb,
-                   (size_t)n * rowb, 1));
+        TRY(hfft__xfer_d2h(&l, im->c, at, bytes, im->slot[k], bytes, bytes, 1));
         TRY(o->record(im->d, im->out_ev[k], im->c));
     }
+    im->link[0] += l.bytes[0];
+    im->link[1] += l.bytes[1];
     TRY(o->sync(im->d, im->in));
     TRY(o->sync(im->d, im->c));
     return sync(im);

@@ -66,6 +66,8 @@ typedef R C[2];
 #define KEY_BATCH_BYTES ((size_t)64 << 20) /* key vectors applied in one pass, at most */
 #define INV_TABLE_MAX ((int64_t)1 << 20)  /* shift keys: a table of inverses up to this N */
 #define ROWS_PER_JOB 8                    /* image rows of one apply or add job */
+#define CELL_LIST_MAX ((int64_t)1 << 20)  /* marked cells listed at most (beyond, the marks
+                                             are scanned) */
 /* The cost model's rates, seconds per element and thread before any flush ran:
    a pass reading and writing the image, one key added to one element, and a
    transform (per element and log2 of the size). */
@@ -93,6 +95,10 @@ struct X(stream_s) {
     int grid_host;    /* the pending grid is from malloc, not hfft_malloc */
     uint64_t *mark;   /* grid cells with a pending point, a bit each */
     int64_t ncell;    /* how many */
+    int64_t *cellv;   /* the first ncap of them in the order marked: where ncell <= ncap a
+                         flush visits them from here, not by scanning every mark (an image of
+                         2^32 cells has 512 MiB of marks, a tenth of a second to scan) */
+    int64_t ncap;
     uint8_t *keymark; /* pending keys */
     int64_t *keys;    /* their list, nkey of them */
     int64_t nkey;
@@ -266,6 +272,15 @@ static void forget(X(stream) s) {
     s->folded = 0;
 }
 
+/* Every mark cleared: the listed cells' words where the list holds them all. */
+static void unmark_all(X(stream) s) {
+    if (s->ncell <= s->ncap)
+        for (int64_t i = 0; i < s->ncell; i++)
+            s->mark[s->cellv[i] >> 6] = 0;
+    else
+        memset(s->mark, 0, (size_t)((s->total + 63) / 64) * sizeof(uint64_t));
+}
+
 /* Cells [a, b) unmarked. */
 static void unmark(X(stream) s, int64_t a, int64_t b) {
     for (; a < b && (a & 63); a++)
@@ -278,6 +293,16 @@ static void unmark(X(stream) s, int64_t a, int64_t b) {
         s->mark[a >> 6] &= ~((uint64_t)1 << (a & 63));
 }
 
+/* A marked cell into its key's vector, where that key is one of [q0, q0 + nk). */
+static void cell_into(X(stream) s, C *vec, int64_t q0, int64_t nk, int64_t cell) {
+    int64_t L = s->nlast, coef;
+    int64_t key = shift_key(L, s->inv, cell / L, cell % L, &coef), q = s->slot[key] - q0;
+    if (q < 0 || q >= nk)
+        return;
+    vec[q * L + coef][0] += s->grid[cell][0];
+    vec[q * L + coef][1] += s->grid[cell][1];
+}
+
 /* The keys [q0, q0 + nk) of the list made into vec, transformed where `transform`. */
 static void make_vectors(X(stream) s, C *vec, int64_t q0, int64_t nk, int transform) {
     int64_t L = s->nlast;
@@ -285,17 +310,14 @@ static void make_vectors(X(stream) s, C *vec, int64_t q0, int64_t nk, int transf
     if (!s->spift) { /* a row key's vector is its grid row */
         for (int64_t q = 0; q < nk; q++)
             memcpy(vec + q * L, s->grid + s->keys[q0 + q] * L, (size_t)L * sizeof(C));
-    } else { /* the marked cells, each into its key's vector */
+    } else if (s->ncell <= s->ncap) { /* the marked cells, each into its key's vector */
+        for (int64_t i = 0; i < s->ncell; i++)
+            cell_into(s, vec, q0, nk, s->cellv[i]);
+    } else {
         int64_t words = (s->total + 63) / 64;
         for (int64_t w = 0; w < words; w++)
-            for (uint64_t bits = s->mark[w]; bits; bits &= bits - 1) {
-                int64_t cell = w * 64 + __builtin_ctzll(bits), coef;
-                int64_t key = shift_key(L, s->inv, cell / L, cell % L, &coef), q = s->slot[key] - q0;
-                if (q < 0 || q >= nk)
-                    continue;
-                vec[q * L + coef][0] += s->grid[cell][0];
-                vec[q * L + coef][1] += s->grid[cell][1];
-            }
+            for (uint64_t bits = s->mark[w]; bits; bits &= bits - 1)
+                cell_into(s, vec, q0, nk, w * 64 + __builtin_ctzll(bits));
     }
     if (!transform)
         return;
@@ -330,22 +352,33 @@ static int flush_direct(X(stream) s) {
     return 0;
 }
 
+/* A pending cell of the host grid back to zero; with the sum grid, added to it first. */
+static void clear_cell(X(stream) s, C *acc, int64_t cell) {
+    if (acc) {
+        acc[cell][0] += s->grid[cell][0];
+        acc[cell][1] += s->grid[cell][1];
+    }
+    s->grid[cell][0] = s->grid[cell][1] = 0;
+}
+
 /* The pending cells of the host grid back to zero, unmarked; with the sum grid, added
    to it first. */
 static void clear_pending(X(stream) s) {
     int64_t L = s->nlast;
     C *acc = s->acc;
+    if (s->spift && s->ncell <= s->ncap) {
+        for (int64_t i = 0; i < s->ncell; i++) {
+            int64_t cell = s->cellv[i];
+            clear_cell(s, acc, cell);
+            s->mark[cell >> 6] = 0; /* its word's other marks are listed too */
+        }
+        return;
+    }
     if (s->spift) {
         int64_t words = (s->total + 63) / 64;
         for (int64_t w = 0; w < words; w++) {
-            for (uint64_t bits = s->mark[w]; bits; bits &= bits - 1) {
-                int64_t cell = w * 64 + __builtin_ctzll(bits);
-                if (acc) {
-                    acc[cell][0] += s->grid[cell][0];
-                    acc[cell][1] += s->grid[cell][1];
-                }
-                s->grid[cell][0] = s->grid[cell][1] = 0;
-            }
+            for (uint64_t bits = s->mark[w]; bits; bits &= bits - 1)
+                clear_cell(s, acc, w * 64 + __builtin_ctzll(bits));
             s->mark[w] = 0;
         }
         return;
@@ -384,7 +417,7 @@ static int flush_grid(X(stream) s) {
     if (s->acc)
         return flush_sum(s);
     int st = X(execute)(s->gridplan);
-    memset(s->mark, 0, (size_t)((s->total + 63) / 64) * sizeof(uint64_t));
+    unmark_all(s);
     if (st) {
         int64_t lost = s->pending;
         memset(s->grid, 0, (size_t)s->total * sizeof(C));
@@ -1045,7 +1078,9 @@ X(stream) X(stream_dft)(int rank, const int64_t *n, X(complex) *image, int sign,
             s->grid = X(malloc)((size_t)total * sizeof(C));
         }
         s->mark = calloc((size_t)((total + 63) / 64), sizeof(uint64_t));
-        if (!s->grid || !s->mark)
+        s->ncap = (total + 63) / 64 < CELL_LIST_MAX ? (total + 63) / 64 : CELL_LIST_MAX;
+        s->cellv = malloc((size_t)s->ncap * sizeof(int64_t));
+        if (!s->grid || !s->mark || !s->cellv)
             st = hfft__fail(HFFT_ERR_HOST_MEMORY,
                             "hfft_stream_dft: out of host memory for the pending grid (%s) "
                             "and its marks",
@@ -1143,6 +1178,8 @@ int X(stream_add)(X(stream) s, int64_t count, const int64_t *index, const X(comp
         uint64_t bit = (uint64_t)1 << (cell & 63);
         if (!(s->mark[cell >> 6] & bit)) {
             s->mark[cell >> 6] |= bit;
+            if (s->ncell < s->ncap)
+                s->cellv[s->ncell] = cell;
             s->ncell++;
         }
         s->grid[cell][0] += value[p][0];
@@ -1243,6 +1280,7 @@ void X(stream_destroy)(X(stream) s) {
         X(free)(s->grid);
     X(free)(s->acc);
     free(s->mark);
+    free(s->cellv);
     free(s->keymark);
     free(s->inv);
     free(s->keys);
