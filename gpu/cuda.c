@@ -334,7 +334,7 @@ static int copy(hfft__stream s, void *dst, size_t dpitch, const void *src, size_
         e = cudaMemcpyAsync(dst, src, width * height, kind, (cudaStream_t)s);
     } else {
         e = cudaMemcpy2DAsync(dst, dpitch, src, spitch, width, height, kind, (cudaStream_t)s);
-        if (e == cudaErrorInvalidPitchValue) {
+        if (e == cudaErrorInvalidPitchValue && dpitch >= width && spitch >= width) {
             /* a pitch above what the card takes (rows gigabytes apart: dimension 0
                four-step over hundreds of GiB): one copy a row */
             (void)cudaGetLastError();

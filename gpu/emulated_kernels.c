@@ -165,14 +165,12 @@ void hfft__emu_execute(const emu_op *op) {
         break;
     case OP_R2R: {
         const hfft__r2r_step *a = &op->r2r;
-        int64_t per = a->step == HFFT__R2R_PRE ? a->m : a->n;
-        for (int64_t l = 0; l < a->count; l++)
-            for (int64_t t = 0; t < per; t++) {
-                if (op->prec == 4)
-                    hfft__r2r_at_f(a, op->dst, (float *)op->src, l, t);
-                else
-                    hfft__r2r_at_d(a, op->dst, (double *)op->src, l, t);
-            }
+        for (int64_t l = 0; l < a->count; l++) {
+            if (op->prec == 4)
+                hfft__r2r_line_step_f(a, op->dst, (float *)op->src, l);
+            else
+                hfft__r2r_line_step_d(a, op->dst, (double *)op->src, l);
+        }
         break;
     }
     case OP_SPIFT:

@@ -628,8 +628,8 @@ int hfft__image_peek(hfft__image *im, void *host, size_t bytes) {
 
 /* ---- an image in host memory, passed through the card ---- */
 
-/* The vectors' plan and area, the phase tables, and three row blocks of the image,
-   as large as PASS_BLOCK and half the budget left allow: 0, 1 (not even one row
+/* The vectors' plan and area, the phase tables, and PASS_SLOTS row blocks of the
+   image, as large as PASS_BLOCK and half the budget left allow: 0, 1 (not even one row
    each), or a failure. */
 static int make_pass(hfft__image *im) {
     const hfft__dev_ops *o = im->o;

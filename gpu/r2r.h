@@ -247,19 +247,22 @@ HFFT__HD int64_t hfft__r2r_line(const hfft__r2r_step *a, int64_t b) {
             line[2 * t * a->stride + 1] = (R)yi;                                               \
         }                                                                                      \
     }                                                                                          \
-    /* One element of a step: point t of line b0 + l (PRE, t < m), or output t (POST,          \
-       t < n). */                                                                              \
-    HFFT__HD void hfft__r2r_at_##sfx(const hfft__r2r_step *a, R *lines, R *buf, int64_t l,     \
-                                     int64_t t) {                                              \
-        R *line = lines + 2 * hfft__r2r_line(a, a->b0 + l);                                    \
-        R *b = buf + 2 * l * a->m;                                                             \
+    /* Line b0 + l of a step, every point of it in buf (PRE) or every output (POST), one       \
+       after the other: the emulated device's loop (the CUDA kernel spreads the points         \
+       over threads). */                                                                       \
+    HFFT__HD void hfft__r2r_line_step_##sfx(const hfft__r2r_step *a, R *lines, R *buf,         \
+                                            int64_t l) {                                       \
+        R *line = lines + 2 * hfft__r2r_line(a, a->b0 + l), *b = buf + 2 * l * a->m;           \
         if (a->step == HFFT__R2R_PRE) {                                                        \
-            hfft__r2r_pre_##sfx(a, a->kind, line, t, b + 2 * t);                               \
+            for (int64_t t = 0; t < a->m; t++)                                                 \
+                hfft__r2r_pre_##sfx(a, a->kind, line, t, b + 2 * t);                           \
             return;                                                                            \
         }                                                                                      \
-        double yr, yi;                                                                         \
-        hfft__r2r_post_##sfx(a, a->kind, b, t, &yr, &yi);                                      \
-        hfft__r2r_put_##sfx(a, line, t, yr, yi);                                               \
+        for (int64_t t = 0; t < a->n; t++) {                                                   \
+            double yr, yi;                                                                     \
+            hfft__r2r_post_##sfx(a, a->kind, b, t, &yr, &yi);                                  \
+            hfft__r2r_put_##sfx(a, line, t, yr, yi);                                           \
+        }                                                                                      \
     }
 HFFT__DEFINE_R2R(float, f)
 HFFT__DEFINE_R2R(double, d)

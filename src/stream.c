@@ -272,13 +272,27 @@ static void forget(X(stream) s) {
     s->folded = 0;
 }
 
-/* Every mark cleared: the listed cells' words where the list holds them all. */
-static void unmark_all(X(stream) s) {
-    if (s->ncell <= s->ncap)
-        for (int64_t i = 0; i < s->ncell; i++)
-            s->mark[s->cellv[i] >> 6] = 0;
-    else
-        memset(s->mark, 0, (size_t)((s->total + 63) / 64) * sizeof(uint64_t));
+/* Every marked cell, once, to fn (NULL: none), from the list where it holds them all,
+   else from the marks; where `clear`, every mark cleared on the way (a listed cell's
+   whole word: its word's other marks are listed too). */
+static void each_marked(X(stream) s, void (*fn)(X(stream) s, int64_t cell, void *arg),
+                        void *arg, int clear) {
+    if (s->ncell <= s->ncap) {
+        for (int64_t i = 0; i < s->ncell; i++) {
+            if (fn)
+                fn(s, s->cellv[i], arg);
+            if (clear)
+                s->mark[s->cellv[i] >> 6] = 0;
+        }
+        return;
+    }
+    int64_t words = (s->total + 63) / 64;
+    for (int64_t w = 0; w < words; w++) {
+        for (uint64_t bits = s->mark[w]; fn && bits; bits &= bits - 1)
+            fn(s, w * 64 + __builtin_ctzll(bits), arg);
+        if (clear)
+            s->mark[w] = 0;
+    }
 }
 
 /* Cells [a, b) unmarked. */
@@ -293,11 +307,18 @@ static void unmark(X(stream) s, int64_t a, int64_t b) {
         s->mark[a >> 6] &= ~((uint64_t)1 << (a & 63));
 }
 
+typedef struct into_ctx {
+    C *vec;
+    int64_t q0, nk;
+} into_ctx;
+
 /* A marked cell into its key's vector, where that key is one of [q0, q0 + nk). */
-static void cell_into(X(stream) s, C *vec, int64_t q0, int64_t nk, int64_t cell) {
+static void cell_into(X(stream) s, int64_t cell, void *arg) {
+    const into_ctx *a = arg;
+    C *vec = a->vec;
     int64_t L = s->nlast, coef;
-    int64_t key = shift_key(L, s->inv, cell / L, cell % L, &coef), q = s->slot[key] - q0;
-    if (q < 0 || q >= nk)
+    int64_t key = shift_key(L, s->inv, cell / L, cell % L, &coef), q = s->slot[key] - a->q0;
+    if (q < 0 || q >= a->nk)
         return;
     vec[q * L + coef][0] += s->grid[cell][0];
     vec[q * L + coef][1] += s->grid[cell][1];
@@ -310,14 +331,9 @@ static void make_vectors(X(stream) s, C *vec, int64_t q0, int64_t nk, int transf
     if (!s->spift) { /* a row key's vector is its grid row */
         for (int64_t q = 0; q < nk; q++)
             memcpy(vec + q * L, s->grid + s->keys[q0 + q] * L, (size_t)L * sizeof(C));
-    } else if (s->ncell <= s->ncap) { /* the marked cells, each into its key's vector */
-        for (int64_t i = 0; i < s->ncell; i++)
-            cell_into(s, vec, q0, nk, s->cellv[i]);
-    } else {
-        int64_t words = (s->total + 63) / 64;
-        for (int64_t w = 0; w < words; w++)
-            for (uint64_t bits = s->mark[w]; bits; bits &= bits - 1)
-                cell_into(s, vec, q0, nk, w * 64 + __builtin_ctzll(bits));
+    } else { /* the marked cells, each into its key's vector */
+        into_ctx a = {vec, q0, nk};
+        each_marked(s, cell_into, &a, 0);
     }
     if (!transform)
         return;
@@ -353,7 +369,9 @@ static int flush_direct(X(stream) s) {
 }
 
 /* A pending cell of the host grid back to zero; with the sum grid, added to it first. */
-static void clear_cell(X(stream) s, C *acc, int64_t cell) {
+static void clear_cell(X(stream) s, int64_t cell, void *arg) {
+    (void)arg;
+    C *acc = s->acc;
     if (acc) {
         acc[cell][0] += s->grid[cell][0];
         acc[cell][1] += s->grid[cell][1];
@@ -366,21 +384,8 @@ static void clear_cell(X(stream) s, C *acc, int64_t cell) {
 static void clear_pending(X(stream) s) {
     int64_t L = s->nlast;
     C *acc = s->acc;
-    if (s->spift && s->ncell <= s->ncap) {
-        for (int64_t i = 0; i < s->ncell; i++) {
-            int64_t cell = s->cellv[i];
-            clear_cell(s, acc, cell);
-            s->mark[cell >> 6] = 0; /* its word's other marks are listed too */
-        }
-        return;
-    }
     if (s->spift) {
-        int64_t words = (s->total + 63) / 64;
-        for (int64_t w = 0; w < words; w++) {
-            for (uint64_t bits = s->mark[w]; bits; bits &= bits - 1)
-                clear_cell(s, acc, w * 64 + __builtin_ctzll(bits));
-            s->mark[w] = 0;
-        }
+        each_marked(s, clear_cell, NULL, 1);
         return;
     }
     for (int64_t q = 0; q < s->nkey; q++) {
@@ -417,7 +422,7 @@ static int flush_grid(X(stream) s) {
     if (s->acc)
         return flush_sum(s);
     int st = X(execute)(s->gridplan);
-    unmark_all(s);
+    each_marked(s, NULL, NULL, 1);
     if (st) {
         int64_t lost = s->pending;
         memset(s->grid, 0, (size_t)s->total * sizeof(C));
