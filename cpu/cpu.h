@@ -26,6 +26,12 @@ typedef void (*hfft__job_fn)(void *ctx, int64_t job, int thread);
 /* Starts njobs jobs; returns at once.  hfft__pool_wait blocks until all ran. */
 int hfft__pool_start(hfft__pool *p, int64_t njobs, hfft__job_fn fn, void *ctx);
 void hfft__pool_wait(hfft__pool *p);
+/* Starts njobs jobs and runs them on the calling thread too, as thread `self` (a
+   number no worker has: hfft__pool_size or more), until all ran. */
+void hfft__pool_help(hfft__pool *p, int64_t njobs, hfft__job_fn fn, void *ctx, int self);
+/* A batch of no jobs (over at once): the workers wake, so that a batch started soon
+   after finds them running (a worker asleep may take a tenth of a millisecond to). */
+void hfft__pool_wake(hfft__pool *p);
 /* Runs fn(ctx, t, t) once on each thread t and waits: per-thread memory is
    allocated and first touched this way, on the core that will use it. */
 void hfft__pool_each(hfft__pool *p, hfft__job_fn fn, void *ctx);

@@ -5,6 +5,12 @@
  * starts a batch and later waits for it, so it can drive the GPU meanwhile.
  * A batch can also run once on every thread (hfft__pool_each), so that each
  * thread allocates and first touches the memory it will use.
+ *
+ * A batch is over when its jobs have run, not when every worker has woken: a
+ * worker asleep since the last batch can take a tenth of a millisecond to run
+ * again, as long as a small batch's whole work (a stream's add).  Jobs are
+ * claimed from a counter that carries the batch's generation, so that a worker
+ * waking late takes no job of a later batch with the earlier batch's function.
  */
 #include <errno.h>
 #include <hwloc.h>
@@ -30,18 +36,48 @@ struct hfft__pool {
     pthread_mutex_t mu;
     pthread_cond_t wake, done;
     uint64_t generation;
-    int running; /* workers still busy in this generation */
     int quit;
     hfft__job_fn fn;
     void *ctx;
     int64_t njobs;
-    int each; /* this batch: fn once per thread, job = thread index */
-    _Atomic int64_t next;
+    int each;                 /* this batch: fn once per thread, job = thread index */
+    _Atomic uint64_t next;    /* the generation's low bits above JOB_BITS, the next job */
+    _Atomic int64_t finished; /* jobs of this batch run */
+    int over;                 /* and the batch declared over (done_at set) */
     hwloc_topology_t topo;
     int topo_ok;
     int reserve;
     double done_at;
 };
+
+#define JOB_BITS 40
+#define JOB_MASK (((uint64_t)1 << JOB_BITS) - 1)
+
+/* The next job of batch `gen` (of njobs), or -1 where none is left or a later batch
+   has started. */
+static int64_t claim(hfft__pool *p, uint64_t gen, int64_t njobs) {
+    uint64_t cur = atomic_load(&p->next);
+    for (;;) {
+        if (cur >> JOB_BITS != (gen & (~(uint64_t)0 >> JOB_BITS)))
+            return -1;
+        int64_t j = (int64_t)(cur & JOB_MASK);
+        if (j >= njobs)
+            return -1;
+        if (atomic_compare_exchange_weak(&p->next, &cur, cur + 1))
+            return j;
+    }
+}
+
+/* n more jobs of a batch of njobs run: the last wakes the waiter. */
+static void ran(hfft__pool *p, int64_t n, int64_t njobs) {
+    if (n && atomic_fetch_add(&p->finished, n) + n == njobs) {
+        pthread_mutex_lock(&p->mu);
+        p->done_at = hfft__now();
+        p->over = 1;
+        pthread_cond_broadcast(&p->done);
+        pthread_mutex_unlock(&p->mu);
+    }
+}
 
 static pthread_once_t cores_once = PTHREAD_ONCE_INIT;
 static int cores_count = 1;
@@ -121,19 +157,15 @@ static void *worker_main(void *arg) {
         int64_t njobs = p->njobs;
         int each = p->each;
         pthread_mutex_unlock(&p->mu);
-        if (each)
+        int64_t n = 0;
+        if (each) {
             fn(ctx, w->index, w->index);
-        while (!each) {
-            int64_t j = atomic_fetch_add(&p->next, 1);
-            if (j >= njobs)
-                break;
+            n = 1;
+        }
+        for (int64_t j; !each && (j = claim(p, seen, njobs)) >= 0; n++)
             fn(ctx, j, w->index);
-        }
+        ran(p, n, njobs);
         pthread_mutex_lock(&p->mu);
-        if (--p->running == 0) {
-            p->done_at = hfft__now();
-            pthread_cond_broadcast(&p->done);
-        }
     }
     pthread_mutex_unlock(&p->mu);
     return NULL;
@@ -205,9 +237,12 @@ static void start(hfft__pool *p, int64_t njobs, hfft__job_fn fn, void *ctx, int 
     p->ctx = ctx;
     p->njobs = njobs;
     p->each = each;
-    atomic_store(&p->next, 0);
-    p->running = p->nthreads;
     p->generation++;
+    atomic_store(&p->finished, 0);
+    atomic_store(&p->next, p->generation << JOB_BITS);
+    p->over = njobs <= 0;
+    if (p->over)
+        p->done_at = hfft__now();
     pthread_cond_broadcast(&p->wake);
     pthread_mutex_unlock(&p->mu);
 }
@@ -217,6 +252,17 @@ int hfft__pool_start(hfft__pool *p, int64_t njobs, hfft__job_fn fn, void *ctx) {
     return 0;
 }
 
+void hfft__pool_help(hfft__pool *p, int64_t njobs, hfft__job_fn fn, void *ctx, int self) {
+    start(p, njobs, fn, ctx, 0);
+    int64_t n = 0; /* the caller takes jobs at once, beside the workers as they wake */
+    for (int64_t j; (j = claim(p, p->generation, njobs)) >= 0; n++)
+        fn(ctx, j, self);
+    ran(p, n, njobs);
+    hfft__pool_wait(p);
+}
+
+void hfft__pool_wake(hfft__pool *p) { start(p, 0, NULL, NULL, 0); }
+
 void hfft__pool_each(hfft__pool *p, hfft__job_fn fn, void *ctx) {
     start(p, p->nthreads, fn, ctx, 1);
     hfft__pool_wait(p);
@@ -224,7 +270,7 @@ void hfft__pool_each(hfft__pool *p, hfft__job_fn fn, void *ctx) {
 
 void hfft__pool_wait(hfft__pool *p) {
     pthread_mutex_lock(&p->mu);
-    while (p->running > 0)
+    while (!p->over)
         pthread_cond_wait(&p->done, &p->mu);
     pthread_mutex_unlock(&p->mu);
 }

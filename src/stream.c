@@ -136,7 +136,8 @@ struct X(stream_s) {
     int broken;        /* a card failed midway: the image is not known */
     int stale;         /* the sum grid's transform into the image failed: the next flush
                           runs it again (the points are in the sum grid) */
-    int64_t *tlist[ADD_THREADS], tn[ADD_THREADS]; /* each add thread's keys marked first */
+    int64_t *tlist[ADD_THREADS + 1], tn[ADD_THREADS + 1]; /* each add thread's keys marked
+                                                             first (the last: the caller's) */
     hfft_stream_stats st;
 };
 
@@ -796,44 +797,65 @@ typedef struct add_ctx {
     int64_t base, count; /* the points go to the buffer from base on */
 } add_ctx;
 
-static void add_job(void *arg, int64_t job, int thread) {
-    const add_ctx *a = arg;
+/* Points [p0, p1) of an add into the buffer: their cells and values, and the keys
+   this thread is the first to mark, into its list.  A key is marked once: a plain
+   read first, as almost every key met is marked already. */
+static void add_range(const add_ctx *a, int64_t p0, int64_t p1, int thread) {
     X(stream) s = a->s;
-    int64_t p0 = job * ADD_JOB, p1 = p0 + ADD_JOB < a->count ? p0 + ADD_JOB : a->count;
     uint8_t *mk = s->keymark;
     int64_t *list = s->tlist[thread], nl = s->tn[thread];
     int64_t *cells = s->pcell + a->base;
     C *vals = s->pval + a->base;
-    for (int64_t p = p0; p < p1; p++) {
-        int64_t key;
-        cells[p] = locate(s, a->index + p * s->rank, &key);
-        vals[p][0] = a->value[p][0];
-        vals[p][1] = a->value[p][1];
-        /* a key is marked once: the thread that marks it first lists it (a plain read
-           first, as almost every key met is marked already) */
-        if (!__atomic_load_n(mk + key, __ATOMIC_RELAXED) &&
-            !__atomic_exchange_n(mk + key, 1, __ATOMIC_RELAXED))
-            list[nl++] = key;
+    const int64_t *ix = a->index;
+    const C *val = a->value;
+    if (s->spift) {
+        /* N x N, N a power of two: an index modulo N is its low bits, negative ones
+           too; the fields the loop needs held in locals (the stores would make the
+           compiler read them again each point) */
+        const int64_t N = s->nlast;
+        const uint64_t m = (uint64_t)N - 1;
+        const int lg = __builtin_ctzll((uint64_t)N);
+        const uint32_t *inv = s->inv;
+        for (int64_t p = p0; p < p1; p++) {
+            int64_t u = (int64_t)((uint64_t)ix[2 * p] & m);
+            int64_t v = (int64_t)((uint64_t)ix[2 * p + 1] & m), coef;
+            int64_t key = shift_key(N, inv, u, v, &coef);
+            cells[p] = u << lg | v;
+            memcpy(vals[p], val[p], sizeof(C));
+            if (!__atomic_load_n(mk + key, __ATOMIC_RELAXED) &&
+                !__atomic_exchange_n(mk + key, 1, __ATOMIC_RELAXED))
+                list[nl++] = key;
+        }
+    } else {
+        for (int64_t p = p0; p < p1; p++) {
+            int64_t key;
+            cells[p] = locate(s, ix + p * s->rank, &key);
+            memcpy(vals[p], val[p], sizeof(C));
+            if (!__atomic_load_n(mk + key, __ATOMIC_RELAXED) &&
+                !__atomic_exchange_n(mk + key, 1, __ATOMIC_RELAXED))
+                list[nl++] = key;
+        }
     }
     s->tn[thread] = nl;
 }
 
-/* count points into the buffer at npt (room made) on the pool's threads, where there
-   are enough of them; 1 where not (nothing done). */
-static int add_parallel(X(stream) s, int64_t count, const int64_t *index, const C *value) {
-    int t = hfft__pool_size(s->pool);
-    if (t < 2 || count < 2 * ADD_JOB)
-        return 1;
-    for (int k = 0; k < t; k++) {
-        if (!s->tlist[k])
-            s->tlist[k] = malloc((size_t)s->nkeyspace * sizeof(int64_t));
-        if (!s->tlist[k])
-            return 1; /* the serial loop needs none of it */
-    }
+static void add_job(void *arg, int64_t job, int thread) {
+    const add_ctx *a = arg;
+    int64_t p0 = job * ADD_JOB, p1 = p0 + ADD_JOB < a->count ? p0 + ADD_JOB : a->count;
+    add_range(a, p0, p1, thread);
+}
+
+/* count points into the buffer at npt (room made): on the pool's threads and this
+   one where there are enough of them, else on this one (its list after the
+   workers'). */
+static void add_points(X(stream) s, int64_t count, const int64_t *index, const C *value) {
+    int t = hfft__pool_size(s->pool), par = count >= 2 * ADD_JOB;
     add_ctx a = {s, index, value, s->npt, count};
-    hfft__pool_start(s->pool, (count + ADD_JOB - 1) / ADD_JOB, add_job, &a);
-    hfft__pool_wait(s->pool);
-    for (int k = 0; k < t; k++) { /* keys marked already: listed here */
+    if (par)
+        hfft__pool_help(s->pool, (count + ADD_JOB - 1) / ADD_JOB, add_job, &a, t);
+    else
+        add_range(&a, 0, count, t);
+    for (int k = par ? 0 : t; k <= t; k++) { /* keys marked first: listed here */
         for (int64_t i = 0; i < s->tn[k]; i++) {
             s->slot[s->tlist[k][i]] = s->nkey;
             s->keys[s->nkey++] = s->tlist[k][i];
@@ -841,7 +863,6 @@ static int add_parallel(X(stream) s, int64_t count, const int64_t *index, const 
         s->tn[k] = 0;
     }
     s->npt += count;
-    return 0;
 }
 
 /* Points onto the card path: buffered, and into the card's grid whenever the buffer
@@ -855,15 +876,7 @@ static int card_add(X(stream) s, int64_t count, const int64_t *index, const C *v
             if (st)
                 return st;
         }
-        if (add_parallel(s, m, index + p0 * s->rank, value + p0))
-            for (int64_t p = p0; p < p0 + m; p++) {
-                int64_t key, cell = locate(s, index + p * s->rank, &key);
-                mark_key(s, key);
-                s->pcell[s->npt] = cell;
-                s->pval[s->npt][0] = value[p][0];
-                s->pval[s->npt][1] = value[p][1];
-                s->npt++;
-            }
+        add_points(s, m, index + p0 * s->rank, value + p0);
         s->pending += m;
         s->st.points_added += m;
         p0 += m;
@@ -1091,8 +1104,12 @@ X(stream) X(stream_dft)(int rank, const int64_t *n, X(complex) *image, int sign,
                             "and its marks",
                             hfft__bytes_text((double)total * sizeof(C)).s);
     }
-    if (!st && s->card) /* the adds' threads */
+    if (!st && s->card) { /* the adds' threads, and a list of keys for each and this one */
         st = hfft__pool_create(s->threads < ADD_THREADS ? s->threads : ADD_THREADS, 0, &s->pool);
+        for (int k = 0; !st && k <= hfft__pool_size(s->pool); k++)
+            if (!(s->tlist[k] = malloc((size_t)s->nkeyspace * sizeof(int64_t))))
+                st = hfft__fail(HFFT_ERR_HOST_MEMORY, "hfft_stream_dft: out of host memory");
+    }
     if (s->card)
         goto made;
     if (!st)
@@ -1218,6 +1235,7 @@ int X(stream_flush)(X(stream) s) {
         s->st.last_points = points;
         s->st.last_seconds = secs;
         s->st.flush_seconds += secs;
+        hfft__pool_wake(s->pool); /* the adds' threads: points often follow at once */
         return 0;
     }
     double pd, pg;
@@ -1277,7 +1295,7 @@ void X(stream_destroy)(X(stream) s) {
     }
     for (int d = 0; d < 3; d++)
         free(s->tw[d]);
-    for (int k = 0; k < ADD_THREADS; k++)
+    for (int k = 0; k <= ADD_THREADS; k++)
         free(s->tlist[k]);
     if (s->grid_host)
         free(s->grid); /* only the host's beside the sum grid */
