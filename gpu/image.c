@@ -1,15 +1,17 @@
 /*
  * image.c: a streaming image held on one card (image.h).  The card holds the
- * image and the grid of pending points (each the image's size), a transform
- * plan of the grid (rank 1 or 2 in one plan; rank 3 as planes, then lines
- * along dimension 0), a batch of key vectors with their plan, and room for
- * the points on their way in.
+ * image and the grid of pending points (each the image's size), transform
+ * plans of the grid (whole: rank 1 or 2 in one plan, rank 3 as planes then
+ * lines along dimension 0; split: every dimension but the last, then rows),
+ * a batch of key vectors with their plan, and room for the points on their
+ * way in.
  *
  *   send     points copied in from pinned host memory as they arrive (the
  *            card's copy of the buffer mirrors the host's) and summed into the
  *            grid, while the host goes on;
  *   grid     the grid transformed in place, then added to the image (which
- *            clears it);
+ *            clears it); split, the last dimension's rows are transformed
+ *            block by block, each ahead of its add and copy out;
  *   keys     the vectors copied in, transformed, and added along every image
  *            row in one pass (the HFFT__SPIFT_KEYS step).
  *
@@ -36,9 +38,11 @@
  */
 #include "gpu/image.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "gpu/devices.h"
 #include "gpu/xfer.h"
 #include "src/core/problem.h"
 #include "src/core/status.h"
@@ -73,6 +77,11 @@ struct hfft__image {
     void *img, *grid, *work, *vec, *tw, *cells, *vals, *keyv;
     void *h_keys, *h_vec, *h_tw; /* pinned staging */
     hfft__fftplan gplan[2], vplan;
+    /* one card, rank 2 or 3, the grid's transform split (where `split`; else whole, by
+       gplan): every dimension but the last first (cplan), then the last on the rows of
+       each of a flush's blocks ahead of its copy out (rplan: rows / nb and one more) */
+    hfft__fftplan cplan, rplan[2];
+    int split;
     int64_t twn_max;
     int64_t link[2];
     /* several cards: the whole holds its parts only (nparts > 0); part q of n (of 0:
@@ -121,9 +130,14 @@ void hfft__image_destroy(hfft__image *im) {
         o->sync(im->d, im->s);
     if (im->c)
         o->sync(im->d, im->c);
-    for (int k = 0; k < 2; k++)
+    for (int k = 0; k < 2; k++) {
         if (im->gplan[k])
             o->fft_destroy(im->d, im->gplan[k]);
+        if (im->rplan[k])
+            o->fft_destroy(im->d, im->rplan[k]);
+    }
+    if (im->cplan)
+        o->fft_destroy(im->d, im->cplan);
     if (im->vplan)
         o->fft_destroy(im->d, im->vplan);
     if (im->in)
@@ -189,17 +203,30 @@ static int make(hfft__image *im) {
         TRY(o->fft_plan(d, q->prec, HFFT__C2C, 1, gn, 1, g, im->gcols, q->sign, &im->gplan[1],
                         &w));
         work = w > work ? w : work;
-    } else if (q->rank <= 2) {
-        TRY(o->fft_plan(d, q->prec, HFFT__C2C, q->rank, gn, 1, im->total, 1, q->sign,
-                        &im->gplan[0], &w));
-        work = w > work ? w : work;
-    } else { /* planes of n1 x n2, then n1 n2 lines of n0 */
-        TRY(o->fft_plan(d, q->prec, HFFT__C2C, 2, gn + 1, 1, gn[1] * gn[2], gn[0], q->sign,
-                        &im->gplan[0], &w));
-        work = w > work ? w : work;
-        TRY(o->fft_plan(d, q->prec, HFFT__C2C, 1, gn, gn[1] * gn[2], 1, gn[1] * gn[2],
-                        q->sign, &im->gplan[1], &w));
-        work = w > work ? w : work;
+    } else {
+        if (q->rank <= 2) {
+            TRY(o->fft_plan(d, q->prec, HFFT__C2C, q->rank, gn, 1, im->total, 1, q->sign,
+                            &im->gplan[0], &w));
+            work = w > work ? w : work;
+        } else { /* planes of n1 x n2, then n1 n2 lines of n0 */
+            TRY(o->fft_plan(d, q->prec, HFFT__C2C, 2, gn + 1, 1, gn[1] * gn[2], gn[0], q->sign,
+                            &im->gplan[0], &w));
+            work = w > work ? w : work;
+            TRY(o->fft_plan(d, q->prec, HFFT__C2C, 1, gn, gn[1] * gn[2], 1, gn[1] * gn[2],
+                            q->sign, &im->gplan[1], &w));
+            work = w > work ? w : work;
+        }
+        if (q->rank > 1) { /* split: the dimensions but the last for each of L columns */
+            TRY(o->fft_plan(d, q->prec, HFFT__C2C, q->rank - 1, gn, im->L, 1, im->L, q->sign,
+                            &im->cplan, &w));
+            work = w > work ? w : work;
+            int64_t nb = im->rows < OUT_BLOCKS ? im->rows : OUT_BLOCKS, lo = im->rows / nb;
+            for (int k = 0; k < (im->rows % nb ? 2 : 1); k++) {
+                TRY(o->fft_plan(d, q->prec, HFFT__C2C, 1, &im->L, 1, im->L, lo + k, q->sign,
+                                &im->rplan[k], &w));
+                work = w > work ? w : work;
+            }
+        }
     }
     TRY(o->fft_plan(d, q->prec, HFFT__C2C, 1, &im->L, 1, im->L, q->keys, q->sign, &im->vplan, &w));
     work = w > work ? w : work;
@@ -285,6 +312,36 @@ static int made(hfft__image *im, int st, hfft__image **out) {
     return 0;
 }
 
+/* Whether a flush transforms the grid split (the last dimension block by block, each
+   block's copy out behind it) or whole.  Split hides most of the transform behind the
+   copies, but cuFFT's strided lines of the other dimensions can take longer than its
+   whole plan (a 16384^2 image's columns): the two timed on the zero grid, best of two.
+   The emulated device splits (its times mean nothing; the tests run that way). */
+static int choose_split(hfft__image *im) {
+    const hfft__dev_ops *o = im->o;
+    im->split = 1;
+    if (o == hfft__device_ops(HFFT_DEVICE_EMULATED))
+        return 0;
+    double best[2] = {INFINITY, INFINITY};
+    for (int rep = 0; rep < 2; rep++)
+        for (int k = 0; k < 2; k++) {
+            TRY(sync(im));
+            double t = hfft__now();
+            if (k) {
+                TRY(o->fft_exec(im->d, im->cplan, im->s, im->grid, im->work));
+                TRY(o->fft_exec(im->d, im->rplan[0], im->s, im->grid, im->work));
+            } else {
+                for (int g = 0; g < 2 && im->gplan[g]; g++)
+                    TRY(o->fft_exec(im->d, im->gplan[g], im->s, im->grid, im->work));
+            }
+            TRY(sync(im));
+            t = hfft__now() - t;
+            best[k] = t < best[k] ? t : best[k];
+        }
+    im->split = best[1] < best[0];
+    return 0;
+}
+
 int hfft__image_create(const hfft__dev_ops *o, hfft__dev *d, const hfft__image_desc *desc,
                        const void *host, hfft__image **out) {
     *out = NULL;
@@ -301,6 +358,8 @@ int hfft__image_create(const hfft__dev_ops *o, hfft__dev *d, const hfft__image_d
         hfft__spift z = {.step = HFFT__SPIFT_ZERO, .count = im->total};
         st = o->spift(d, desc->prec, im->s, im->grid, NULL, &z);
     }
+    if (!st && im->cplan) /* (transforms of the zero grid leave it zero) */
+        st = choose_split(im);
     if (!st)
         st = sync(im);
     return made(im, st, out);
@@ -430,6 +489,9 @@ static int finish_issue(hfft__image *im, hfft__spift *keys, void *host) {
             keys->rows = r1 - r0;
             TRY(o->spift(im->d, im->desc.prec, im->s, im->img, im->vec, keys));
         } else {
+            if (im->split) /* the grid's last dimension, on these rows */
+                TRY(o->fft_exec(im->d, im->rplan[r1 - r0 == im->rows / nb ? 0 : 1], im->s,
+                                (char *)im->grid + off, im->work));
             hfft__spift a = {.step = HFFT__SPIFT_ADD, .count = (r1 - r0) * L};
             TRY(o->spift(im->d, im->desc.prec, im->s, (char *)im->img + off,
                          (char *)im->grid + off, &a));
@@ -516,9 +578,13 @@ int hfft__image_grid(hfft__image *im, void *host) {
         return grid_cards(im, host);
     const hfft__dev_ops *o = im->o;
     TRY(o->activate(im->d));
-    TRY(o->fft_exec(im->d, im->gplan[0], im->s, im->grid, im->work));
-    if (im->gplan[1])
-        TRY(o->fft_exec(im->d, im->gplan[1], im->s, im->grid, im->work));
+    if (im->split) {
+        TRY(o->fft_exec(im->d, im->cplan, im->s, im->grid, im->work)); /* the rest by blocks */
+    } else {
+        TRY(o->fft_exec(im->d, im->gplan[0], im->s, im->grid, im->work));
+        if (im->gplan[1])
+            TRY(o->fft_exec(im->d, im->gplan[1], im->s, im->grid, im->work));
+    }
     return finish(im, NULL, host);
 }
 

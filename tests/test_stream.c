@@ -152,6 +152,8 @@ static const shape shapes[] = {
     {1, {1}},         /* one point of image */
     {3, {8, 12, 10}}, /* rows of the last dimension */
     {2, {1, 7}},
+    {2, {13, 24}},    /* flush blocks of two sizes */
+    {3, {5, 3, 4}},
 };
 
 /* Adds in batches with flushes between them (one with nothing pending), checking the
