@@ -574,6 +574,13 @@ static int grid_cards(hfft__image *im, void *host) {
 }
 
 int hfft__image_grid(hfft__image *im, void *host) {
+    TRY(hfft__image_grid_start(im, host));
+    return hfft__image_grid_end(im);
+}
+
+int hfft__image_grid_end(hfft__image *im) { return im->nparts ? 0 : finish_sync(im); }
+
+int hfft__image_grid_start(hfft__image *im, void *host) {
     if (im->nparts)
         return grid_cards(im, host);
     const hfft__dev_ops *o = im->o;
@@ -585,7 +592,7 @@ int hfft__image_grid(hfft__image *im, void *host) {
         if (im->gplan[1])
             TRY(o->fft_exec(im->d, im->gplan[1], im->s, im->grid, im->work));
     }
-    return finish(im, NULL, host);
+    return finish_issue(im, NULL, host);
 }
 
 void hfft__image_staging(hfft__image *im, void **vecs, void **tw) {

@@ -46,6 +46,9 @@ int hfft__image_clear(hfft__image *im);
 /* The grid transformed and added to the image, which is then copied out to the host
    array `host` (NULL: not); the grid left at zero. */
 int hfft__image_grid(hfft__image *im, void *host);
+/* The same in two halves: issued (on several cards, run whole), then waited for. */
+int hfft__image_grid_start(hfft__image *im, void *host);
+int hfft__image_grid_end(hfft__image *im);
 /* Pinned host staging that the next hfft__image_keys copies in: desc->keys rows of L
    coefficients (each transformed on the card), and for row keys of rank > 1, the
    phase tables, desc->keys rows of twn (the sum of the sizes but the last) (else

@@ -128,6 +128,10 @@ struct X(stream_s) {
     C *pval;
     int64_t npt, cappt;
     int64_t sent;      /* of which the card has (summed into its grid) */
+    int64_t keyed;     /* of which the first have their keys marked: the others came once
+                          the grid way was committed (shift keys; marked during the flush,
+                          for the stats, while the card works) */
+    int committed;     /* this flush goes by the grid (keys only grow until it) */
     int64_t fold;      /* points buffered at most (but where every flush goes direct) */
     int folded;        /* pending points in the card's grid already */
     int64_t ckeys;     /* key vectors per pass on the card */
@@ -270,6 +274,8 @@ static void forget(X(stream) s) {
     s->pending = 0;
     s->npt = 0;
     s->sent = 0;
+    s->keyed = 0;
+    s->committed = 0;
     s->folded = 0;
 }
 
@@ -468,12 +474,15 @@ static int card_send(X(stream) s) {
     return st;
 }
 
+static void mark_rest(X(stream) s);
+
 /* The buffer, full, into the card's grid, and emptied. */
 static int card_fold(X(stream) s) {
+    mark_rest(s);
     int st = card_send(s);
     if (!st)
         st = hfft__image_wait(s->card);
-    s->npt = s->sent = 0;
+    s->npt = s->sent = s->keyed = 0;
     s->folded = 1;
     return st;
 }
@@ -541,7 +550,9 @@ static int pass_direct(X(stream) s) {
 
 static int card_grid(X(stream) s) {
     TRY(card_send(s));
-    return hfft__image_grid(s->card, s->image);
+    TRY(hfft__image_grid_start(s->card, s->image));
+    mark_rest(s); /* while the card works */
+    return hfft__image_grid_end(s->card);
 }
 
 /* The card's rates: a grid flush, and keys passes of one key and of a full batch, each
@@ -795,6 +806,7 @@ typedef struct add_ctx {
     const int64_t *index;
     const C *value;
     int64_t base, count; /* the points go to the buffer from base on */
+    int keys;            /* their keys marked too */
 } add_ctx;
 
 /* Points [p0, p1) of an add into the buffer: their cells and values, and the keys
@@ -816,7 +828,12 @@ static void add_range(const add_ctx *a, int64_t p0, int64_t p1, int thread) {
         const uint64_t m = (uint64_t)N - 1;
         const int lg = __builtin_ctzll((uint64_t)N);
         const uint32_t *inv = s->inv;
-        for (int64_t p = p0; p < p1; p++) {
+        for (int64_t p = p0; p < p1 && !a->keys; p++) {
+            cells[p] = ((int64_t)((uint64_t)ix[2 * p] & m) << lg) |
+                       (int64_t)((uint64_t)ix[2 * p + 1] & m);
+            memcpy(vals[p], val[p], sizeof(C));
+        }
+        for (int64_t p = p0; p < p1 && a->keys; p++) {
             int64_t u = (int64_t)((uint64_t)ix[2 * p] & m);
             int64_t v = (int64_t)((uint64_t)ix[2 * p + 1] & m), coef;
             int64_t key = shift_key(N, inv, u, v, &coef);
@@ -850,7 +867,8 @@ static void add_job(void *arg, int64_t job, int thread) {
    workers'). */
 static void add_points(X(stream) s, int64_t count, const int64_t *index, const C *value) {
     int t = hfft__pool_size(s->pool), par = count >= 2 * ADD_JOB;
-    add_ctx a = {s, index, value, s->npt, count};
+    int keys = !(s->spift && (s->committed || s->force == 2));
+    add_ctx a = {s, index, value, s->npt, count, keys};
     if (par)
         hfft__pool_help(s->pool, (count + ADD_JOB - 1) / ADD_JOB, add_job, &a, t);
     else
@@ -863,6 +881,16 @@ static void add_points(X(stream) s, int64_t count, const int64_t *index, const C
         s->tn[k] = 0;
     }
     s->npt += count;
+    if (keys)
+        s->keyed = s->npt; /* (never after a skip: committed holds until the flush) */
+}
+
+/* The keys of the buffered points added without them. */
+static void mark_rest(X(stream) s) {
+    int64_t N = s->nlast, m = N - 1, lg = __builtin_ctzll((uint64_t)N), coef;
+    for (int64_t p = s->keyed; p < s->npt; p++)
+        mark_key(s, shift_key(N, s->inv, s->pcell[p] >> lg, s->pcell[p] & m, &coef));
+    s->keyed = s->npt;
 }
 
 /* Points onto the card path: buffered, and into the card's grid whenever the buffer
@@ -883,7 +911,8 @@ static int card_add(X(stream) s, int64_t count, const int64_t *index, const C *v
         int st = 0;
         if (s->npt >= s->fold && s->force != 1) {
             st = card_fold(s);
-        } else if (s->force == 2 || (s->force == 0 && ahead(s))) {
+        } else if (s->force == 2 || (s->force == 0 && (s->committed || ahead(s)))) {
+            s->committed = 1; /* the next points' keys wait for the flush */
             st = card_send(s); /* the card sums them while points go on arriving */
         }
         if (st) {
@@ -897,8 +926,8 @@ static int card_add(X(stream) s, int64_t count, const int64_t *index, const C *v
 static int card_flush(X(stream) s, double *secs) {
     double pd, pg;
     predict(s, &pd, &pg);
-    int direct = !s->folded && (s->force == 1 || (s->force == 0 && pd * s->f_direct <=
-                                                                        pg * s->f_grid));
+    int direct = !s->folded && !s->committed &&
+                 (s->force == 1 || (s->force == 0 && pd * s->f_direct <= pg * s->f_grid));
     double t0 = hfft__now();
     int st = direct ? card_direct(s) : card_grid(s);
     *secs = hfft__now() - t0;
@@ -1227,6 +1256,7 @@ int X(stream_flush)(X(stream) s) {
         int way = card_flush(s, &secs);
         if (way < 0)
             return way;
+        keys = s->nkey; /* the keys of every point (some marked during the flush) */
         forget(s);
         s->st.points_applied = s->st.points_added;
         s->st.flushes++;

@@ -241,6 +241,14 @@ static void cpu_options(hfft_options *o) {
     o->threads = 2;
 }
 
+/* One emulated card, large enough for the shapes' images. */
+static void emulated_options(hfft_options *o) {
+    hfft_options_init(o);
+    o->device = HFFT_DEVICE_EMULATED;
+    o->device_memory = 256 << 20;
+    o->threads = 2;
+}
+
 /* check_stream for every shape, both precisions, each way forced and the model's. */
 static void every_shape_and_way(const hfft_options *o) {
     for (int prec = 4; prec <= 8; prec += 4)
@@ -264,10 +272,7 @@ Test(stream, every_way_on_an_emulated_card) {
         for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
             for (int way = 0; way < 3; way++) {
                 hfft_options o;
-                hfft_options_init(&o);
-                o.device = HFFT_DEVICE_EMULATED;
-                o.device_memory = 256 << 20;
-                o.threads = 2;
+                emulated_options(&o);
                 unsigned flags = way == 1 ? HFFT_STREAM_DIRECT : way == 2 ? HFFT_STREAM_GRID : 0;
                 check_stream(prec, &shapes[i], i % 2 ? HFFT_FORWARD : HFFT_BACKWARD, flags, &o,
                              way);
@@ -564,6 +569,72 @@ Test(stream, keys) {
         cr_assert_eq(st.shift_keys, 0);
         ts_destroy(t);
         tu_free(image);
+    }
+}
+
+/* Point (u, v)'s shift key on an N x N image (N a power of two), written from the
+   definition (docs/streaming.md): v = 2^b v', u = 2^a u' (v', u' odd); where b <= a, the
+   column key (u / 2^b) / v' mod N, else the row key N + (v / 2^a) / u' mod N. */
+static int64_t oracle_key(int64_t N, int64_t u, int64_t v) {
+    u = ((u % N) + N) % N;
+    v = ((v % N) + N) % N;
+    int a = 0, b = 0;
+    while (a < 62 && !((u >> a) & 1))
+        a++;
+    while (b < 62 && !((v >> b) & 1))
+        b++;
+    int col = b <= a;
+    int64_t num = col ? u >> b : v >> a, odd = col ? v >> b : u >> a;
+    if (!odd)
+        return 0; /* (0, 0) */
+    for (int64_t t = 0; t < N; t++) /* the t with t odd = num mod N */
+        if ((t * odd - num) % N == 0)
+            return col ? t : N + t;
+    return -1;
+}
+
+/* On a card the keys of points added once the grid way is committed are marked during
+   the flush: the stats count every point's key whichever way, the points given in adds
+   large enough for the pool's threads and in small ones (fewer than the buffer holds,
+   so that no key is marked by a fold of the buffer). */
+Test(stream, keys_counted_whichever_way) {
+    for (int prec = 4; prec <= 8; prec += 4) {
+        int64_t N = 512, n[2] = {512, 512}, count = 30000, want = 0;
+        int64_t *idx = malloc((size_t)count * 2 * sizeof(int64_t));
+        void *vals = tu_alloc((size_t)count * tu_esize(prec));
+        char *seen = calloc((size_t)(2 * N), 1);
+        points(prec, 2, n, count, 1, tu_seed(), idx, vals);
+        for (int64_t p = 0; p < count; p++) {
+            int64_t k = oracle_key(N, idx[2 * p], idx[2 * p + 1]);
+            cr_assert(k >= 0);
+            want += !seen[k];
+            seen[k] = 1;
+        }
+        void *image = tu_alloc((size_t)(N * N) * tu_esize(prec));
+        for (int way = 0; way < 2; way++) {
+            hfft_options o;
+            emulated_options(&o);
+            memset(image, 0, (size_t)(N * N) * tu_esize(prec));
+            ts t = ts_make(prec, 2, n, image, HFFT_FORWARD, way ? HFFT_STREAM_GRID : 0, &o);
+            cr_assert(t.s);
+            static const int64_t parts[] = {3, 20000, 7, 9990};
+            for (int64_t k = 0, at = 0; k < 4; at += parts[k++])
+                cr_assert_eq(ts_add(t, parts[k], idx + 2 * at,
+                                    (char *)vals + (size_t)at * tu_esize(prec)),
+                             0);
+            cr_assert_eq(ts_flush(t), 0);
+            hfft_stream_stats st;
+            cr_assert_eq(ts_info(t, &st), 0);
+            cr_assert_eq(st.image_on_cards, 1);
+            cr_assert_eq(st.last_strategy, HFFT_STREAM_BY_GRID);
+            cr_assert_eq(st.last_keys, want, "way %d: %lld keys, %lld expected", way,
+                         (long long)st.last_keys, (long long)want);
+            ts_destroy(t);
+        }
+        tu_free(image);
+        tu_free(vals);
+        free(seen);
+        free(idx);
     }
 }
 
