@@ -23,15 +23,14 @@ int hfft__pool_create(int threads, int reserve, hfft__pool **out);
 void hfft__pool_destroy(hfft__pool *p);
 int hfft__pool_size(const hfft__pool *p);
 typedef void (*hfft__job_fn)(void *ctx, int64_t job, int thread);
-/* Starts njobs jobs; returns at once.  hfft__pool_wait blocks until all ran. */
+/* Starts njobs jobs (fewer than 2^32); returns at once, or a failure where there are
+   too many (nothing started).  hfft__pool_wait blocks until all ran. */
 int hfft__pool_start(hfft__pool *p, int64_t njobs, hfft__job_fn fn, void *ctx);
 void hfft__pool_wait(hfft__pool *p);
 /* Starts njobs jobs and runs them on the calling thread too, as thread `self` (a
-   number no worker has: hfft__pool_size or more), until all ran. */
-void hfft__pool_help(hfft__pool *p, int64_t njobs, hfft__job_fn fn, void *ctx, int self);
-/* A batch of no jobs (over at once): the workers wake, so that a batch started soon
-   after finds them running (a worker asleep may take a tenth of a millisecond to). */
-void hfft__pool_wake(hfft__pool *p);
+   number no worker has: hfft__pool_size or more), until all ran; or fails as
+   hfft__pool_start does. */
+int hfft__pool_help(hfft__pool *p, int64_t njobs, hfft__job_fn fn, void *ctx, int self);
 /* Runs fn(ctx, t, t) once on each thread t and waits: per-thread memory is
    allocated and first touched this way, on the core that will use it. */
 void hfft__pool_each(hfft__pool *p, hfft__job_fn fn, void *ctx);

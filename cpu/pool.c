@@ -50,7 +50,9 @@ struct hfft__pool {
     double done_at;
 };
 
-#define JOB_BITS 40
+/* Jobs of a batch below 2^JOB_BITS; the generation's other bits tell batches apart, so
+   that a worker would have to sleep through 2^32 batches to take a later one's job. */
+#define JOB_BITS 32
 #define JOB_MASK (((uint64_t)1 << JOB_BITS) - 1)
 
 /* The next job of batch `gen` (of njobs), or -1 where none is left or a later batch
@@ -231,7 +233,10 @@ void hfft__pool_destroy(hfft__pool *p) {
 
 int hfft__pool_size(const hfft__pool *p) { return p ? p->nthreads : 0; }
 
-static void start(hfft__pool *p, int64_t njobs, hfft__job_fn fn, void *ctx, int each) {
+static int start(hfft__pool *p, int64_t njobs, hfft__job_fn fn, void *ctx, int each) {
+    if ((uint64_t)njobs > JOB_MASK && njobs > 0)
+        return hfft__fail(HFFT_ERR_INTERNAL, "thread pool: %lld jobs in one batch (at most %llu)",
+                          (long long)njobs, (unsigned long long)JOB_MASK);
     pthread_mutex_lock(&p->mu);
     p->fn = fn;
     p->ctx = ctx;
@@ -245,26 +250,27 @@ static void start(hfft__pool *p, int64_t njobs, hfft__job_fn fn, void *ctx, int 
         p->done_at = hfft__now();
     pthread_cond_broadcast(&p->wake);
     pthread_mutex_unlock(&p->mu);
-}
-
-int hfft__pool_start(hfft__pool *p, int64_t njobs, hfft__job_fn fn, void *ctx) {
-    start(p, njobs, fn, ctx, 0);
     return 0;
 }
 
-void hfft__pool_help(hfft__pool *p, int64_t njobs, hfft__job_fn fn, void *ctx, int self) {
-    start(p, njobs, fn, ctx, 0);
+int hfft__pool_start(hfft__pool *p, int64_t njobs, hfft__job_fn fn, void *ctx) {
+    return start(p, njobs, fn, ctx, 0);
+}
+
+int hfft__pool_help(hfft__pool *p, int64_t njobs, hfft__job_fn fn, void *ctx, int self) {
+    int st = start(p, njobs, fn, ctx, 0);
+    if (st)
+        return st;
     int64_t n = 0; /* the caller takes jobs at once, beside the workers as they wake */
     for (int64_t j; (j = claim(p, p->generation, njobs)) >= 0; n++)
         fn(ctx, j, self);
     ran(p, n, njobs);
     hfft__pool_wait(p);
+    return 0;
 }
 
-void hfft__pool_wake(hfft__pool *p) { start(p, 0, NULL, NULL, 0); }
-
 void hfft__pool_each(hfft__pool *p, hfft__job_fn fn, void *ctx) {
-    start(p, p->nthreads, fn, ctx, 1);
+    (void)start(p, p->nthreads, fn, ctx, 1); /* (a thread count: never too many jobs) */
     hfft__pool_wait(p);
 }
 

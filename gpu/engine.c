@@ -240,13 +240,8 @@ static int make_passes(hfft__gpu *g, const hfft__gpu_req *req, int64_t budget) {
     size_t cap = pick_capacity(req, budget, g->es, g->nslot);
     /* Residency where the passes at a width that keeps rows wide leave room for it,
        and each pass still holds whole columns and whole rows (the long-line schedule
-       keeps none); not for r2r rounds, whose steps beside the lines make the resident
-       schedule's narrow passes wait on the compute: wide passes are faster, though they
-       move the resident columns too */
-    int r2r = 0;
-    for (int h = 0; h < g->nrounds; h++)
-        r2r |= g->rd[h].r.r2r != 0;
-    int resident = req->schedule == 0 && req->slots == 0 && req->pass_bytes <= 0 && !r2r &&
+       keeps none). */
+    int resident = req->schedule == 0 && req->slots == 0 && req->pass_bytes <= 0 &&
                    hfft__res_eligible(g) &&
                    (int64_t)((size_t)g->nslot * hfft__res_pass_bytes(g)) < budget / 2 &&
                    hfft__res_pass_bytes(g) >= 256 &&

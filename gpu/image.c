@@ -176,11 +176,20 @@ void hfft__image_destroy(hfft__image *im) {
     free(im);
 }
 
+/* The split transform's plans gone (the whole plan runs each grid flush). */
+static void drop_split(hfft__image *im) {
+    hfft__fftplan *pl[] = {&im->cplan, &im->rplan[0], &im->rplan[1]};
+    for (int k = 0; k < 3; k++)
+        if (*pl[k])
+            im->o->fft_destroy(im->d, *pl[k]);
+    im->cplan = im->rplan[0] = im->rplan[1] = NULL;
+}
+
 /* The plans, then whether everything fits: 0, 1 (not), or a failure. */
 static int make(hfft__image *im) {
     const hfft__dev_ops *o = im->o;
     const hfft__image_desc *q = &im->desc;
-    size_t work = 0, w = 0;
+    size_t work = 0, w = 0, wsplit = 0;
     hfft__dev *d = im->d;
     /* a part's grid: its n0 / n indices of dimension 0, its fast dimensions in chunks of
        gchunk indices, then dimension 0 through a transposed tile of gcols lines (no work
@@ -217,14 +226,18 @@ static int make(hfft__image *im) {
             work = w > work ? w : work;
         }
         if (q->rank > 1) { /* split: the dimensions but the last for each of L columns */
-            TRY(o->fft_plan(d, q->prec, HFFT__C2C, q->rank - 1, gn, im->L, 1, im->L, q->sign,
-                            &im->cplan, &w));
-            work = w > work ? w : work;
             int64_t nb = im->rows < OUT_BLOCKS ? im->rows : OUT_BLOCKS, lo = im->rows / nb;
-            for (int k = 0; k < (im->rows % nb ? 2 : 1); k++) {
-                TRY(o->fft_plan(d, q->prec, HFFT__C2C, 1, &im->L, 1, im->L, lo + k, q->sign,
-                                &im->rplan[k], &w));
-                work = w > work ? w : work;
+            int st = o->fft_plan(d, q->prec, HFFT__C2C, q->rank - 1, gn, im->L, 1, im->L,
+                                 q->sign, &im->cplan, &w);
+            wsplit = w;
+            for (int k = 0; !st && k < (im->rows % nb ? 2 : 1); k++) {
+                st = o->fft_plan(d, q->prec, HFFT__C2C, 1, &im->L, 1, im->L, lo + k, q->sign,
+                                 &im->rplan[k], &w);
+                wsplit = w > wsplit ? w : wsplit;
+            }
+            if (st) { /* (optional: the whole plan does without) */
+                hfft__clear_error();
+                drop_split(im);
             }
         }
     }
@@ -239,8 +252,13 @@ static int make(hfft__image *im) {
     size_t keys = (size_t)q->keys * sizeof(int64_t);
     size_t stage = im->of ? (size_t)(im->of * im->cb * im->plane) * im->es : 0;
     int64_t need = (int64_t)(2 * img + vec + tw + pts + keys + work + stage + tbb);
-    if (need > o->budget(d) - o->used(d) - o->reserve(d))
+    int64_t room = o->budget(d) - o->used(d) - o->reserve(d);
+    if (need > room)
         return 1;
+    if (im->cplan && need + (int64_t)(wsplit > work ? wsplit - work : 0) > room)
+        drop_split(im); /* its work area would not fit beside the rest */
+    else if (im->cplan)
+        work = wsplit > work ? wsplit : work;
     if (stage)
         TRY(o->alloc(d, &im->stage, stage));
     if (tbb)
@@ -315,11 +333,13 @@ static int made(hfft__image *im, int st, hfft__image **out) {
 /* Whether a flush transforms the grid split (the last dimension block by block, each
    block's copy out behind it) or whole.  Split hides most of the transform behind the
    copies, but cuFFT's strided lines of the other dimensions can take longer than its
-   whole plan (a 16384^2 image's columns): the two timed on the zero grid, best of two.
-   The emulated device splits (its times mean nothing; the tests run that way). */
+   whole plan (a 16384^2 image's columns).  What a flush does not hide is compared, on
+   the zero grid, best of two: split, the other dimensions and the first block's rows;
+   whole, the whole plan.  The emulated device splits rank 2 and runs rank 3 whole (its
+   times mean nothing; the tests run both ways so). */
 static int choose_split(hfft__image *im) {
     const hfft__dev_ops *o = im->o;
-    im->split = 1;
+    im->split = im->desc.rank == 2;
     if (o == hfft__device_ops(HFFT_DEVICE_EMULATED))
         return 0;
     double best[2] = {INFINITY, INFINITY};

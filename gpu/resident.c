@@ -20,11 +20,14 @@
 #define WIDE_ROW ((size_t)32 << 10) /* column passes keep their rows this wide */
 #define MIN_SHARE 16                /* at least S / MIN_SHARE resident, or none */
 
+/* Not r2r rounds: their kinds' steps beside the lines make the resident schedule's
+   narrow passes wait on the compute, and wide passes are faster though they move the
+   resident columns too. */
 int hfft__res_eligible(const hfft__gpu *g) {
     if (g->nrounds != 2)
         return 0;
     const hfft__round *c = &g->rd[0].r, *r = &g->rd[1].r;
-    return c->no == 1 && hfft__round_strided(c) && !hfft__round_strided(r) &&
+    return !c->r2r && !r->r2r && c->no == 1 && hfft__round_strided(c) && !hfft__round_strided(r) &&
            r->kind == HFFT__C2C && !r->twn && !r->tout && !c->twn && r->no == c->L &&
            (g->cards > 1 || (g->rd[0].units == c->ni && g->rd[1].units == r->no));
 }
@@ -90,7 +93,7 @@ int hfft__res_size(hfft__gpu *g) {
         for (int k = 0; k < 2 && !st; k++) {
             if (k && last == wb)
                 break;
-            st = g->ops->fft_plan(g->d, g->prec, HFFT__C2C | g->rd[0].r.r2r, 1, &d0, rw, 1,
+            st = g->ops->fft_plan(g->d, g->prec, HFFT__C2C, 1, &d0, rw, 1,
                                   k ? last : wb, g->sign, &g->rplan[k], &work);
             if (!st && work > g->work_bytes)
                 st = 1; /* needs more work area than the passes have: no residency */

@@ -141,7 +141,8 @@ struct X(stream_s) {
     int stale;         /* the sum grid's transform into the image failed: the next flush
                           runs it again (the points are in the sum grid) */
     int64_t *tlist[ADD_THREADS + 1], tn[ADD_THREADS + 1]; /* each add thread's keys marked
-                                                             first (the last: the caller's) */
+                                                             first (the last: the caller's,
+                                                             the others made as needed) */
     hfft_stream_stats st;
 };
 
@@ -863,17 +864,25 @@ static void add_job(void *arg, int64_t job, int thread) {
 }
 
 /* count points into the buffer at npt (room made): on the pool's threads and this
-   one where there are enough of them, else on this one (its list after the
-   workers'). */
+   one where there are enough of them (and the workers' lists of keys could be made),
+   else on this one; its list (the last) after the workers'. */
 static void add_points(X(stream) s, int64_t count, const int64_t *index, const C *value) {
-    int t = hfft__pool_size(s->pool), par = count >= 2 * ADD_JOB;
+    int t = hfft__pool_size(s->pool), par = s->threads > 1 && count >= 2 * ADD_JOB;
+    for (int k = 0; par && k < t; k++)
+        if (!s->tlist[k] && !(s->tlist[k] = malloc((size_t)s->nkeyspace * sizeof(int64_t))))
+            par = 0;
     int keys = !(s->spift && (s->committed || s->force == 2));
     add_ctx a = {s, index, value, s->npt, count, keys};
-    if (par)
-        hfft__pool_help(s->pool, (count + ADD_JOB - 1) / ADD_JOB, add_job, &a, t);
-    else
-        add_range(&a, 0, count, t);
-    for (int k = par ? 0 : t; k <= t; k++) { /* keys marked first: listed here */
+    if (par && hfft__pool_help(s->pool, (count + ADD_JOB - 1) / ADD_JOB, add_job, &a,
+                               ADD_THREADS)) {
+        hfft__clear_error(); /* (too many jobs: none started) */
+        par = 0;
+    }
+    if (!par)
+        add_range(&a, 0, count, ADD_THREADS);
+    for (int k = par ? 0 : ADD_THREADS; k <= ADD_THREADS; k++) { /* keys marked first */
+        if (k < ADD_THREADS && k >= t)
+            continue;
         for (int64_t i = 0; i < s->tn[k]; i++) {
             s->slot[s->tlist[k][i]] = s->nkey;
             s->keys[s->nkey++] = s->tlist[k][i];
@@ -1133,11 +1142,13 @@ X(stream) X(stream_dft)(int rank, const int64_t *n, X(complex) *image, int sign,
                             "and its marks",
                             hfft__bytes_text((double)total * sizeof(C)).s);
     }
-    if (!st && s->card) { /* the adds' threads, and a list of keys for each and this one */
-        st = hfft__pool_create(s->threads < ADD_THREADS ? s->threads : ADD_THREADS, 0, &s->pool);
-        for (int k = 0; !st && k <= hfft__pool_size(s->pool); k++)
-            if (!(s->tlist[k] = malloc((size_t)s->nkeyspace * sizeof(int64_t))))
-                st = hfft__fail(HFFT_ERR_HOST_MEMORY, "hfft_stream_dft: out of host memory");
+    if (!st && s->card) {
+        /* the adds' threads beside the caller's (the settings' count in all), and the
+           caller's list of keys (the workers' are made at the first add they take) */
+        int w = s->threads - 1 > ADD_THREADS ? ADD_THREADS : s->threads - 1;
+        st = hfft__pool_create(w < 1 ? 1 : w, 0, &s->pool);
+        if (!st && !(s->tlist[ADD_THREADS] = malloc((size_t)s->nkeyspace * sizeof(int64_t))))
+            st = hfft__fail(HFFT_ERR_HOST_MEMORY, "hfft_stream_dft: out of host memory");
     }
     if (s->card)
         goto made;
@@ -1265,7 +1276,6 @@ int X(stream_flush)(X(stream) s) {
         s->st.last_points = points;
         s->st.last_seconds = secs;
         s->st.flush_seconds += secs;
-        hfft__pool_wake(s->pool); /* the adds' threads: points often follow at once */
         return 0;
     }
     double pd, pg;

@@ -1072,6 +1072,51 @@ Test(internals, thread_pool_runs_each_job_once) {
     hfft__pool_destroy(NULL);
 }
 
+static void count_job_or_caller(void *ctx, int64_t job, int thread) {
+    if (thread == pool_threads) /* the caller, as the number it gave */
+        atomic_fetch_add((_Atomic int *)ctx, 1);
+    else if (thread < 0 || thread > pool_threads)
+        atomic_store(&bad_thread, 1);
+    atomic_fetch_add(&job_count[job], 1);
+}
+
+/* The caller beside the workers (hfft__pool_help), batches started right after a batch
+   of no jobs (its workers may still be waking: they must take no job of the next with
+   the last one's function), and a batch of too many jobs refused with nothing run. */
+Test(internals, thread_pool_helped_by_its_caller) {
+    hfft__pool *p;
+    pool_threads = 3;
+    cr_assert_eq(hfft__pool_create(pool_threads, 0, &p), 0);
+    _Atomic int by_caller = 0;
+    for (int gen = 0; gen < 200; gen++) {
+        int64_t njobs = 1 + gen * 37 % 4999;
+        cr_assert_eq(hfft__pool_start(p, 0, count_job, NULL), 0);
+        if (gen % 2)
+            cr_assert_eq(hfft__pool_help(p, njobs, count_job_or_caller, &by_caller, pool_threads),
+                         0);
+        else {
+            cr_assert_eq(hfft__pool_start(p, njobs, count_job, NULL), 0);
+            hfft__pool_wait(p);
+        }
+        for (int64_t j = 0; j < 5000; j++) {
+            cr_assert_eq(atomic_load(&job_count[j]), j < njobs, "batch %d: job %lld ran %d times",
+                         gen, (long long)j, atomic_load(&job_count[j]));
+            atomic_store(&job_count[j], 0);
+        }
+    }
+    cr_assert_gt(atomic_load(&by_caller), 0, "the caller ran no job");
+    cr_assert_eq(atomic_load(&bad_thread), 0);
+    cr_assert_eq(hfft__pool_start(p, (int64_t)1 << 40, count_job, NULL), HFFT_ERR_INTERNAL);
+    cr_assert_eq(hfft__pool_help(p, (int64_t)1 << 40, count_job, NULL, 3), HFFT_ERR_INTERNAL);
+    cr_assert_eq(hfft__pool_start(p, 10, count_job, NULL), 0);
+    hfft__pool_wait(p);
+    for (int64_t j = 0; j < 11; j++) {
+        cr_assert_eq(atomic_load(&job_count[j]), j < 10);
+        atomic_store(&job_count[j], 0);
+    }
+    hfft__pool_destroy(p);
+}
+
 /* The host bandwidth probe: a plausible figure, and a clear error for nothing to copy. */
 Test(internals, host_bandwidth) {
     hfft__pool *p;

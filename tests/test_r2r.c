@@ -455,6 +455,36 @@ Test(r2r, radix2_asked_runs_plain_and_says_so) {
     tu_free(b);
 }
 
+/* Streamed r2r rounds keep nothing resident (their passes wide, the whole array moved
+   twice), where the complex transform of the same bytes at the same budget keeps
+   columns on the card. */
+Test(r2r, streamed_rounds_keep_nothing_resident) {
+    int64_t budget = 400000;
+    r2r_case c = {8, 2, {256, 384, 1}, {HFFT_REDFT10, HFFT_REDFT10}, 0, 0, 1, 0};
+    engine e = {"emulated", HFFT_GPU_ONLY, HFFT_DEVICE_EMULATED, budget, NULL, 0};
+    hfft_info info;
+    run_r2r(&c, &e, &info);
+    int64_t bytes = 256 * 384 * (int64_t)sizeof(double);
+    cr_assert_eq(info.schedule, HFFT_SCHED_PLAIN);
+    cr_assert_eq(info.resident_bytes, 0, "r2r: %lld bytes resident", (long long)info.resident_bytes);
+    cr_assert(info.link_bytes[0] == 2 * bytes && info.link_bytes[1] == 2 * bytes,
+              "r2r: %lld in, %lld out of %lld", (long long)info.link_bytes[0],
+              (long long)info.link_bytes[1], (long long)bytes);
+    hfft_complex *z = tu_alloc((size_t)bytes);
+    memset(z, 0, (size_t)bytes);
+    hfft_options o;
+    hfft_options_init(&o);
+    o.device = HFFT_DEVICE_EMULATED;
+    o.device_memory = budget;
+    int64_t n[2] = {256, 192};
+    hfft_plan p = hfft_plan_dft(2, n, z, z, HFFT_FORWARD, HFFT_GPU_ONLY, &o);
+    cr_assert(p, "%s", hfft_last_error_message());
+    hfft_plan_info(p, &info);
+    cr_assert_gt(info.resident_bytes, 0, "the complex transform keeps nothing either");
+    hfft_destroy_plan(p);
+    tu_free(z);
+}
+
 /* Every bad argument fails with a message, and no plan. */
 Test(r2r, bad_arguments) {
     float *a = tu_alloc(64 * sizeof(float));
