@@ -175,6 +175,14 @@ static int64_t shift_key(int64_t N, const uint32_t *inv, int64_t u, int64_t v, i
     return (int64_t)t + (col ? 0 : N);
 }
 
+/* Cell `cell`'s key (its shift key, or its row) and, through *coef, its place in the
+   key's vector. */
+static int64_t cell_key(const X(stream) s, int64_t cell, int64_t *coef) {
+    int64_t L = s->nlast;
+    *coef = cell % L;
+    return s->spift ? shift_key(L, s->inv, cell / L, cell % L, coef) : cell / L;
+}
+
 static int64_t mulmod(int64_t a, int64_t b, int64_t n) {
     return (int64_t)((unsigned __int128)a * (unsigned __int128)b % (unsigned __int128)n);
 }
@@ -324,8 +332,7 @@ typedef struct into_ctx {
 static void cell_into(X(stream) s, int64_t cell, void *arg) {
     const into_ctx *a = arg;
     C *vec = a->vec;
-    int64_t L = s->nlast, coef;
-    int64_t key = shift_key(L, s->inv, cell / L, cell % L, &coef), q = s->slot[key] - a->q0;
+    int64_t L = s->nlast, coef, q = s->slot[cell_key(s, cell, &coef)] - a->q0;
     if (q < 0 || q >= a->nk)
         return;
     vec[q * L + coef][0] += s->grid[cell][0];
@@ -513,9 +520,7 @@ static int card_direct(X(stream) s) {
         int64_t nk = s->nkey - q0 < s->ckeys ? s->nkey - q0 : s->ckeys;
         memset(vec, 0, (size_t)(nk * L) * sizeof(C));
         for (int64_t p = 0; p < s->npt; p++) {
-            int64_t cell = s->pcell[p], coef = cell % L;
-            int64_t key = s->spift ? shift_key(L, s->inv, cell / L, cell % L, &coef) : cell / L;
-            int64_t q = s->slot[key] - q0;
+            int64_t coef, q = s->slot[cell_key(s, s->pcell[p], &coef)] - q0;
             if (q < 0 || q >= nk)
                 continue;
             vec[q * L + coef][0] += s->pval[p][0];
@@ -896,9 +901,9 @@ static void add_points(X(stream) s, int64_t count, const int64_t *index, const C
 
 /* The keys of the buffered points added without them. */
 static void mark_rest(X(stream) s) {
-    int64_t N = s->nlast, m = N - 1, lg = __builtin_ctzll((uint64_t)N), coef;
+    int64_t coef;
     for (int64_t p = s->keyed; p < s->npt; p++)
-        mark_key(s, shift_key(N, s->inv, s->pcell[p] >> lg, s->pcell[p] & m, &coef));
+        mark_key(s, cell_key(s, s->pcell[p], &coef));
     s->keyed = s->npt;
 }
 
