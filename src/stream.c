@@ -86,6 +86,7 @@ typedef R C[2];
 /* Adds on several threads: points per job, and threads at most. */
 #define ADD_JOB 4096
 #define ADD_THREADS 8
+#define KEY_SAMPLE 256 /* points of a large add keyed before the way is decided */
 
 struct X(stream_s) {
     int rank, sign, force, spift;
@@ -918,7 +919,18 @@ static int card_add(X(stream) s, int64_t count, const int64_t *index, const C *v
             if (st)
                 return st;
         }
-        add_points(s, m, index + p0 * s->rank, value + p0);
+        int64_t k = m;
+        if (s->spift && s->force == 0 && !s->committed && m > KEY_SAMPLE) {
+            /* A large add's first points with their keys: if the grid is ahead with
+               them and every point of the add counted, it stays ahead (the model
+               grows with keys and points), so the rest skip theirs. */
+            add_points(s, KEY_SAMPLE, index + p0 * s->rank, value + p0);
+            s->npt += m - KEY_SAMPLE;
+            s->committed = ahead(s);
+            s->npt -= m - KEY_SAMPLE;
+            k = m - KEY_SAMPLE;
+        }
+        add_points(s, k, index + (p0 + m - k) * s->rank, value + p0 + m - k);
         s->pending += m;
         s->st.points_added += m;
         p0 += m;
