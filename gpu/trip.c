@@ -45,10 +45,12 @@
 #define TRY HFFT__TRY
 #define TRIP_CHUNKS 16          /* chunks along dimension 0, where the work areas fit */
 #define TRIP_CHUNKS_MAX 256     /* more and smaller chunks where they do not */
+#define R2R_CHUNK_MIN ((int64_t)8 << 20) /* r2r: twice as many chunks, of this much at least */
 #define CHUNK_MAX ((size_t)512 << 20) /* several cards: bytes a landing chunk holds at most */
 #define TRANSPOSE_MIN_L 4096    /* longer strided lines are computed transposed */
 #define WCOLS 128               /* columns per transposed transform */
 #define FS_ROW_MAX ((size_t)1 << 20) /* rows up to 1 MiB: dimension 0 four-step (fs_size) */
+#define FS_B_MIN 64             /* one card: its second factor at least (fewer overlap less) */
 #define FS_A_MAX 128            /* its first factor: output row blocks, a strided transform */
 #define FS_RUN ((size_t)2 << 20) /* host runs of the copies in and out, at least */
 
@@ -283,7 +285,9 @@ static int64_t fs_run(int64_t n, size_t rowb, int64_t most) {
  * [ka, kb) of card m, after its fa-point lines, to card m (fa / n values of k1
  * each): that exchange, like the column one, runs under the copies in, and
  * each card leaves with its output rows.  Sets t->fs where d0 has a factor fa
- * from 4 to FS_A_MAX, a multiple of n, with fb = d0 / fa at least 2 and n.
+ * from 4 to FS_A_MAX, a multiple of n, with fb = d0 / fa at least 2 and n (one
+ * card: at least FS_B_MIN, or too few groups land behind the others' work to
+ * pay for the second lines).
  */
 static void fs_size(hfft__trip *t, size_t rowb) {
     int64_t n = t->n;
@@ -295,7 +299,7 @@ static void fs_size(hfft__trip *t, size_t rowb) {
         if (t->d0 % f == 0 && f % n == 0 && t->d0 / f >= n &&
             (n == 1 || (size_t)f * rowb <= CHUNK_MAX))
             a = f;
-    if (!a)
+    if (!a || (n == 1 && t->d0 / a < FS_B_MIN))
         return;
     t->fa = a;
     t->fb = t->d0 / a;
@@ -366,8 +370,15 @@ static int size_one(hfft__trip *t, int chunks, int64_t budget) {
         t->nk = (t->row + t->wk - 1) / t->wk;
     t->colin = t->nafter == t->nrounds - 1 && c->nblock > 1;
     size_t rowb = (size_t)t->row * t->es, obuf = 0;
-    /* (not r2r lines: their kinds' steps read across a whole line) */
-    if (!t->nafter && !t->colin && !r0->twn && !r0->r2r && chunks == TRIP_CHUNKS)
+    /* Four-step where the rows are lines of one dimension (a 3D array's planes go
+       faster by columns: the four-step's second lines cost more than the pitched
+       copies they save); not r2r lines, whose kinds' steps read across a whole
+       line. */
+    int planes = 0;
+    for (int h = 0; h < t->nrounds; h++)
+        planes |= h != t->z && t->rd[h].rank == 2;
+    if (!t->nafter && !t->colin && !r0->twn && !r0->r2r && !planes &&
+        chunks == TRIP_CHUNKS)
         fs_size(t, rowb);
     if (t->fs) { /* the inner rounds on groups' runs of fm rows */
         c->crow = t->fm;
@@ -576,9 +587,15 @@ int hfft__trip_create(const hfft__card *cards, int n, const hfft__gpu_req *req,
        (a line of most of a card's memory). */
     int64_t d0 = req->rounds[dim0_round(req)].L;
     hfft__trip *t = NULL;
+    /* r2r lines on one card: the kinds' steps lengthen the last chunk's transforms,
+       which the copies out wait for; smaller chunks where they stay large */
+    const hfft__round *r0 = &req->rounds[dim0_round(req)];
+    int64_t bytes = d0 * r0->ni * 2 * (int64_t)req->prec;
+    int first = n == 1 && r0->r2r && bytes >= 2 * TRIP_CHUNKS * R2R_CHUNK_MIN ? 2 * TRIP_CHUNKS
+                                                                              : TRIP_CHUNKS;
     /* several cards: dimension 0 four-step first, where it applies and fits */
     int st = n > 1 ? trip_try(cards, n, req, TRIP_CHUNKS, 1, &t) : 1;
-    for (int chunks = TRIP_CHUNKS; st == 1 && chunks <= TRIP_CHUNKS_MAX; chunks *= 2) {
+    for (int chunks = first; st == 1 && chunks <= TRIP_CHUNKS_MAX; chunks *= 2) {
         st = trip_try(cards, n, req, chunks, 0, &t);
         if (chunks >= d0 / n)
             break; /* a chunk per index already */

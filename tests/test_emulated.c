@@ -1180,15 +1180,17 @@ Test(emulated, streaming_rounds_get_device_times) {
 /*
  * One trip: where the array and its work areas fit the budget, every byte
  * crosses the link once each way (link_bytes = S, S), in 2D, 3D, rank 4 and
- * with a batch, both precisions, in and out of place; a budget a little
- * smaller streams (2 S each way for two rounds).
+ * with a batch, both precisions, in and out of place, by columns and by
+ * dimension 0 four-step; a budget a little smaller streams (2 S each way for
+ * two rounds).
  */
 Test(emulated, one_trip) {
     static const struct {
         int rank;
         int64_t n[4];
     } shapes[] = {{2, {64, 48}},    {2, {4100, 3}},    {3, {17, 8, 12}},
-                  {2, {6, 4096}},   {4, {3, 5, 4, 6}}, {2, {8, 32768}}};
+                  {2, {6, 4096}},   {4, {3, 5, 4, 6}}, {2, {8, 32768}},
+                  {2, {8192, 8}},   {2, {10000, 9}}}; /* (dimension 0 four-step) */
     for (int prec = 4; prec <= 8; prec += 4)
         for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
             for (int inplace = 0; inplace < 2; inplace++) {

@@ -640,8 +640,9 @@ Test(guru, bad_input) {
 Test(guru, real_rounds) {
     static const int64_t shapes[][4] = {{2, 64, 40},    {2, 33, 18}, {3, 12, 10, 14},
                                         {3, 6, 5, 9},   {2, 12, 4096},
-                                        {2, 24, 16384}}; /* streams four-step: real rows of
-                                                            64 KiB and more copied whole */
+                                        {2, 24, 16384}, /* streams four-step: real rows of
+                                                           64 KiB and more copied whole */
+                                        {2, 8192, 30}}; /* one trip dimension 0 four-step */
     for (int prec = 4; prec <= 8; prec += 4)
         for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
             for (int kind = R2C; kind <= C2R; kind++)
