@@ -585,10 +585,7 @@ static int pass_b(hfft__gpu *g, hfft__four *f, char *dst, int64_t u0, int64_t m,
         char *to = b + (size_t)(p->q_res * m) * pb;
         const char *from = p->res + (size_t)u0 * pb;
         size_t rows = (size_t)(p->qb - p->q_res);
-        if (p->d == d)
-            TRY(o->d2d(d, c, to, (size_t)m * pb, from, hp, (size_t)m * pb, rows));
-        else
-            TRY(o->peer(d, c, p->d, to, (size_t)m * pb, from, hp, (size_t)m * pb, rows));
+        TRY(hfft__card_copy(o, d, c, p->d, to, (size_t)m * pb, from, hp, (size_t)m * pb, rows));
     }
     /* the pieces of each residue k1 together: row q times exp(sign 2 pi i q k1 / d0) */
     for (int64_t j = 0, n; j < m; j += n) {

@@ -99,6 +99,12 @@ struct hfft__image {
 
 static int sync(hfft__image *im) { return im->o->sync(im->d, im->s); }
 
+/* A flush's blocks of rows (its last step, each block copied out behind): rows b
+   of nb from rows b / nb on, rows / nb of them or one more (rplan[0] and [1]). */
+static int64_t out_blocks(const hfft__image *im) {
+    return im->rows < OUT_BLOCKS ? im->rows : OUT_BLOCKS;
+}
+
 static int h2d(hfft__image *im, void *dev, const void *host, size_t bytes) {
     im->link[0] += (int64_t)bytes;
     return im->o->h2d(im->d, im->s, dev, bytes, host, bytes, bytes, 1);
@@ -226,7 +232,7 @@ static int make(hfft__image *im) {
             work = w > work ? w : work;
         }
         if (q->rank > 1) { /* split: the dimensions but the last for each of L columns */
-            int64_t nb = im->rows < OUT_BLOCKS ? im->rows : OUT_BLOCKS, lo = im->rows / nb;
+            int64_t nb = out_blocks(im), lo = im->rows / nb;
             int st = o->fft_plan(d, q->prec, HFFT__C2C, q->rank - 1, gn, im->L, 1, im->L,
                                  q->sign, &im->cplan, &w);
             wsplit = w;
@@ -499,7 +505,7 @@ static int finish_sync(hfft__image *im) {
    not waited for. */
 static int finish_issue(hfft__image *im, hfft__spift *keys, void *host) {
     const hfft__dev_ops *o = im->o;
-    int64_t L = im->L, nb = im->rows < OUT_BLOCKS ? im->rows : OUT_BLOCKS;
+    int64_t L = im->L, nb = out_blocks(im);
     for (int64_t b = 0; b < nb; b++) {
         int64_t r0 = im->rows * b / nb, r1 = im->rows * (b + 1) / nb;
         size_t off = (size_t)(r0 * L) * im->es;
@@ -566,10 +572,7 @@ static int grid_cards(hfft__image *im, void *host) {
                 /* card k's rows as block k of m indices (the combine's layout) */
                 char *dst = (char *)p->stage + (size_t)(k * m) * pb;
                 const char *src = (const char *)from->grid + (size_t)k0 * pb;
-                if (from == p)
-                    TRY(o->d2d(p->d, p->s, dst, pb, src, pb, pb, (size_t)m));
-                else
-                    TRY(o->peer(p->d, p->s, from->d, dst, pb, src, pb, pb, (size_t)m));
+                TRY(hfft__card_copy(o, p->d, p->s, from->d, dst, pb, src, pb, pb, (size_t)m));
             }
             hfft__spift a = {.step = HFFT__SPIFT_COMBINE, .sign = im->desc.sign,
                              .row0 = q * per + k0, .rows = m, .L = plane, .nk = n};

@@ -189,13 +189,10 @@ static int plain_pass(hfft__gpu *g, rstate *r, const tile_io *t, int64_t L, int6
             if (p->cb == p->c0)
                 continue;
             const char *kept = p->res + (size_t)(t->rline + at[j]) * rp;
-            if (p->d == d) {
+            if (p->d == d)
                 TRY(o->wait(d, in, g->res_ev));
-                TRY(o->d2d(d, in, part + (size_t)p->c0 * es, t->tpitch, kept, rp, rp, rows));
-            } else {
-                TRY(o->peer(d, in, p->d, part + (size_t)p->c0 * es, t->tpitch, kept, rp, rp,
-                            rows));
-            }
+            TRY(hfft__card_copy(o, d, in, p->d, part + (size_t)p->c0 * es, t->tpitch, kept, rp, rp,
+                                rows));
         }
         if (cb || j == nc - 1)
             TRY(o->record(d, g->in_ev[b][j], in));

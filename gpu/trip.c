@@ -50,7 +50,7 @@
 #define TRANSPOSE_MIN_L 4096    /* longer strided lines are computed transposed */
 #define WCOLS 128               /* columns per transposed transform */
 #define FS_ROW_MAX ((size_t)1 << 20) /* rows up to 1 MiB: dimension 0 four-step (fs_size) */
-#define FS_B_MIN 64             /* one card: its second factor at least (fewer overlap less) */
+#define FS_B_MIN 64                  /* one card: its second factor at least (fewer overlap less) */
 #define FS_A_MAX 128            /* its first factor: output row blocks, a strided transform */
 #define FS_RUN ((size_t)2 << 20) /* host runs of the copies in and out, at least */
 
@@ -377,8 +377,7 @@ static int size_one(hfft__trip *t, int chunks, int64_t budget) {
     int planes = 0;
     for (int h = 0; h < t->nrounds; h++)
         planes |= h != t->z && t->rd[h].rank == 2;
-    if (!t->nafter && !t->colin && !r0->twn && !r0->r2r && !planes &&
-        chunks == TRIP_CHUNKS)
+    if (!t->nafter && !t->colin && !r0->twn && !r0->r2r && !planes && chunks == TRIP_CHUNKS)
         fs_size(t, rowb);
     if (t->fs) { /* the inner rounds on groups' runs of fm rows */
         c->crow = t->fm;
@@ -726,11 +725,8 @@ static int land(hfft__trip *t, int k, int j, const char *src, const hfft__round 
             continue;
         char *dst = (char *)m->arr + (size_t)(a * w) * es;
         const char *from = buf + (size_t)m->ca * es;
-        if (m == c)
-            TRY(o->d2d(c->d, c->xch, dst, (size_t)w * es, from, rowb, (size_t)w * es, (size_t)n));
-        else
-            TRY(o->peer(c->d, c->xch, m->d, dst, (size_t)w * es, from, rowb, (size_t)w * es,
-                        (size_t)n));
+        TRY(hfft__card_copy(o, c->d, c->xch, m->d, dst, (size_t)w * es, from, rowb, (size_t)w * es,
+                            (size_t)n));
     }
     return o->record(c->d, c->xch_ev[j], c->xch);
 }
@@ -859,10 +855,7 @@ static int fs_land(hfft__trip *t, int k, int j, const char *src, const hfft__rou
         char *dst = (char *)m->arr + (size_t)(G * t->fm) * rowb;
         const char *from = buf + (size_t)m->ka * run;
         size_t dpitch = (size_t)t->fb * rowb, rows = (size_t)(m->kb - m->ka);
-        if (m == c)
-            TRY(o->d2d(c->d, c->xch, dst, dpitch, from, run, run, rows));
-        else
-            TRY(o->peer(c->d, c->xch, m->d, dst, dpitch, from, run, run, rows));
+        TRY(hfft__card_copy(o, c->d, c->xch, m->d, dst, dpitch, from, run, run, rows));
     }
     return o->record(c->d, c->xch_ev[j], c->xch);
 }

@@ -49,6 +49,15 @@ int hfft__columns(const hfft__dev_ops *o, hfft__dev *d, int prec, hfft__stream c
                   void *work, hfft__fftplan plan, char *tile, int64_t pitch, int64_t L,
                   int64_t w, int64_t wc);
 
+/* A 2D copy on card d's stream s between d's memory and card `other`'s (the
+   pointers say which way): within the card where other is d itself. */
+static inline int hfft__card_copy(const hfft__dev_ops *o, hfft__dev *d, hfft__stream s,
+                                  hfft__dev *other, void *dst, size_t dpitch, const void *src,
+                                  size_t spitch, size_t width, size_t height) {
+    return other == d ? o->d2d(d, s, dst, dpitch, src, spitch, width, height)
+                      : o->peer(d, s, other, dst, dpitch, src, spitch, width, height);
+}
+
 /* Copy-out blocks of a slow dimension: w columns of es-byte elements split into a
    narrow first block (its transforms are all an execute waits for between the
    last copy in and the first copy out) and then blocks whose rows are at least

@@ -1188,9 +1188,9 @@ Test(emulated, one_trip) {
     static const struct {
         int rank;
         int64_t n[4];
-    } shapes[] = {{2, {64, 48}},    {2, {4100, 3}},    {3, {17, 8, 12}},
-                  {2, {6, 4096}},   {4, {3, 5, 4, 6}}, {2, {8, 32768}},
-                  {2, {8192, 8}},   {2, {10000, 9}}}; /* (dimension 0 four-step) */
+    } shapes[] = {{2, {64, 48}},  {2, {4100, 3}},    {3, {17, 8, 12}},
+                  {2, {6, 4096}}, {4, {3, 5, 4, 6}}, {2, {8, 32768}},
+                  {2, {8192, 8}}, {2, {10000, 9}}}; /* (dimension 0 four-step) */
     for (int prec = 4; prec <= 8; prec += 4)
         for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
             for (int inplace = 0; inplace < 2; inplace++) {
