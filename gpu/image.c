@@ -99,8 +99,9 @@ struct hfft__image {
 
 static int sync(hfft__image *im) { return im->o->sync(im->d, im->s); }
 
-/* A flush's blocks of rows (its last step, each block copied out behind): rows b
-   of nb from rows b / nb on, rows / nb of them or one more (rplan[0] and [1]). */
+/* How many blocks of rows a flush's last step takes, each copied out behind the
+   next: block b of nb holds rows [rows b / nb, rows (b + 1) / nb), rows / nb of
+   them or one more (rplan[0], rplan[1]). */
 static int64_t out_blocks(const hfft__image *im) {
     return im->rows < OUT_BLOCKS ? im->rows : OUT_BLOCKS;
 }

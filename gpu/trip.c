@@ -285,9 +285,10 @@ static int64_t fs_run(int64_t n, size_t rowb, int64_t most) {
  * [ka, kb) of card m, after its fa-point lines, to card m (fa / n values of k1
  * each): that exchange, like the column one, runs under the copies in, and
  * each card leaves with its output rows.  Sets t->fs where d0 has a factor fa
- * from 4 to FS_A_MAX, a multiple of n, with fb = d0 / fa at least 2 and n (one
- * card: at least FS_B_MIN, or too few groups land behind the others' work to
- * pay for the second lines).
+ * from 4 to FS_A_MAX, a multiple of n, with fb = d0 / fa at least 2 and n; fa
+ * is the largest such factor, and on one card fb must then be at least
+ * FS_B_MIN (with fewer groups too few land behind the others' work to pay for
+ * the second lines; a smaller fa with a larger fb is not tried: unmeasured).
  */
 static void fs_size(hfft__trip *t, size_t rowb) {
     int64_t n = t->n;
