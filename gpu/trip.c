@@ -375,10 +375,12 @@ static int size_one(hfft__trip *t, int chunks, int64_t budget) {
        faster by columns: the four-step's second lines cost more than the pitched
        copies they save); not r2r lines, whose kinds' steps read across a whole
        line. */
-    int planes = 0;
+    int lines = 0, planes = 0;
     for (int h = 0; h < t->nrounds; h++)
-        planes |= h != t->z && t->rd[h].rank == 2;
-    if (!t->nafter && !t->colin && !r0->twn && !r0->r2r && !planes && chunks == TRIP_CHUNKS)
+        if (h != t->z)
+            lines++, planes |= t->rd[h].rank == 2;
+    if (!t->nafter && !t->colin && !r0->twn && !r0->r2r && lines == 1 && !planes &&
+        chunks == TRIP_CHUNKS)
         fs_size(t, rowb);
     if (t->fs) { /* the inner rounds on groups' runs of fm rows */
         c->crow = t->fm;
