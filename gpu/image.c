@@ -337,6 +337,13 @@ static int made(hfft__image *im, int st, hfft__image **out) {
     return 0;
 }
 
+/* The grid's whole transform (gplan[0], then gplan[1] where rank 3 has it). */
+static int grid_whole(hfft__image *im) {
+    for (int g = 0; g < 2 && im->gplan[g]; g++)
+        TRY(im->o->fft_exec(im->d, im->gplan[g], im->s, im->grid, im->work));
+    return 0;
+}
+
 /* Whether a flush transforms the grid split (the last dimension block by block, each
    block's copy out behind it) or whole.  Split hides most of the transform behind the
    copies, but cuFFT's strided lines of the other dimensions can take longer than its
@@ -358,8 +365,7 @@ static int choose_split(hfft__image *im) {
                 TRY(o->fft_exec(im->d, im->cplan, im->s, im->grid, im->work));
                 TRY(o->fft_exec(im->d, im->rplan[0], im->s, im->grid, im->work));
             } else {
-                for (int g = 0; g < 2 && im->gplan[g]; g++)
-                    TRY(o->fft_exec(im->d, im->gplan[g], im->s, im->grid, im->work));
+                TRY(grid_whole(im));
             }
             TRY(sync(im));
             t = hfft__now() - t;
@@ -609,13 +615,10 @@ int hfft__image_grid_start(hfft__image *im, void *host) {
         return grid_cards(im, host);
     const hfft__dev_ops *o = im->o;
     TRY(o->activate(im->d));
-    if (im->split) {
+    if (im->split)
         TRY(o->fft_exec(im->d, im->cplan, im->s, im->grid, im->work)); /* the rest by blocks */
-    } else {
-        TRY(o->fft_exec(im->d, im->gplan[0], im->s, im->grid, im->work));
-        if (im->gplan[1])
-            TRY(o->fft_exec(im->d, im->gplan[1], im->s, im->grid, im->work));
-    }
+    else
+        TRY(grid_whole(im));
     return finish_issue(im, NULL, host);
 }
 

@@ -816,9 +816,18 @@ typedef struct add_ctx {
     int keys;            /* their keys marked too */
 } add_ctx;
 
+/* Whether this thread marks `key` first (then listed at *slot): a plain read first, as
+   almost every key met is marked already. */
+static inline int first_to_mark(uint8_t *mk, int64_t key, int64_t *slot) {
+    if (__atomic_load_n(mk + key, __ATOMIC_RELAXED) ||
+        __atomic_exchange_n(mk + key, 1, __ATOMIC_RELAXED))
+        return 0;
+    *slot = key;
+    return 1;
+}
+
 /* Points [p0, p1) of an add into the buffer: their cells and values, and the keys
-   this thread is the first to mark, into its list.  A key is marked once: a plain
-   read first, as almost every key met is marked already. */
+   this thread is the first to mark, into its list (a key is marked once). */
 static void add_range(const add_ctx *a, int64_t p0, int64_t p1, int thread) {
     X(stream) s = a->s;
     uint8_t *mk = s->keymark;
@@ -846,18 +855,14 @@ static void add_range(const add_ctx *a, int64_t p0, int64_t p1, int thread) {
             int64_t key = shift_key(N, inv, u, v, &coef);
             cells[p] = u << lg | v;
             memcpy(vals[p], val[p], sizeof(C));
-            if (!__atomic_load_n(mk + key, __ATOMIC_RELAXED) &&
-                !__atomic_exchange_n(mk + key, 1, __ATOMIC_RELAXED))
-                list[nl++] = key;
+            nl += first_to_mark(mk, key, list + nl);
         }
     } else {
         for (int64_t p = p0; p < p1; p++) {
             int64_t key;
             cells[p] = locate(s, ix + p * s->rank, &key);
             memcpy(vals[p], val[p], sizeof(C));
-            if (!__atomic_load_n(mk + key, __ATOMIC_RELAXED) &&
-                !__atomic_exchange_n(mk + key, 1, __ATOMIC_RELAXED))
-                list[nl++] = key;
+            nl += first_to_mark(mk, key, list + nl);
         }
     }
     s->tn[thread] = nl;
