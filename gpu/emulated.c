@@ -606,8 +606,11 @@ static int emu_r2r(hfft__dev *d, int prec, hfft__stream s, void *lines, void *bu
         if (!st)
             st = check(d, (char *)lines + (size_t)last * es, 0, (size_t)reach * es, 1,
                        "an r2r step's last line");
+        /* WHOLE: one line's points and its tables */
+        int64_t bufpts =
+            a->step == HFFT__R2R_WHOLE ? hfft__r2r_whole_buf(a->kind, a->n, a->m) : a->count * a->m;
         if (!st)
-            st = check(d, buf, 0, (size_t)(a->count * a->m) * es, 1, "an r2r step's buffer");
+            st = check(d, buf, 0, (size_t)bufpts * es, 1, "an r2r step's buffer");
     }
     emu_op op = {.kind = OP_R2R, .prec = prec, .dst = lines, .src = buf, .r2r = *a};
     return st ? st : push(d, s, &op);

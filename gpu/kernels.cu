@@ -283,27 +283,49 @@ int spift_launch(cudaStream_t s, void *dst, const void *src, const hfft__spift *
    registers), a grid-stride loop over the chunk's lines (y) and each line's points
    or outputs (x). */
 template <int K>
-__device__ inline void r2r_pre(const hfft__r2r_step *a, const float *line, int64_t t, float *w) {
-    hfft__r2r_pre_f(a, K, line, t, w);
+__device__ inline void r2r_pre(const hfft__r2r_step *a, const float *tt, const float *line,
+                               int64_t t, float *w) {
+    hfft__r2r_pre_f(a, K, tt, line, t, w);
 }
 template <int K>
-__device__ inline void r2r_pre(const hfft__r2r_step *a, const double *line, int64_t t,
-                               double *w) {
-    hfft__r2r_pre_d(a, K, line, t, w);
+__device__ inline void r2r_pre(const hfft__r2r_step *a, const double *tt, const double *line,
+                               int64_t t, double *w) {
+    hfft__r2r_pre_d(a, K, tt, line, t, w);
 }
 template <int K>
-__device__ inline void r2r_post(const hfft__r2r_step *a, const float *X, int64_t k, double *yr,
-                                double *yi) {
-    hfft__r2r_post_f(a, K, X, k, yr, yi);
+__device__ inline void r2r_post(const hfft__r2r_step *a, const float *tt, const float *X,
+                                int64_t k, double *yr, double *yi) {
+    hfft__r2r_post_f(a, K, tt, X, k, yr, yi);
 }
 template <int K>
-__device__ inline void r2r_post(const hfft__r2r_step *a, const double *X, int64_t k, double *yr,
-                                double *yi) {
-    hfft__r2r_post_d(a, K, X, k, yr, yi);
+__device__ inline void r2r_post(const hfft__r2r_step *a, const double *tt, const double *X,
+                                int64_t k, double *yr, double *yi) {
+    hfft__r2r_post_d(a, K, tt, X, k, yr, yi);
 }
 __device__ inline void r2r_put(const hfft__r2r_step *a, float *line, int64_t t, double yr,
                                double yi) {
     hfft__r2r_put_f(a, line, t, yr, yi);
+}
+__device__ inline void whole_twiddle(float *tw, int e, int m, int sign) {
+    hfft__r2r_whole_twiddle_f(tw, e, m, sign);
+}
+__device__ inline void whole_twiddle(double *tw, int e, int m, int sign) {
+    hfft__r2r_whole_twiddle_d(tw, e, m, sign);
+}
+__device__ inline void whole_table(float *tt, int kind, int64_t n, int64_t j) {
+    hfft__r2r_table_f(tt, kind, n, j);
+}
+__device__ inline void whole_table(double *tt, int kind, int64_t n, int64_t j) {
+    hfft__r2r_table_d(tt, kind, n, j);
+}
+/* S stages at once (S a constant, so that the registers' loops unroll). */
+template <int S>
+__device__ inline void whole_stages(float *X, int g, int p, int lm, const float *tw) {
+    hfft__r2r_stages_f(X, g, p, S, lm, tw);
+}
+template <int S>
+__device__ inline void whole_stages(double *X, int g, int p, int lm, const double *tw) {
+    hfft__r2r_stages_d(X, g, p, S, lm, tw);
 }
 __device__ inline void r2r_put(const hfft__r2r_step *a, double *line, int64_t t, double yr,
                                double yi) {
@@ -329,7 +351,7 @@ __global__ void r2r_tiled_kernel(R *lines, R *buf, hfft__r2r_step a) {
                 for (int i = ty; i < kTile; i += kRows)
                     if (l < a.count && t0 + i < per) {
                         R w[2];
-                        r2r_pre<K>(&a, line, t0 + i, w);
+                        r2r_pre<K>(&a, (const R *)nullptr, line, t0 + i, w);
                         sr[i][tx] = w[0];
                         si[i][tx] = w[1];
                     }
@@ -346,7 +368,8 @@ __global__ void r2r_tiled_kernel(R *lines, R *buf, hfft__r2r_step a) {
                 for (int i = ty; i < kTile; i += kRows)
                     if (l0 + i < a.count && k < per) {
                         double yr, yi;
-                        r2r_post<K>(&a, buf + 2 * (l0 + i) * a.m, k, &yr, &yi);
+                        r2r_post<K>(&a, (const R *)nullptr, buf + 2 * (l0 + i) * a.m, k, &yr,
+                                   &yi);
                         sr[tx][i] = (R)yr;
                         si[tx][i] = (R)yi;
                     }
@@ -373,49 +396,232 @@ __global__ void r2r_kernel(R *lines, R *buf, hfft__r2r_step a) {
         for (int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; t < per;
              t += (int64_t)gridDim.x * blockDim.x) {
             if (a.step == HFFT__R2R_PRE) {
-                r2r_pre<K>(&a, line, t, b + 2 * t);
+                r2r_pre<K>(&a, (const R *)nullptr, line, t, b + 2 * t);
             } else {
                 double yr, yi;
-                r2r_post<K>(&a, b, t, &yr, &yi);
+                r2r_post<K>(&a, (const R *)nullptr, b, t, &yr, &yi);
                 r2r_put(&a, line, t, yr, yi);
             }
         }
     }
 }
 
+/* The one-pass step (HFFT__R2R_WHOLE, gpu/r2r.h): each block takes C lines whole
+   into shared memory, in turn.  A holds their points (a row's reals or pairs): across
+   lines point-major, so that each point's C neighbours come in at once, else
+   line-major; X their kinds' sequences, then FFTs, line-major; before them the
+   tables, which whole_tables_kernel writes once a step into the buffer and each
+   block copies from there.  The steps and the
+   butterflies give neighbouring threads neighbouring lines, and the pitches make
+   them meet distinct banks: X's lines xpitch points apart (16 / C banks of pairs
+   between lines), A's rows an odd number apart.  Rows go out through A again, so
+   that their stores run along them.  A thread issues kWholeLoads loads before it
+   stores them, so that enough bytes are in flight from the few blocks an SM holds. */
+constexpr int kWholeLoads = 8;
+
+struct whole_shape {
+    int C, lc, lm, apitch, xpitch; /* lines, log2 C, log2 m, pitches in points */
+};
+
+__host__ __device__ inline whole_shape whole_of(const hfft__r2r_step *a, int C) {
+    whole_shape w;
+    w.C = C;
+    w.lc = hfft__ctz64((uint64_t)C);
+    w.lm = a->m > 1 ? hfft__ctz64((uint64_t)a->m) : 0;
+    w.apitch = a->across ? C : (int)(a->n | 1);
+    w.xpitch = (int)a->m + (C >= 16 ? 1 : 16 / C);
+    return w;
+}
+
+/* Line c's first point in A (points w.apitch apart where the lines lie across). */
+template <typename R>
+__device__ inline R *whole_line(R *A, const hfft__r2r_step &a, const whole_shape &w, int c) {
+    return a.across ? A + 2 * c : A + (a.row ? 1 : 2) * c * w.apitch;
+}
+
+/* The one-pass step's tables (the FFT's twiddles, then the kind's), as the emulated
+   device lays them after a line in the buffer, once a step for all its blocks. */
+template <typename R>
+__global__ void whole_tables_kernel(R *tab, int kind, int64_t n, int64_t m) {
+    int64_t h = m / 2, len = hfft__r2r_table_len(kind, n);
+    for (int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; e < h + len;
+         e += (int64_t)gridDim.x * blockDim.x) {
+        if (e < h)
+            whole_twiddle(tab, (int)e, (int)m, hfft__r2r_sign(kind));
+        else
+            whole_table(tab + 2 * h, kind, n, e - h);
+    }
+}
+
+template <typename R, int K>
+__global__ void __launch_bounds__(kThreads) r2r_whole_kernel(R *lines, const R *tab,
+                                                             hfft__r2r_step a, whole_shape w) {
+    extern __shared__ __align__(16) unsigned char smem[];
+    const int C = w.C, lc = w.lc, lm = w.lm, per = a.row ? 1 : 2; /* reals a point */
+    const int n = (int)a.n, m = (int)a.m, tid = threadIdx.x, T = blockDim.x;
+    const int tabs = 2 * (m / 2 + (int)hfft__r2r_table_len(K, n)); /* reals of the tables */
+    int64_t *start = reinterpret_cast<int64_t *>(smem);
+    R *tw = reinterpret_cast<R *>(start + C), *tt = tw + 2 * (m / 2);
+    R *A = tw + tabs;
+    R *X = A + per * (a.across ? n * C : C * w.apitch);
+    hfft__r2r_step la = a; /* the lines as A holds them */
+    la.stride = a.across ? C : 1;
+    for (int i = tid; i < tabs; i += T)
+        tw[i] = tab[i];
+    const int total = n * C; /* points of the block's lines, as (c, t) */
+    for (int64_t l0 = (int64_t)blockIdx.x * C; l0 < a.count; l0 += (int64_t)gridDim.x * C) {
+        const int cnt = (int)(a.count - l0 < C ? a.count - l0 : C);
+        if (tid < cnt)
+            start[tid] = hfft__r2r_line(&a, a.b0 + l0 + tid);
+        __syncthreads();
+        /* in: neighbours in memory to neighbouring threads (across: c fastest, else t) */
+        for (int base = tid; base < total; base += T * kWholeLoads) {
+            R v[kWholeLoads][2];
+#pragma unroll
+            for (int u = 0; u < kWholeLoads; u++) {
+                int idx = base + u * T, c = a.across ? idx & (C - 1) : idx / n,
+                    t = a.across ? idx >> lc : idx - c * n;
+                if (idx < total && c < cnt) {
+                    const R *p = lines + 2 * start[c];
+                    if (a.row) {
+                        v[u][0] = p[t];
+                    } else {
+                        v[u][0] = p[2 * t * a.stride];
+                        v[u][1] = p[2 * t * a.stride + 1];
+                    }
+                }
+            }
+#pragma unroll
+            for (int u = 0; u < kWholeLoads; u++) {
+                int idx = base + u * T, c = a.across ? idx & (C - 1) : idx / n,
+                    t = a.across ? idx >> lc : idx - c * n;
+                if (idx < total && c < cnt) {
+                    R *q = whole_line(A, a, w, c) + per * t * la.stride;
+                    q[0] = v[u][0];
+                    if (!a.row)
+                        q[1] = v[u][1];
+                }
+            }
+        }
+        __syncthreads();
+        /* the kinds' sequences, point s of X from point bitrev(s) of the sequence */
+        for (int idx = tid; idx < C * m; idx += T) {
+            int c = idx & (C - 1), s = idx >> lc;
+            if (c < cnt)
+                r2r_pre<K>(&la, tt, whole_line(A, a, w, c), (int)hfft__bitrev(s, lm),
+                           X + 2 * (c * w.xpitch + s));
+        }
+        __syncthreads();
+        for (int p = 0; p < lm; p += 3) { /* three stages a pass, in registers */
+            int st = lm - p < 3 ? lm - p : 3;
+            for (int u = tid; u < C * (m >> st); u += T) {
+                int c = u & (C - 1);
+                R *x = X + 2 * c * w.xpitch;
+                if (c >= cnt)
+                    continue;
+                if (st == 3)
+                    whole_stages<3>(x, u >> lc, p, lm, tw);
+                else if (st == 2)
+                    whole_stages<2>(x, u >> lc, p, lm, tw);
+                else
+                    whole_stages<1>(x, u >> lc, p, lm, tw);
+            }
+            __syncthreads();
+        }
+        /* out: across lines straight to memory; else into A, then along the lines */
+        for (int idx = tid; idx < total; idx += T) {
+            int c = idx & (C - 1), t = idx >> lc;
+            if (c < cnt) {
+                double yr, yi;
+                r2r_post<K>(&a, tt, X + 2 * c * w.xpitch, t, &yr, &yi);
+                if (a.across)
+                    r2r_put(&a, lines + 2 * start[c], t, yr, yi);
+                else
+                    r2r_put(&la, whole_line(A, a, w, c), t, yr, yi);
+            }
+        }
+        if (!a.across) {
+            __syncthreads();
+            for (int idx = tid; idx < total; idx += T) {
+                int c = idx / n, t = idx - c * n;
+                if (c < cnt) {
+                    const R *q = whole_line(A, a, w, c) + per * t;
+                    R *p = lines + 2 * start[c];
+                    if (a.row) {
+                        p[t] = q[0];
+                    } else {
+                        p[2 * t * a.stride] = q[0];
+                        p[2 * t * a.stride + 1] = q[1];
+                    }
+                }
+            }
+        }
+        __syncthreads();
+    }
+}
+
+/* Shared bytes of r2r_whole_kernel for step a. */
+template <typename R>
+size_t whole_shared(const hfft__r2r_step *a, const whole_shape &w) {
+    size_t per = a->row ? 1 : 2, pts = a->across ? (size_t)a->n * w.C : (size_t)w.C * w.apitch;
+    size_t tabs = 2 * (size_t)(a->m / 2 + hfft__r2r_table_len(a->kind, a->n));
+    return sizeof(int64_t) * w.C + sizeof(R) * (tabs + per * pts + 2 * (size_t)w.xpitch * w.C);
+}
+
 /* One step of kind K on stream s. */
 template <typename R, int K>
-void r2r_launch(R *lines, R *buf, const hfft__r2r_step *a, cudaStream_t s) {
+int r2r_launch(R *lines, R *buf, const hfft__r2r_step *a, cudaStream_t s) {
+    if (a->step == HFFT__R2R_WHOLE) {
+        int C = hfft__r2r_whole_lines((int)sizeof(R), a->m);
+        if (!C)
+            return static_cast<int>(cudaErrorInvalidValue);
+        whole_shape w = whole_of(a, C);
+        size_t bytes = whole_shared<R>(a, w);
+        cudaError_t e = cudaFuncSetAttribute(r2r_whole_kernel<R, K>,
+                                             cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                             static_cast<int>(bytes));
+        if (e != cudaSuccess)
+            return static_cast<int>(e);
+        int64_t blocks = (a->count + C - 1) / C, tabs = a->m / 2 + hfft__r2r_table_len(K, a->n);
+        R *tab = buf + 2 * a->m; /* after the line the emulated device keeps there */
+        if (tabs > 0)
+            whole_tables_kernel<R><<<blocks_for(tabs), kThreads, 0, s>>>(tab, K, a->n, a->m);
+        r2r_whole_kernel<R, K><<<(unsigned)(blocks < (1 << 20) ? blocks : (1 << 20)), kThreads,
+                                 bytes, s>>>(lines, tab, *a, w);
+        return 0;
+    }
     int64_t per = a->step == HFFT__R2R_PRE ? a->m : a->n;
     if (a->across) {
         int64_t tx = (per + kTile - 1) / kTile, ty = (a->count + kTile - 1) / kTile;
         dim3 g((unsigned)(tx < 65535 ? tx : 65535), (unsigned)(ty < 65535 ? ty : 65535));
         r2r_tiled_kernel<R, K><<<g, dim3(kTile, kRows), 0, s>>>(lines, buf, *a);
-        return;
+        return 0;
     }
     /* a few points of a line a thread (kR2RPoints), so that its start is taken once
        for them */
     r2r_kernel<R, K><<<grid_for(a->count, (per + kR2RPoints - 1) / kR2RPoints), kThreads, 0, s>>>(
         lines, buf, *a);
+    return 0;
 }
 
 template <typename R>
 int r2r_kind(R *lines, R *buf, const hfft__r2r_step *a, cudaStream_t s) {
+    int st;
     switch (a->kind) {
-    case HFFT_R2HC: r2r_launch<R, HFFT_R2HC>(lines, buf, a, s); break;
-    case HFFT_HC2R: r2r_launch<R, HFFT_HC2R>(lines, buf, a, s); break;
-    case HFFT_DHT: r2r_launch<R, HFFT_DHT>(lines, buf, a, s); break;
-    case HFFT_REDFT00: r2r_launch<R, HFFT_REDFT00>(lines, buf, a, s); break;
-    case HFFT_REDFT01: r2r_launch<R, HFFT_REDFT01>(lines, buf, a, s); break;
-    case HFFT_REDFT10: r2r_launch<R, HFFT_REDFT10>(lines, buf, a, s); break;
-    case HFFT_REDFT11: r2r_launch<R, HFFT_REDFT11>(lines, buf, a, s); break;
-    case HFFT_RODFT00: r2r_launch<R, HFFT_RODFT00>(lines, buf, a, s); break;
-    case HFFT_RODFT01: r2r_launch<R, HFFT_RODFT01>(lines, buf, a, s); break;
-    case HFFT_RODFT10: r2r_launch<R, HFFT_RODFT10>(lines, buf, a, s); break;
-    case HFFT_RODFT11: r2r_launch<R, HFFT_RODFT11>(lines, buf, a, s); break;
+    case HFFT_R2HC: st = r2r_launch<R, HFFT_R2HC>(lines, buf, a, s); break;
+    case HFFT_HC2R: st = r2r_launch<R, HFFT_HC2R>(lines, buf, a, s); break;
+    case HFFT_DHT: st = r2r_launch<R, HFFT_DHT>(lines, buf, a, s); break;
+    case HFFT_REDFT00: st = r2r_launch<R, HFFT_REDFT00>(lines, buf, a, s); break;
+    case HFFT_REDFT01: st = r2r_launch<R, HFFT_REDFT01>(lines, buf, a, s); break;
+    case HFFT_REDFT10: st = r2r_launch<R, HFFT_REDFT10>(lines, buf, a, s); break;
+    case HFFT_REDFT11: st = r2r_launch<R, HFFT_REDFT11>(lines, buf, a, s); break;
+    case HFFT_RODFT00: st = r2r_launch<R, HFFT_RODFT00>(lines, buf, a, s); break;
+    case HFFT_RODFT01: st = r2r_launch<R, HFFT_RODFT01>(lines, buf, a, s); break;
+    case HFFT_RODFT10: st = r2r_launch<R, HFFT_RODFT10>(lines, buf, a, s); break;
+    case HFFT_RODFT11: st = r2r_launch<R, HFFT_RODFT11>(lines, buf, a, s); break;
     default: return static_cast<int>(cudaErrorInvalidValue);
     }
-    return static_cast<int>(cudaGetLastError());
+    return st ? st : static_cast<int>(cudaGetLastError());
 }
 
 } // namespace

@@ -11,7 +11,12 @@
  * contiguous lines.  Where neighbouring lines are neighbours in memory
  * (columns), the CUDA kernel goes through tiles of 32 lines and 32 points in
  * shared memory: it reads and writes the lines across lines and the buffer
- * along them, every access coalesced.
+ * along them, every access coalesced.  Where the FFT's points are a power of
+ * two that hfft__r2r_whole_lines takes (gpu/r2r.h), the step is one pass
+ * instead (HFFT__R2R_WHOLE): a card's block reads its lines once into shared
+ * memory, runs the kind's steps and the FFT there and writes them once, a
+ * third of the memory traffic of the three kernels, which matters where the
+ * transforms run beside the copies out.
  */
 #include "gpu/r2r.h"
 
@@ -27,6 +32,7 @@
 typedef struct step {
     hfft__r2r_step a;       /* b0 and count set per chunk */
     int64_t batch, chunk;   /* lines, and lines per chunk */
+    int whole;              /* in one pass (HFFT__R2R_WHOLE): no chunks, no FFT plans */
     hfft__fftplan fft[2];   /* chunk lines, and the last chunk's */
 } step;
 
@@ -59,6 +65,14 @@ static int add_step(hfft__r2r *p, int kind, int row, int64_t n, int64_t stride, 
     s->a = (hfft__r2r_step){.kind = kind, .row = row, .across = across, .n = nr, .m = m,
                             .stride = stride, .inner = inner, .idist = idist, .odist = odist};
     s->batch = batch;
+    if (hfft__r2r_whole_lines(p->prec, m)) {
+        /* the buffer: a line (the emulated device's), then the tables */
+        size_t buf = ((size_t)hfft__r2r_whole_buf(kind, nr, m) * es + 255) & ~(size_t)255;
+        s->whole = 1;
+        if (buf > p->buf)
+            p->buf = buf;
+        return 0;
+    }
     s->chunk = line >= R2R_CHUNK ? 1 : (int64_t)(R2R_CHUNK / line);
     if (s->chunk > batch)
         s->chunk = batch;
@@ -123,6 +137,14 @@ int hfft__r2r_exec(const hfft__r2r *p, hfft__stream s, void *data, void *work) {
     char *buf = work, *fwork = p->buf ? (char *)work + p->buf : NULL;
     for (int i = 0; i < p->nstep; i++) {
         const step *q = &p->st[i];
+        if (q->whole) {
+            hfft__r2r_step a = q->a;
+            a.step = HFFT__R2R_WHOLE;
+            a.b0 = 0;
+            a.count = q->batch;
+            HFFT__TRY(p->o->r2r(p->d, p->prec, s, data, buf, &a));
+            continue;
+        }
         for (int64_t b0 = 0; b0 < q->batch; b0 += q->chunk) {
             hfft__r2r_step a = q->a;
             a.b0 = b0;

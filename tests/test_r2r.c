@@ -553,6 +553,12 @@ Test(r2r, on_a_cuda_card) {
         {8, 2, {768, 1000}, {HFFT_REDFT01, HFFT_RODFT00}, 0, 0, 1},
         {4, 3, {96, 128, 160}, {HFFT_REDFT10, HFFT_RODFT10, HFFT_REDFT11}},
         {8, 3, {128, 100, 64}, {HFFT_DHT, HFFT_REDFT00, HFFT_R2HC}, 0, 0, 1},
+        /* the one-pass step: blocks of columns across two planes' rows, types I and
+           IV; rows of reals ending in a part block; the longest lines it takes */
+        {4, 3, {33, 64, 40}, {HFFT_REDFT00, HFFT_RODFT11, HFFT_REDFT10}},
+        {8, 3, {7, 5, 256}, {HFFT_REDFT00, HFFT_RODFT01, HFFT_RODFT10}, 0, 0, 1},
+        {8, 2, {256, 36}, {HFFT_REDFT11, HFFT_DHT}},
+        {4, 2, {511, 1024}, {HFFT_RODFT00, HFFT_RODFT10}, 3},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
         for (int e = 0; e < 3; e++) {

@@ -86,8 +86,12 @@ typedef struct hfft__spift {
    of m complex points, m apart (`across`: neighbouring lines are neighbours in
    memory, which a kernel may read and write across lines):
    HFFT__R2R_PRE   buf = the kind's sequence of each line;
-   HFFT__R2R_POST  each line = the kind's output from buf's transform. */
-enum { HFFT__R2R_PRE, HFFT__R2R_POST };
+   HFFT__R2R_POST  each line = the kind's output from buf's transform;
+   HFFT__R2R_WHOLE each line = its kind's transform, the step before, the FFT and the
+                   step after in one pass over the lines (m a power of two that
+                   hfft__r2r_whole_lines takes; buf holds hfft__r2r_whole_buf points:
+                   a line, the FFT's twiddles and the kind's table). */
+enum { HFFT__R2R_PRE, HFFT__R2R_POST, HFFT__R2R_WHOLE };
 typedef struct hfft__r2r_step {
     int step, kind, row, across;
     int64_t n, m, stride, inner, idist, odist, b0, count;
