@@ -557,8 +557,8 @@ Test(r2r, on_a_cuda_card) {
            IV; rows of reals ending in a part block; the longest lines it takes */
         {4, 3, {33, 64, 40}, {HFFT_REDFT00, HFFT_RODFT11, HFFT_REDFT10}},
         {8, 3, {7, 5, 256}, {HFFT_REDFT00, HFFT_RODFT01, HFFT_RODFT10}, 0, 0, 1},
-        {8, 2, {256, 36}, {HFFT_REDFT11, HFFT_DHT}},
-        {4, 2, {511, 1024}, {HFFT_RODFT00, HFFT_RODFT10}, 3},
+        {8, 2, {128, 36}, {HFFT_REDFT11, HFFT_DHT}},
+        {4, 2, {257, 512}, {HFFT_REDFT00, HFFT_RODFT10}, 3},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
         for (int e = 0; e < 3; e++) {
