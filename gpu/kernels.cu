@@ -572,12 +572,22 @@ size_t whole_shared(const hfft__r2r_step *a, const whole_shape &w) {
 template <typename R, int K>
 int r2r_launch(R *lines, R *buf, const hfft__r2r_step *a, cudaStream_t s) {
     if (a->step == HFFT__R2R_WHOLE) {
-        int C = hfft__r2r_whole_lines((int)sizeof(R), a->m);
+        int C = hfft__r2r_whole_lines((int)sizeof(R), a->m), dev = 0, most = 0;
         if (!C)
             return static_cast<int>(cudaErrorInvalidValue);
+        cudaError_t e = cudaGetDevice(&dev);
+        if (e == cudaSuccess)
+            e = cudaDeviceGetAttribute(&most, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev);
+        if (e != cudaSuccess)
+            return static_cast<int>(e);
         whole_shape w = whole_of(a, C);
         size_t bytes = whole_shared<R>(a, w);
-        cudaError_t e = cudaFuncSetAttribute(r2r_whole_kernel<R, K>,
+        while (bytes > (size_t)most && C > 1) { /* cards of 64 KiB a block (7.5): fewer lines */
+            C /= 2;
+            w = whole_of(a, C);
+            bytes = whole_shared<R>(a, w);
+        }
+        e = cudaFuncSetAttribute(r2r_whole_kernel<R, K>,
                                              cudaFuncAttributeMaxDynamicSharedMemorySize,
                                              static_cast<int>(bytes));
         if (e != cudaSuccess)
