@@ -165,22 +165,13 @@ void hfft__emu_execute(const emu_op *op) {
         break;
     case OP_R2R: {
         const hfft__r2r_step *a = &op->r2r;
-        if (a->step == HFFT__R2R_WHOLE) { /* the tables once, after the line's points */
-            int64_t h = a->m / 2, len = hfft__r2r_table_len(a->kind, a->n);
-            int sign = hfft__r2r_sign(a->kind);
-            for (int64_t e = 0; e < h; e++) {
+        if (a->step == HFFT__R2R_WHOLE) /* the tables once, after the line's points */
+            for (int64_t e = 0; e < hfft__r2r_whole_tabs(a->kind, a->n, a->m); e++) {
                 if (op->prec == 4)
-                    hfft__r2r_whole_twiddle_f((float *)op->src + 2 * a->m, e, a->m, sign);
+                    hfft__r2r_whole_tab_f((float *)op->src + 2 * a->m, a->kind, a->n, a->m, e);
                 else
-                    hfft__r2r_whole_twiddle_d((double *)op->src + 2 * a->m, e, a->m, sign);
+                    hfft__r2r_whole_tab_d((double *)op->src + 2 * a->m, a->kind, a->n, a->m, e);
             }
-            for (int64_t j = 0; j < len; j++) {
-                if (op->prec == 4)
-                    hfft__r2r_table_f((float *)op->src + 2 * (a->m + h), a->kind, a->n, j);
-                else
-                    hfft__r2r_table_d((double *)op->src + 2 * (a->m + h), a->kind, a->n, j);
-            }
-        }
         for (int64_t l = 0; l < a->count; l++) {
             if (op->prec == 4)
                 hfft__r2r_line_step_f(a, op->dst, (float *)op->src, l);

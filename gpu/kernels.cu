@@ -5,6 +5,8 @@
  * a tile row; a block row shares one twiddle, computed in double from the
  * exact integer phase.
  */
+#include <atomic>
+
 #include <cuda_runtime.h>
 
 #include "gpu/butterfly.h"
@@ -306,17 +308,11 @@ __device__ inline void r2r_put(const hfft__r2r_step *a, float *line, int64_t t, 
                                double yi) {
     hfft__r2r_put_f(a, line, t, yr, yi);
 }
-__device__ inline void whole_twiddle(float *tw, int e, int m, int sign) {
-    hfft__r2r_whole_twiddle_f(tw, e, m, sign);
+__device__ inline void whole_tab(float *tab, int kind, int64_t n, int64_t m, int64_t e) {
+    hfft__r2r_whole_tab_f(tab, kind, n, m, e);
 }
-__device__ inline void whole_twiddle(double *tw, int e, int m, int sign) {
-    hfft__r2r_whole_twiddle_d(tw, e, m, sign);
-}
-__device__ inline void whole_table(float *tt, int kind, int64_t n, int64_t j) {
-    hfft__r2r_table_f(tt, kind, n, j);
-}
-__device__ inline void whole_table(double *tt, int kind, int64_t n, int64_t j) {
-    hfft__r2r_table_d(tt, kind, n, j);
+__device__ inline void whole_tab(double *tab, int kind, int64_t n, int64_t m, int64_t e) {
+    hfft__r2r_whole_tab_d(tab, kind, n, m, e);
 }
 /* S stages at once (S a constant, so that the registers' loops unroll). */
 template <int S>
@@ -443,14 +439,9 @@ __device__ inline R *whole_line(R *A, const hfft__r2r_step &a, const whole_shape
    device lays them after a line in the buffer, once a step for all its blocks. */
 template <typename R>
 __global__ void whole_tables_kernel(R *tab, int kind, int64_t n, int64_t m) {
-    int64_t h = m / 2, len = hfft__r2r_table_len(kind, n);
-    for (int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; e < h + len;
-         e += (int64_t)gridDim.x * blockDim.x) {
-        if (e < h)
-            whole_twiddle(tab, (int)e, (int)m, hfft__r2r_sign(kind));
-        else
-            whole_table(tab + 2 * h, kind, n, e - h);
-    }
+    for (int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+         e < hfft__r2r_whole_tabs(kind, n, m); e += (int64_t)gridDim.x * blockDim.x)
+        whole_tab(tab, kind, n, m, e);
 }
 
 template <typename R, int K>
@@ -459,7 +450,7 @@ __global__ void __launch_bounds__(kThreads) r2r_whole_kernel(R *lines, const R *
     extern __shared__ __align__(16) unsigned char smem[];
     const int C = w.C, lc = w.lc, lm = w.lm, per = a.row ? 1 : 2; /* reals a point */
     const int n = (int)a.n, m = (int)a.m, tid = threadIdx.x, T = blockDim.x;
-    const int tabs = 2 * (m / 2 + (int)hfft__r2r_table_len(K, n)); /* reals of the tables */
+    const int tabs = 2 * (int)hfft__r2r_whole_tabs(K, n, m); /* reals of the tables */
     int64_t *start = reinterpret_cast<int64_t *>(smem);
     R *tw = reinterpret_cast<R *>(start + C), *tt = tw + 2 * (m / 2);
     R *A = tw + tabs;
@@ -564,20 +555,39 @@ __global__ void __launch_bounds__(kThreads) r2r_whole_kernel(R *lines, const R *
 template <typename R>
 size_t whole_shared(const hfft__r2r_step *a, const whole_shape &w) {
     size_t per = a->row ? 1 : 2, pts = a->across ? (size_t)a->n * w.C : (size_t)w.C * w.apitch;
-    size_t tabs = 2 * (size_t)(a->m / 2 + hfft__r2r_table_len(a->kind, a->n));
+    size_t tabs = 2 * (size_t)hfft__r2r_whole_tabs(a->kind, a->n, a->m);
     return sizeof(int64_t) * w.C + sizeof(R) * (tabs + per * pts + 2 * (size_t)w.xpitch * w.C);
+}
+
+/* Cards whose shared-memory limit and kernels' attributes are kept (beyond them,
+   asked at each launch). */
+constexpr int kCardsKept = 64;
+
+/* The shared memory a block may take on the current card (dev), asked once a card. */
+cudaError_t whole_most(int *dev, int *most) {
+    static std::atomic<int> kept[kCardsKept]; /* 0: not asked yet */
+    cudaError_t e = cudaGetDevice(dev);
+    if (e != cudaSuccess)
+        return e;
+    if (*dev < kCardsKept && (*most = kept[*dev].load(std::memory_order_relaxed)) > 0)
+        return cudaSuccess;
+    e = cudaDeviceGetAttribute(most, cudaDevAttrMaxSharedMemoryPerBlockOptin, *dev);
+    if (e == cudaSuccess && *dev < kCardsKept)
+        kept[*dev].store(*most, std::memory_order_relaxed);
+    return e;
 }
 
 /* One step of kind K on stream s. */
 template <typename R, int K>
 int r2r_launch(R *lines, R *buf, const hfft__r2r_step *a, cudaStream_t s) {
     if (a->step == HFFT__R2R_WHOLE) {
+        /* the kernel may take all the card allows, once a card (always the same value,
+           so that threads racing here agree) */
+        static std::atomic<bool> allowed[kCardsKept];
         int C = hfft__r2r_whole_lines((int)sizeof(R), a->m), dev = 0, most = 0;
         if (!C)
             return static_cast<int>(cudaErrorInvalidValue);
-        cudaError_t e = cudaGetDevice(&dev);
-        if (e == cudaSuccess)
-            e = cudaDeviceGetAttribute(&most, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev);
+        cudaError_t e = whole_most(&dev, &most);
         if (e != cudaSuccess)
             return static_cast<int>(e);
         whole_shape w = whole_of(a, C);
@@ -587,12 +597,15 @@ int r2r_launch(R *lines, R *buf, const hfft__r2r_step *a, cudaStream_t s) {
             w = whole_of(a, C);
             bytes = whole_shared<R>(a, w);
         }
-        e = cudaFuncSetAttribute(r2r_whole_kernel<R, K>,
-                                             cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                             static_cast<int>(bytes));
-        if (e != cudaSuccess)
-            return static_cast<int>(e);
-        int64_t blocks = (a->count + C - 1) / C, tabs = a->m / 2 + hfft__r2r_table_len(K, a->n);
+        if (dev >= kCardsKept || !allowed[dev].load(std::memory_order_acquire)) {
+            e = cudaFuncSetAttribute(r2r_whole_kernel<R, K>,
+                                     cudaFuncAttributeMaxDynamicSharedMemorySize, most);
+            if (e != cudaSuccess)
+                return static_cast<int>(e);
+            if (dev < kCardsKept)
+                allowed[dev].store(true, std::memory_order_release);
+        }
+        int64_t blocks = (a->count + C - 1) / C, tabs = hfft__r2r_whole_tabs(K, a->n, a->m);
         R *tab = buf + 2 * a->m; /* after the line the emulated device keeps there */
         if (tabs > 0)
             whole_tables_kernel<R><<<blocks_for(tabs), kThreads, 0, s>>>(tab, K, a->n, a->m);

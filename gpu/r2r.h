@@ -106,7 +106,7 @@ HFFT__HD int64_t hfft__bitrev(int64_t k, int lm) {
 #define XR_(j) ((double)X[2 * (j)])
 #define XI_(j) ((double)X[2 * (j) + 1])
 
-/* Entries of a kind's table of twiddles (hfft__r2r_table): types II and III take
+/* Entries of a kind's table of twiddles (hfft__r2r_whole_tab): types II and III take
    exp(-2 pi i j / 4n) for j < n, types IV exp(-2 pi i j / 8n) for j < 2n. */
 HFFT__HD int64_t hfft__r2r_table_len(int kind, int64_t n) {
     return kind == HFFT_REDFT11 || kind == HFFT_RODFT11   ? 2 * n
@@ -116,20 +116,31 @@ HFFT__HD int64_t hfft__r2r_table_len(int kind, int64_t n) {
                : 0;
 }
 
-/* Points (complex elements) of the one-pass step's buffer on the emulated device:
-   one line of m, the FFT's m/2 twiddles and the kind's table. */
+/* Entries (complex) of the one-pass step's tables: the FFT's m/2 twiddles, then the
+   kind's table. */
+HFFT__HD int64_t hfft__r2r_whole_tabs(int kind, int64_t n, int64_t m) {
+    return m / 2 + hfft__r2r_table_len(kind, n);
+}
+
+/* Points of the one-pass step's buffer: one line of m (the emulated device's), then
+   the tables. */
 HFFT__HD int64_t hfft__r2r_whole_buf(int kind, int64_t n, int64_t m) {
-    return m + m / 2 + hfft__r2r_table_len(kind, n);
+    return m + hfft__r2r_whole_tabs(kind, n, m);
 }
 
 #define HFFT__DEFINE_R2R(R, sfx)                                                               \
-    /* Entry j of the kind's table of twiddles. */                                             \
-    HFFT__HD void hfft__r2r_table_##sfx(R *tt, int kind, int64_t n, int64_t j) {               \
+    /* Entry e of the one-pass step's tables at tab: the FFT's twiddles exp(sign 2 pi i e / m) \
+       for e < m/2, then entry e - m/2 of the kind's (hfft__r2r_table_len), rounded to R. */   \
+    HFFT__HD void hfft__r2r_whole_tab_##sfx(R *tab, int kind, int64_t n, int64_t m,            \
+                                            int64_t e) {                                       \
+        int64_t h = m / 2, big = kind == HFFT_REDFT11 || kind == HFFT_RODFT11 ? 8 * n : 4 * n; \
         double wr, wi;                                                                         \
-        int64_t big = kind == HFFT_REDFT11 || kind == HFFT_RODFT11 ? 8 * n : 4 * n;            \
-        hfft__twiddle(j, big, HFFT_FORWARD, &wr, &wi);                                         \
-        tt[2 * j] = (R)wr;                                                                     \
-        tt[2 * j + 1] = (R)wi;                                                                 \
+        if (e < h)                                                                             \
+            hfft__twiddle(e, m, hfft__r2r_sign(kind), &wr, &wi);                               \
+        else                                                                                   \
+            hfft__twiddle(e - h, big, HFFT_FORWARD, &wr, &wi);                                 \
+        tab[2 * e] = (R)wr;                                                                    \
+        tab[2 * e + 1] = (R)wi;                                                                \
     }                                                                                          \
     /* exp(sign 2 pi i k / N): entry j of the kind's table where tt is given (a card's         \
        one-pass step, whose shared memory holds it), else computed. */                         \
@@ -320,13 +331,6 @@ HFFT__HD int64_t hfft__r2r_whole_buf(int kind, int64_t n, int64_t m) {
             line[2 * t * a->stride] = (R)yr;                                                   \
             line[2 * t * a->stride + 1] = (R)yi;                                               \
         }                                                                                      \
-    }                                                                                          \
-    /* The one-pass step's twiddles: tw[2e], tw[2e + 1] = exp(sign 2 pi i e / m), e < m/2. */  \
-    HFFT__HD void hfft__r2r_whole_twiddle_##sfx(R *tw, int64_t e, int64_t m, int sign) {       \
-        double wr, wi;                                                                         \
-        hfft__twiddle(e, m, sign, &wr, &wi);                                                   \
-        tw[2 * e] = (R)wr;                                                                     \
-        tw[2 * e + 1] = (R)wi;                                                                 \
     }                                                                                          \
     /* Stages p to p + s - 1 (s <= 3) of the in-place radix-2 FFT over the m = 2^lm points     \
        X, which hold the sequence in bit-reversed order before stage 0, on group g < m/2^s:    \
